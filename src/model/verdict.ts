@@ -1,0 +1,20 @@
+// Verdicts, from worst to best for aggregation: one failed assertion fails the scenario; a scenario
+// whose measurement was not trustworthy (load not held, harness lagging) is inconclusive, never pass.
+
+export type Verdict = 'pass' | 'fail' | 'inconclusive' | 'skipped';
+
+export interface AssertionResult {
+  name: string;
+  verdict: Exclude<Verdict, 'skipped'>;
+  /** What it saw, in one sentence a reader can act on. */
+  message: string;
+  /** Structured facts behind the message (first failures, measured times) for reports. */
+  details?: Record<string, unknown>;
+}
+
+/** fail beats inconclusive beats pass: a failure observed under bad load is still a failure. */
+export function combineVerdicts(results: readonly AssertionResult[]): Exclude<Verdict, 'skipped'> {
+  if (results.some((r) => r.verdict === 'fail')) return 'fail';
+  if (results.some((r) => r.verdict === 'inconclusive')) return 'inconclusive';
+  return 'pass';
+}

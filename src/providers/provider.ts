@@ -1,0 +1,69 @@
+// The one interface every provider implements (local processes, kind, k3s, an existing cluster).
+// Scenarios and chaos steps only ever see this; a scenario never knows which provider runs it.
+// Providers write what happens to the Recorder they are given: pod lifecycle events, endpoint
+// changes, balancer programming, connections routed, pod output.
+
+import type { Topology } from '../model/workload.ts';
+
+export interface PodInfo {
+  name: string;
+  workload: string;
+  /** The pod's address (a loopback address for the local provider). */
+  ip: string;
+  /** Kubernetes-like lifecycle: Pending until started, Terminating once deleted, Gone once removed. */
+  phase: 'Pending' | 'Running' | 'Terminating' | 'Gone';
+  ready: boolean;
+  /** Run-clock time the pod object was created. */
+  createdAt: number;
+}
+
+export interface ServiceAddress {
+  host: string;
+  port: number;
+}
+
+export interface ProviderCapabilities {
+  /** Can drain a node (needs several nodes). */
+  multiNode: boolean;
+  udp: boolean;
+}
+
+export interface DeleteOptions {
+  /** Overrides the pod's terminationGracePeriodSeconds; 0 is a force delete. */
+  gracePeriodSeconds?: number;
+}
+
+export interface Provider extends AsyncDisposable {
+  readonly name: string;
+  readonly capabilities: ProviderCapabilities;
+
+  /** Creates every workload and service; resolves once each workload has its replicas ready and programmed. */
+  deploy(topology: Topology, opts: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
+
+  /** Where clients reach a Service from the harness. `port` is the ServicePort name; the first one when omitted. */
+  serviceAddress(service: string, port?: string): ServiceAddress;
+
+  /** Current pods of a workload that still exist in the API (Terminating pods included), oldest first. */
+  pods(workload: string): PodInfo[];
+
+  /** Issues the delete and returns once the API accepted it; the shutdown continues in the background. */
+  deletePod(pod: string, opts?: DeleteOptions): Promise<void>;
+
+  /** Sets the replica count; returns once the change is accepted. */
+  scale(workload: string, replicas: number): Promise<void>;
+
+  /** `kubectl rollout restart`: returns once the rollout has started. */
+  rolloutRestart(workload: string): Promise<void>;
+
+  /** Resolves when the workload's rollout is complete: every replica new, ready, and old pods gone. */
+  waitForRollout(workload: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
+
+  /** Resolves when the pod no longer exists (its processes ended and the object was removed). */
+  waitForPodGone(pod: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
+
+  /**
+   * Stops everything at once: no preStop, no grace; kills every process, closes every listener,
+   * removes temporary files. Safe to call twice and from a signal handler.
+   */
+  teardown(): Promise<void>;
+}

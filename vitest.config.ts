@@ -1,14 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-// Suites start real processes and sockets: keep files in separate forks, but few at a time on a
-// 2-core machine so that the harness's own event loop never lags into an `inconclusive` verdict.
+// Suites start real processes and sockets and judge timing. Files run one at a time so that two
+// scenarios never compete for the machine's 2 cores and push the harness into `inconclusive`.
 export default defineConfig({
   test: {
     include: ['suites/**/*.test.ts', 'src/**/*.test.ts'],
     pool: 'forks',
-    maxWorkers: 2,
+    fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 60_000,
-    reporters: process.env.CI ? ['default'] : ['default'],
+    reporters: ['default', './suites/plain-summary-reporter.ts'],
   },
 });

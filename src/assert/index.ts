@@ -1,0 +1,75 @@
+// The assertions: each Expectation of a Scenario (src/model/scenario.ts) evaluated over the Timeline.
+// Every assertion is a pure function (expectation, ctx) -> AssertionResult whose message says what
+// it saw, with numbers. evaluate() joins requests to the balancer's connection records on a copy of
+// the requests first, so pods and `refused` outcomes are filled even if the runner did not join.
+
+import type { Expectation } from '../model/scenario.ts';
+import type { Timeline } from '../model/timeline.ts';
+import type { AssertionResult } from '../model/verdict.ts';
+import { joinRequestsToConnections } from '../observe/join.ts';
+import { acceptsNewConnectionsAfterSigterm } from './accepts-new-connections-after-sigterm.ts';
+import type { AssertContext } from './common.ts';
+import { completesInFlight } from './completes-in-flight.ts';
+import { exitsPromptlyWhenIdle } from './exits-promptly-when-idle.ts';
+import { noFailedRequests } from './no-failed-requests.ts';
+import { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
+import { notKilled } from './not-killed.ts';
+import { podExitWithin } from './pod-exit-within.ts';
+import { rolloutCompletesWithin } from './rollout-completes-within.ts';
+
+export { acceptsNewConnectionsAfterSigterm } from './accepts-new-connections-after-sigterm.ts';
+export { resolvePods, type AssertContext } from './common.ts';
+export { completesInFlight } from './completes-in-flight.ts';
+export { exitsPromptlyWhenIdle } from './exits-promptly-when-idle.ts';
+export { noFailedRequests } from './no-failed-requests.ts';
+export { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
+export { notKilled } from './not-killed.ts';
+export { podExitWithin } from './pod-exit-within.ts';
+export { rolloutCompletesWithin } from './rollout-completes-within.ts';
+export { harnessResponsive, loadHeld, type LoadSummary } from './validity.ts';
+
+export function assertOne(expectation: Expectation, ctx: AssertContext): AssertionResult {
+  switch (expectation.assert) {
+    case 'noFailedRequests':
+      return noFailedRequests(expectation, ctx);
+    case 'podExitWithin':
+      return podExitWithin(expectation, ctx);
+    case 'exitsPromptlyWhenIdle':
+      return exitsPromptlyWhenIdle(expectation, ctx);
+    case 'acceptsNewConnectionsAfterSigterm':
+      return acceptsNewConnectionsAfterSigterm(expectation, ctx);
+    case 'noNewConnectionsAfterDeprogram':
+      return noNewConnectionsAfterDeprogram(expectation, ctx);
+    case 'completesInFlight':
+      return completesInFlight(expectation, ctx);
+    case 'notKilled':
+      return notKilled(expectation, ctx);
+    case 'rolloutCompletesWithin':
+      return rolloutCompletesWithin(expectation, ctx);
+    default: {
+      const unknown: never = expectation;
+      throw new Error(`unknown assertion ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/**
+ * Evaluates every expectation, in order. Does not modify `timeline`. An assertion that throws
+ * yields `inconclusive` with the error, never `pass`.
+ */
+export function evaluate(expectations: readonly Expectation[], timeline: Timeline): AssertionResult[] {
+  const joined: Timeline = { ...timeline, requests: timeline.requests.map((r) => ({ ...r })) };
+  joinRequestsToConnections(joined);
+  const ctx: AssertContext = { timeline: joined };
+  return expectations.map((expectation) => {
+    try {
+      return assertOne(expectation, ctx);
+    } catch (error) {
+      return {
+        name: String((expectation as { assert?: unknown }).assert),
+        verdict: 'inconclusive',
+        message: `could not be evaluated: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+  });
+}

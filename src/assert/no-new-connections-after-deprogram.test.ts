@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { drainScenario, evaluateOne, TimelineBuilder } from './testing.ts';
+
+const expectation = { assert: 'noNewConnectionsAfterDeprogram', pod: { step: 'delete' } } as const;
+
+describe('noNewConnectionsAfterDeprogram', () => {
+  it('passes when the balancer stops routing at deprogram', () => {
+    const r = evaluateOne(expectation, drainScenario('correct').build());
+    expect(r).toMatchObject({
+      verdict: 'pass',
+      message: 'no new connection reached backend-2 after it was deprogrammed at t=1.050 s (57 connections before)',
+    });
+  });
+
+  it('fails when a connection reaches the pod after deprogram', () => {
+    const r = evaluateOne(expectation, drainScenario('connect-after-deprogram').build());
+    expect(r.verdict).toBe('fail');
+    expect(r.message).toBe(
+      'backend-2 got new connections after it was deprogrammed at t=1.050 s: 1 connection routed by the balancer and 1 request on new connections answered by it; first at t=1.150 s, 0.100 s after',
+    );
+  });
+
+  it('fails on a new connection seen only by the client', () => {
+    const b = drainScenario('correct');
+    b.request({ start: 1300, end: 1305, connectionStart: 1300, pod: 'backend-2' });
+    const r = evaluateOne(expectation, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.message).toContain('1 request on new connections answered by it; first at t=1.300 s, 0.250 s after');
+  });
+
+  it('allows 1 ms between the deprogram event and the open', () => {
+    const b = drainScenario('correct');
+    b.connection({ pod: 'backend-2', open: 1050.9, close: 1060 });
+    expect(evaluateOne(expectation, b.build()).verdict).toBe('pass');
+    b.connection({ pod: 'backend-2', open: 1051.5, close: 1060 });
+    expect(evaluateOne(expectation, b.build()).verdict).toBe('fail');
+  });
+
+  it('ignores requests on connections opened before deprogram', () => {
+    const b = drainScenario('correct');
+    b.request({ start: 1500, end: 1505, connectionStart: 900, newConnection: false, pod: 'backend-2' });
+    expect(evaluateOne(expectation, b.build()).verdict).toBe('pass');
+  });
+
+  it('is inconclusive when the pod was never deprogrammed', () => {
+    const b = new TimelineBuilder().event(0, 'pod-created', { pod: 'p' });
+    b.event(1000, 'chaos', { pod: 'p', detail: { step: 'delete', action: 'delete-pod' } }).event(1000, 'delete-issued', { pod: 'p' });
+    expect(evaluateOne(expectation, b.build())).toMatchObject({
+      verdict: 'inconclusive',
+      message: 'p was never deprogrammed from the load balancer: nothing to check',
+    });
+  });
+});

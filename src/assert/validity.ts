@@ -1,0 +1,66 @@
+// Validity checks the runner adds to every scenario (DESIGN.md "Traffic and accounting"): when the
+// generator could not hold its target rate, or the harness's own event loop lagged, what was measured
+// is not the system under test, so the verdict is inconclusive, never pass.
+
+import type { Timeline } from '../model/timeline.ts';
+import type { AssertionResult } from '../model/verdict.ts';
+import { at, plural } from './common.ts';
+
+/** What a load generator reports about itself when it stops. */
+export interface LoadSummary {
+  load: string;
+  /** Requests per second it was asked for (open mode); undefined for closed loops. */
+  targetRate?: number;
+  achievedRate?: number;
+  /** Requests that started late because the generator fell behind. */
+  late: number;
+}
+
+export function loadHeld(summaries: readonly LoadSummary[], options: { minRatio?: number } = {}): AssertionResult {
+  const name = 'loadHeld';
+  const { minRatio = 0.95 } = options;
+  if (summaries.length === 0) return { name, verdict: 'pass', message: 'no load ran: nothing to hold' };
+  const problems: string[] = [];
+  const fine: string[] = [];
+  for (const s of summaries) {
+    const rate =
+      s.targetRate !== undefined && s.targetRate > 0 && s.achievedRate !== undefined
+        ? { achieved: s.achievedRate, target: s.targetRate, ratio: s.achievedRate / s.targetRate }
+        : undefined;
+    const rateText = rate ? `${rate.achieved.toFixed(1)}/s of ${rate.target}/s target (${(rate.ratio * 100).toFixed(1)}%)` : '';
+    const own: string[] = [];
+    if (rate && rate.ratio < minRatio) own.push(`achieved ${rateText}, below ${(minRatio * 100).toFixed(0)}%`);
+    if (s.late > 0) own.push(`had ${plural(s.late, 'late start')}`);
+    if (own.length > 0) problems.push(`load "${s.load}" ${own.join(' and ')}`);
+    else fine.push(`load "${s.load}" held${rate ? ` ${rateText}` : ''} with no late starts`);
+  }
+  const details = { loads: summaries.map((s) => ({ ...s })) };
+  if (problems.length > 0) return { name, verdict: 'inconclusive', message: problems.join('; '), details };
+  return { name, verdict: 'pass', message: fine.join('; '), details };
+}
+
+export function harnessResponsive(timeline: Timeline, options: { maxLoopDelayMs?: number } = {}): AssertionResult {
+  const name = 'harnessResponsive';
+  const { maxLoopDelayMs = 100 } = options;
+  const samples = timeline.harness;
+  if (samples.length === 0) {
+    return { name, verdict: 'pass', message: 'no harness samples were recorded (no load ran)', details: { samples: 0 } };
+  }
+  const worst = samples.reduce((a, b) => (b.loopDelayMaxMs > a.loopDelayMaxMs ? b : a));
+  const over = samples.filter((s) => s.loopDelayMaxMs > maxLoopDelayMs).length;
+  const details = { samples: samples.length, over, worstMs: worst.loopDelayMaxMs, worstAt: worst.t, maxLoopDelayMs };
+  if (over > 0) {
+    return {
+      name,
+      verdict: 'inconclusive',
+      message: `the harness event loop lagged ${worst.loopDelayMaxMs.toFixed(0)} ms at ${at(worst.t)} (limit ${maxLoopDelayMs} ms; ${plural(over, 'sample')} of ${samples.length} over): measurements are not trustworthy`,
+      details,
+    };
+  }
+  return {
+    name,
+    verdict: 'pass',
+    message: `the harness event loop lagged at most ${worst.loopDelayMaxMs.toFixed(0)} ms (limit ${maxLoopDelayMs} ms, ${plural(samples.length, 'sample')})`,
+    details,
+  };
+}

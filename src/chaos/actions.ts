@@ -1,0 +1,48 @@
+// Chaos steps act on the provider through its interface only, and write a `chaos` event first so
+// that the Timeline shows the action at the moment it was issued, before anything it caused.
+
+import type { ChaosAction } from '../model/scenario.ts';
+import type { Recorder } from '../observe/recorder.ts';
+import type { PodInfo, Provider } from '../providers/provider.ts';
+
+function pickPod(pods: PodInfo[], pick: 'oldest' | 'newest'): PodInfo | undefined {
+  // Only running pods are candidates: deleting a pod that is already terminating tests nothing.
+  const live = pods.filter((p) => p.phase === 'Running');
+  return pick === 'oldest' ? live[0] : live.at(-1);
+}
+
+export async function runChaosAction(provider: Provider, recorder: Recorder, stepId: string, action: ChaosAction): Promise<void> {
+  switch (action.kind) {
+    case 'delete-pod': {
+      const pod = pickPod(provider.pods(action.workload), action.pick);
+      if (!pod) throw new Error(`chaos step ${stepId}: workload ${action.workload} has no running pod to delete`);
+      const grace = action.gracePeriodSeconds;
+      recorder.event('chaos', {
+        pod: pod.name,
+        workload: action.workload,
+        message: grace === 0 ? `force delete ${pod.name} (grace 0)` : `delete ${pod.name}`,
+        detail: { step: stepId, action: action.kind, ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}) },
+      });
+      await provider.deletePod(pod.name, grace !== undefined ? { gracePeriodSeconds: grace } : {});
+      return;
+    }
+    case 'scale': {
+      recorder.event('chaos', {
+        workload: action.workload,
+        message: `scale ${action.workload} to ${action.replicas}`,
+        detail: { step: stepId, action: action.kind, replicas: action.replicas },
+      });
+      await provider.scale(action.workload, action.replicas);
+      return;
+    }
+    case 'rollout-restart': {
+      recorder.event('chaos', {
+        workload: action.workload,
+        message: `rollout restart ${action.workload}`,
+        detail: { step: stepId, action: action.kind },
+      });
+      await provider.rolloutRestart(action.workload);
+      return;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+// Parses and validates the command line before anything starts, so that a typo costs nothing:
+// every error names the flag, the value and what is allowed.
+
+import { parseArgs } from 'node:util';
+import { findProfile, profiles } from '../profiles/index.ts';
+import type { Profile } from '../profiles/profile.ts';
+import { catalog, findScenario } from '../scenarios/index.ts';
+import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
+import { UsageError } from './usage-error.ts';
+
+export const PROVIDERS = ['local', 'kind', 'k3s', 'cluster'] as const;
+
+export interface RunArgs {
+  provider: 'local';
+  scenarios: ScenarioDefinition[];
+  profiles: Profile[];
+  overrides: OptionValues;
+  nightly: boolean;
+  reportDir: string;
+}
+
+export function parseRunArgs(argv: string[]): RunArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        provider: { type: 'string', default: 'local' },
+        profile: { type: 'string', multiple: true },
+        scenario: { type: 'string', multiple: true },
+        'report-dir': { type: 'string', default: 'reports' },
+        set: { type: 'string', multiple: true },
+        nightly: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}. See \`zerodrop run --help\`.`);
+  }
+
+  const provider = values.provider;
+  if (!(PROVIDERS as readonly string[]).includes(provider)) {
+    throw new UsageError(`--provider ${provider}: unknown provider; use one of ${PROVIDERS.join(', ')}`);
+  }
+  if (provider !== 'local') {
+    throw new UsageError(`--provider ${provider}: not available in this version yet; use --provider local`);
+  }
+
+  const scenarios = (values.scenario ?? []).map((id) => {
+    const def = findScenario(id);
+    if (!def) throw new UsageError(`--scenario ${id}: unknown scenario; known: ${catalog.map((s) => s.id).join(', ')}`);
+    return def;
+  });
+  const selected = scenarios.length > 0 ? scenarios : catalog.filter((s) => !s.control);
+
+  const chosen = (values.profile ?? ['reference']).map((name) => {
+    const profile = findProfile(name);
+    if (!profile) throw new UsageError(`--profile ${name}: unknown profile; known: ${profiles.map((p) => p.name).join(', ')}`);
+    return profile;
+  });
+
+  const reportDir = values['report-dir'];
+  if (reportDir.trim() === '') throw new UsageError('--report-dir: must not be empty');
+
+  return {
+    provider,
+    scenarios: selected,
+    profiles: chosen,
+    overrides: parseOverrides(values.set ?? [], selected),
+    nightly: values.nightly,
+    reportDir,
+  };
+}
+
+function parseOverrides(sets: string[], selected: readonly ScenarioDefinition[]): OptionValues {
+  const overrides: OptionValues = {};
+  for (const set of sets) {
+    const match = /^([A-Za-z][A-Za-z0-9]*)=(.*)$/.exec(set);
+    if (!match) throw new UsageError(`--set ${set}: expected key=value, for example --set graceSeconds=30`);
+    const [, key = '', raw = ''] = match;
+    const known = selected.filter((s) => key in s.defaults);
+    if (known.length === 0) {
+      const keys = [...new Set(selected.flatMap((s) => Object.keys(s.defaults)))].sort();
+      throw new UsageError(`--set ${key}: no selected scenario has this option; options: ${keys.join(', ')}`);
+    }
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value) || value < 0) {
+      throw new UsageError(`--set ${key}=${raw}: must be a non-negative number`);
+    }
+    overrides[key] = value;
+  }
+  return overrides;
+}

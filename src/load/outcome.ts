@@ -1,0 +1,89 @@
+// Maps what went wrong with a request to an outcome class (DESIGN.md "Traffic and accounting").
+// Errors come from undici, from node:net underneath it, or from the generator itself (its own
+// per-request timer, an abort). The class is what assertions and reports key on; the message is
+// kept for humans.
+
+import type { Outcome } from '../model/timeline.ts';
+
+export interface Classified {
+  outcome: Outcome;
+  error: string;
+}
+
+/** Socket errors that mean the peer reset the connection (RST). */
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/** Errors that mean the peer closed the connection (FIN) before a complete response. */
+const EOF_CODES = new Set([
+  'UND_ERR_SOCKET', // "other side closed", "closed"
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', // closed mid-body
+  'HPE_INVALID_EOF_STATE', // llhttp: EOF in the middle of a message
+]);
+
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+  'ZERODROP_TIMEOUT',
+]);
+
+const ABORT_CODES = new Set(['UND_ERR_ABORTED', 'ABORT_ERR', 'ZERODROP_ABORTED']);
+
+/** Every `code` on the error, its `cause` chain and an AggregateError's members, outermost first. */
+export function errorCodes(err: unknown): string[] {
+  const codes: string[] = [];
+  const seen = new Set<unknown>();
+  const visit = (e: unknown, depth: number): void => {
+    if (depth > 8 || e === null || typeof e !== 'object' || seen.has(e)) return;
+    seen.add(e);
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    if (e instanceof AggregateError) for (const inner of e.errors) visit(inner, depth + 1);
+    visit((e as { cause?: unknown }).cause, depth + 1);
+  };
+  visit(err, 0);
+  return codes;
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}
+
+/**
+ * Classifies a failed request. `socketError` is an error the request's socket itself emitted, if
+ * any: undici reports a reset that arrives mid-body as a content-length mismatch, but the socket
+ * saw ECONNRESET, and a reset is what happened.
+ */
+export function classifyError(err: unknown, socketError?: unknown): Classified {
+  const codes = errorCodes(err);
+  const message = errorMessage(err);
+  const has = (set: Set<string>) => codes.some((c) => set.has(c));
+  if (codes.includes('ECONNREFUSED')) return { outcome: 'refused', error: message };
+  if (has(ABORT_CODES) || (err instanceof Error && err.name === 'AbortError')) {
+    return { outcome: 'error', error: 'aborted' };
+  }
+  if (has(TIMEOUT_CODES)) return { outcome: 'timeout', error: message };
+  if (has(RESET_CODES)) return { outcome: 'reset', error: message };
+  if (has(EOF_CODES)) {
+    if (errorCodes(socketError).some((c) => RESET_CODES.has(c))) {
+      return { outcome: 'reset', error: `${message} (socket: ${errorMessage(socketError)})` };
+    }
+    return { outcome: 'eof', error: message };
+  }
+  return { outcome: 'error', error: message };
+}
+
+/** A response that arrived: statuses >= 500 are failures of class `status`. */
+export function classifyStatus(status: number): Outcome {
+  return status >= 500 ? 'status' : 'ok';
+}
+
+/** An error the generator raises itself, carrying a code that classifyError knows. */
+export function harnessError(code: 'ZERODROP_TIMEOUT' | 'ZERODROP_ABORTED', message: string): Error {
+  return Object.assign(new Error(message), { code });
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { drainScenario, TimelineBuilder } from '../assert/testing.ts';
+import { connectionOf, joinRequestsToConnections } from './join.ts';
+
+describe('joinRequestsToConnections', () => {
+  it('turns a reset on a connection the pod refused into refused, and names the pod', () => {
+    const b = new TimelineBuilder();
+    const r = b.request({ start: 100, end: 100.5, localPort: 41_000, connectionStart: 100, outcome: 'reset', error: 'ECONNRESET' });
+    b.connection({ clientPort: 41_000, pod: 'backend-2', open: 100.2, close: 100.5, upstream: 'refused' });
+    expect(joinRequestsToConnections(b.timeline)).toBe(1);
+    expect(r).toMatchObject({ outcome: 'refused', pod: 'backend-2', error: 'ECONNRESET' });
+  });
+
+  it('turns eof and error into refused too, and no-endpoint into refused without a pod', () => {
+    const b = new TimelineBuilder();
+    const eof = b.request({ start: 10, end: 11, localPort: 1, outcome: 'eof' });
+    const error = b.request({ start: 10, end: 11, localPort: 2, outcome: 'error' });
+    const none = b.request({ start: 10, end: 11, localPort: 3, outcome: 'reset' });
+    b.connection({ clientPort: 1, pod: 'p', open: 10, close: 11, upstream: 'refused' });
+    b.connection({ clientPort: 2, pod: 'p', open: 10, close: 11, upstream: 'refused' });
+    b.connection({ clientPort: 3, open: 10, close: 11, upstream: 'no-endpoint' });
+    expect(joinRequestsToConnections(b.timeline)).toBe(3);
+    expect(eof.outcome).toBe('refused');
+    expect(error.outcome).toBe('refused');
+    expect(none.outcome).toBe('refused');
+    expect(none.pod).toBeUndefined();
+  });
+
+  it('keeps a reset on a connection the pod reset mid-way, but names the pod', () => {
+    const b = new TimelineBuilder();
+    const r = b.request({ start: 10, end: 30, localPort: 5, outcome: 'reset' });
+    b.connection({ clientPort: 5, pod: 'p', open: 10.1, close: 30, upstream: 'reset' });
+    expect(joinRequestsToConnections(b.timeline)).toBe(1);
+    expect(r).toMatchObject({ outcome: 'reset', pod: 'p' });
+  });
+
+  it('does not call a timeout refused', () => {
+    const b = new TimelineBuilder();
+    const r = b.request({ start: 10, end: 1010, localPort: 5, outcome: 'timeout' });
+    b.connection({ clientPort: 5, pod: 'p', open: 10.1, close: 1010, upstream: 'refused' });
+    joinRequestsToConnections(b.timeline);
+    expect(r.outcome).toBe('timeout');
+    expect(r.pod).toBe('p');
+  });
+
+  it('fills the pod of ok requests that lack it and leaves the others alone', () => {
+    const b = new TimelineBuilder();
+    const missing = b.request({ start: 10, end: 11, localPort: 7 });
+    const known = b.request({ start: 20, end: 21, localPort: 8, pod: 'from-response' });
+    const noPort = b.request({ start: 30, end: 31, outcome: 'reset' });
+    b.connection({ clientPort: 7, pod: 'p', open: 10, close: 11 });
+    b.connection({ clientPort: 8, pod: 'balancer-says', open: 20, close: 21 });
+    expect(joinRequestsToConnections(b.timeline)).toBe(1);
+    expect(missing.pod).toBe('p');
+    expect(known.pod).toBe('from-response');
+    expect(noPort).toMatchObject({ outcome: 'reset' });
+    expect(noPort.pod).toBeUndefined();
+  });
+
+  it('matches by time when a client port is reused', () => {
+    const b = new TimelineBuilder();
+    const a = b.connection({ clientPort: 9, pod: 'a', open: 0, close: 100 });
+    const c = b.connection({ clientPort: 9, pod: 'c', open: 100.5, close: 300, upstream: 'refused' });
+    const onA = b.request({ start: 50, end: 60, localPort: 9, connectionStart: 0, newConnection: false });
+    const onC = b.request({ start: 100.3, end: 101, localPort: 9, connectionStart: 100.3, outcome: 'reset' });
+    const late = b.request({ start: 200, end: 201, localPort: 9, newConnection: false });
+    const outside = b.request({ start: 400, end: 401, localPort: 9, outcome: 'reset' });
+    expect(connectionOf(b.timeline, onA)).toBe(a);
+    expect(connectionOf(b.timeline, onC)).toBe(c);
+    expect(connectionOf(b.timeline, late)).toBe(c);
+    expect(connectionOf(b.timeline, outside)).toBeUndefined();
+    joinRequestsToConnections(b.timeline);
+    expect(onA.pod).toBe('a');
+    expect(onC).toMatchObject({ pod: 'c', outcome: 'refused' });
+    expect(outside.outcome).toBe('reset');
+  });
+
+  it('is idempotent', () => {
+    const tl = drainScenario('exit-on-sigterm').build();
+    expect(joinRequestsToConnections(tl)).toBeGreaterThan(0);
+    expect(joinRequestsToConnections(tl)).toBe(0);
+  });
+
+  it('gives every failure of a broken drain its pod and the refusals their class', () => {
+    const tl = drainScenario('exit-on-sigterm').build();
+    const failed = () => tl.requests.filter((r) => r.outcome !== 'ok');
+    expect(failed().every((r) => r.pod === undefined)).toBe(true);
+    expect(failed().map((r) => r.outcome).sort()).toEqual(['eof', 'reset', 'reset', 'reset', 'reset']);
+    joinRequestsToConnections(tl);
+    expect(failed().map((r) => r.pod)).toEqual(Array(5).fill('backend-2'));
+    expect(failed().map((r) => r.outcome).sort()).toEqual(['eof', 'refused', 'refused', 'refused', 'refused']);
+  });
+});

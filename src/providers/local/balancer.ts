@@ -1,0 +1,295 @@
+// A Service's load balancer with kube-proxy semantics, as a userspace L4 proxy on the Service's own
+// loopback address.
+//
+// - It routes from its own programmed view of the Service's endpoints, which lags the EndpointSlice
+//   by `programmingDelayMs`: kube-proxy applies endpoint changes at its next sync, and a cloud load
+//   balancer deregisters a target seconds later (an AWS NLB's deregistration delay)
+//   (https://kubernetes.io/docs/reference/networking/virtual-ips/).
+// - New connections go to ready endpoints, round robin. When no endpoint is ready, they go to
+//   endpoints that are serving and terminating (KEP-1669, "Proxy Terminating Endpoints", GA in 1.28:
+//   https://github.com/kubernetes/enhancements/tree/master/keps/sig-network/1669-proxy-terminating-endpoints).
+//   With none of either, the client is reset. A failed connect is never retried on another endpoint:
+//   kube-proxy's DNAT does not retry, and the harness measures without retries by rule.
+// - An established connection stays pinned to its pod (conntrack) whatever happens to the endpoint
+//   afterwards: deprogramming only affects new connections. Both directions are piped with half-close
+//   (a FIN is forwarded as a FIN) and a reset from the pod is forwarded as a reset.
+//
+// `lb-programmed` is recorded when a pod becomes eligible for new connections in this view (as a
+// ready endpoint, or through the terminating fallback), `lb-deprogrammed` when it stops being
+// eligible. Under the fallback a pod can therefore be programmed again after being deprogrammed.
+//
+// Only TCP for now. UDP Services need a flow table (client address -> pinned pod socket, with an
+// idle timeout like conntrack's UDP timeout) and land in `listenUdp` below.
+
+import net from 'node:net';
+
+import type { ConnectionRecord } from '../../model/timeline.ts';
+import type { Service, ServicePort } from '../../model/workload.ts';
+import type { Recorder } from '../../observe/recorder.ts';
+import type { ServiceAddress } from '../provider.ts';
+import type { Endpoint, EndpointStore, EndpointWatchEvent } from './endpoints.ts';
+
+/**
+ * Deliberately broken balancers, for proving that assertions catch them. `never-deprogram` keeps
+ * every endpoint it ever programmed: new connections keep going to terminating and dead pods.
+ */
+export type BalancerFault = 'never-deprogram';
+
+export interface BalancerOptions {
+  service: Service;
+  host: string;
+  store: EndpointStore;
+  recorder: Recorder;
+  fault?: BalancerFault;
+}
+
+type Eligibility = 'ready' | 'terminating-fallback' | 'fault-stale';
+
+interface Target {
+  endpoint: Endpoint;
+  via: Eligibility;
+}
+
+interface Listener {
+  port: ServicePort;
+  server: net.Server;
+  boundPort: number;
+}
+
+function upstreamOutcome(err: NodeJS.ErrnoException): ConnectionRecord['upstream'] {
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return 'refused';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'reset';
+    default:
+      return 'error';
+  }
+}
+
+function reset(socket: net.Socket): void {
+  if (socket.destroyed) return;
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    socket.destroy();
+  }
+}
+
+export class ServiceBalancer {
+  readonly service: Service;
+  readonly host: string;
+  private readonly store: EndpointStore;
+  private readonly recorder: Recorder;
+  private readonly fault?: BalancerFault;
+  /** The balancer's own view of the endpoints, `programmingDelayMs` behind the EndpointSlice. */
+  private readonly view = new Map<string, Endpoint>();
+  /** Pods that new connections may go to now, in the order they were first listed. */
+  private eligible = new Map<string, Target>();
+  /** What new connections are actually sent to: `eligible`, unless a fault makes it differ. */
+  private routing = new Map<string, Target>();
+  /** never-deprogram: everything ever programmed, as it was last eligible. */
+  private readonly stale = new Map<string, Endpoint>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly sockets = new Set<net.Socket>();
+  private readonly listeners: Listener[] = [];
+  private readonly unwatch: () => void;
+  private next = 0;
+  private closed = false;
+
+  constructor(opts: BalancerOptions) {
+    this.service = opts.service;
+    this.host = opts.host;
+    this.store = opts.store;
+    this.recorder = opts.recorder;
+    this.fault = opts.fault;
+    for (const endpoint of this.store.list()) this.onChange({ type: 'ADDED', endpoint, resourceVersion: 0 });
+    this.unwatch = this.store.watch((event) => this.onChange(event));
+  }
+
+  /** Binds every ServicePort. A port the process may not bind (below 1024 unprivileged) gets a free one. */
+  async listen(): Promise<void> {
+    for (const port of this.service.ports) {
+      if (port.protocol === 'UDP') await this.listenUdp(port);
+      else await this.listenTcp(port);
+    }
+  }
+
+  /** Where clients reach this Service: the ServicePort named `portName`, or the first one. */
+  address(portName?: string): ServiceAddress {
+    const listener = portName === undefined ? this.listeners[0] : this.listeners.find((l) => l.port.name === portName);
+    if (!listener) throw new Error(`service ${this.service.name} has no port ${portName ?? '(any)'}`);
+    return { host: this.host, port: listener.boundPort };
+  }
+
+  /** Pods that new connections may go to now. */
+  programmedPods(): string[] {
+    return [...this.eligible.keys()];
+  }
+
+  /** Teardown: stops programming, closes listeners and every proxied connection. Synchronous. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unwatch();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const { server } of this.listeners) server.close();
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+  }
+
+  private onChange(event: EndpointWatchEvent): void {
+    const delay = this.service.programmingDelayMs;
+    if (delay <= 0) {
+      this.apply(event);
+      return;
+    }
+    // Same delay for every change, so timers fire in the order the changes happened.
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.apply(event);
+    }, delay);
+    this.timers.add(timer);
+  }
+
+  private apply(event: EndpointWatchEvent): void {
+    if (this.closed) return;
+    if (event.type === 'DELETED') this.view.delete(event.endpoint.pod);
+    else this.view.set(event.endpoint.pod, event.endpoint);
+    this.reprogram();
+  }
+
+  private reprogram(): void {
+    const endpoints = [...this.view.values()];
+    const ready = endpoints.filter((e) => e.conditions.ready);
+    const next = new Map<string, Target>();
+    if (ready.length > 0) {
+      for (const endpoint of ready) next.set(endpoint.pod, { endpoint, via: 'ready' });
+    } else {
+      for (const endpoint of endpoints) {
+        if (endpoint.conditions.serving && endpoint.conditions.terminating) {
+          next.set(endpoint.pod, { endpoint, via: 'terminating-fallback' });
+        }
+      }
+    }
+    const workload = this.service.selector;
+    for (const [pod, target] of next) {
+      if (!this.eligible.has(pod)) {
+        this.recorder.event('lb-programmed', { pod, workload, service: this.service.name, detail: { via: target.via } });
+      }
+    }
+    for (const pod of this.eligible.keys()) {
+      if (!next.has(pod)) {
+        const endpoint = this.view.get(pod);
+        const reason = !endpoint ? 'removed' : endpoint.conditions.serving ? 'not-ready' : 'not-serving';
+        this.recorder.event('lb-deprogrammed', { pod, workload, service: this.service.name, detail: { reason } });
+      }
+    }
+    this.eligible = next;
+    // The fault is a dataplane that does not apply what its control plane reports: the events above
+    // say "deprogrammed" on time, yet new connections keep going to every pod it ever had.
+    this.routing = new Map(next);
+    if (this.fault === 'never-deprogram') {
+      for (const [pod, target] of next) this.stale.set(pod, target.endpoint);
+      for (const [pod, endpoint] of this.stale) if (!next.has(pod)) this.routing.set(pod, { endpoint, via: 'fault-stale' });
+    }
+  }
+
+  private pick(): Endpoint | undefined {
+    const targets = [...this.routing.values()];
+    if (targets.length === 0) return undefined;
+    const target = targets[this.next % targets.length];
+    this.next = (this.next + 1) % Number.MAX_SAFE_INTEGER;
+    return target?.endpoint;
+  }
+
+  private listenUdp(port: ServicePort): Promise<void> {
+    // UDP comes later: a dgram socket per ServicePort and a flow table pinning each client address
+    // to the pod chosen for its first datagram, like conntrack does for UDP.
+    return Promise.reject(new Error(`service ${this.service.name} port ${port.name}: UDP is not supported by the local provider yet`));
+  }
+
+  private async listenTcp(port: ServicePort): Promise<void> {
+    const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (client) => this.onConnection(port, client));
+    // Errors on an already listening server (EMFILE on accept) must not crash the harness.
+    const bind = (p: number) =>
+      new Promise<number>((resolve, reject) => {
+        const onError = (err: Error) => reject(err);
+        server.once('error', onError);
+        server.listen({ host: this.host, port: p, exclusive: true }, () => {
+          server.off('error', onError);
+          const address = server.address();
+          resolve(typeof address === 'object' && address ? address.port : p);
+        });
+      });
+    let boundPort: number;
+    try {
+      boundPort = await bind(port.port);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EACCES' && code !== 'EADDRINUSE') throw err;
+      boundPort = await bind(0);
+      this.recorder.event('note', {
+        service: this.service.name,
+        message: `service ${this.service.name} port ${port.name}: cannot bind ${this.host}:${port.port} (${code}), listening on ${boundPort}`,
+      });
+    }
+    server.on('error', () => undefined);
+    this.listeners.push({ port, server, boundPort });
+    if (this.closed) server.close();
+  }
+
+  private track(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+  }
+
+  private onConnection(port: ServicePort, client: net.Socket): void {
+    if (this.closed) {
+      client.destroy();
+      return;
+    }
+    this.track(client);
+    const target = this.pick();
+    const record = this.recorder.openConnection({
+      service: this.service.name,
+      clientPort: client.remotePort ?? 0,
+      ...(target ? { pod: target.pod } : {}),
+    });
+    client.on('error', () => undefined);
+    if (!target) {
+      record.upstream = 'no-endpoint';
+      record.close = this.recorder.now();
+      reset(client);
+      return;
+    }
+    const targetPort = target.ports.find((p) => p.name === port.name)?.port ?? port.targetPort;
+    const upstream = net.connect({ host: target.ip, port: targetPort, allowHalfOpen: true, noDelay: true });
+    this.track(upstream);
+
+    let open = 2;
+    const onClose = () => {
+      // Connections cut by teardown stay `open` without a close time: the run ended first.
+      if (--open > 0 || this.closed) return;
+      record.close = this.recorder.now();
+      if (record.upstream === 'open') record.upstream = 'ok';
+    };
+    client.once('close', onClose);
+    upstream.once('close', onClose);
+
+    client.on('data', (chunk: Buffer) => (record.bytesIn += chunk.length));
+    upstream.on('data', (chunk: Buffer) => (record.bytesOut += chunk.length));
+    // pipe() forwards backpressure and, with allowHalfOpen, turns an `end` (FIN in) into end() (FIN out).
+    client.pipe(upstream);
+    upstream.pipe(client);
+
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
+      if (record.upstream === 'open') record.upstream = upstreamOutcome(err);
+      // The client sees what a client of kube-proxy's DNAT sees: a reset, never a retry elsewhere.
+      reset(client);
+    });
+    client.on('error', () => reset(upstream));
+  }
+}

@@ -1,0 +1,332 @@
+// Pod lifecycle of the local provider with real processes: the deletion sequence, SIGKILL at the
+// end of the grace period, force delete, readiness gating, scaling and rolling updates.
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { eventsOf, firstEvent, type TimelineEvent } from '../../model/timeline.ts';
+import type { Recorder } from '../../observe/recorder.ts';
+import type { LocalProvider } from './local-provider.ts';
+import { alive, httpWorkload, newProvider, tcpService, tcpWorkload } from './testing.ts';
+
+let current: LocalProvider | undefined;
+afterEach(async () => {
+  await current?.teardown();
+  current = undefined;
+});
+
+function setup(): { provider: LocalProvider; recorder: Recorder } {
+  const made = newProvider();
+  current = made.provider;
+  return made;
+}
+
+function at(event: TimelineEvent | undefined, what: string): number {
+  if (!event) throw new Error(`missing event: ${what}`);
+  return event.t;
+}
+
+/** The pod's events of the given kinds, in order, as "kind" or "kind:detail". */
+function sequence(recorder: Recorder, pod: string, kinds: readonly string[]): string[] {
+  return recorder.timeline.events
+    .filter((e) => e.pod === pod && kinds.includes(e.kind))
+    .map((e) => {
+      if (e.kind !== 'endpoint-changed') return e.kind;
+      const d = e.detail ?? {};
+      return d.removed ? 'endpoint:removed' : `endpoint:${d.ready ? 'R' : 'r'}${d.serving ? 'S' : 's'}${d.terminating ? 'T' : 't'}`;
+    });
+}
+
+describe('deletion sequence', () => {
+  it('runs delete -> terminating endpoint -> preStop -> SIGTERM -> exit -> removed, grace counted from the delete', async () => {
+    const { provider, recorder } = setup();
+    await provider.deploy(
+      {
+        workloads: [
+          tcpWorkload('web', {
+            preStop: { sleep: { seconds: 0.4 } },
+            terminationGracePeriodSeconds: 3,
+            env: { EXIT_DELAY_MS: '150' },
+          }),
+        ],
+        services: [tcpService('web', 'web')],
+      },
+      { timeoutMs: 10_000 },
+    );
+    const [pod] = provider.pods('web');
+    expect(pod?.ready).toBe(true);
+    const name = pod!.name;
+    await provider.deletePod(name);
+    expect(provider.pods('web').find((p) => p.name === name)?.phase).toBe('Terminating');
+    // The ReplicaSet replaces a deleted pod at once, while the old one still drains.
+    expect(provider.pods('web').map((p) => p.name)).toEqual([name, 'web-2']);
+    await provider.waitForPodGone(name, { timeoutMs: 5_000 });
+
+    expect(
+      sequence(recorder, name, [
+        'delete-issued',
+        'endpoint-changed',
+        'prestop-start',
+        'prestop-end',
+        'sigterm',
+        'sigkill',
+        'exit',
+        'pod-removed',
+      ]).slice(2),
+    ).toEqual([
+      // (the first two are the endpoint's creation and readiness)
+      'delete-issued',
+      'endpoint:rST',
+      'prestop-start',
+      'prestop-end',
+      'sigterm',
+      'exit',
+      'endpoint:rsT',
+      'endpoint:removed',
+      'pod-removed',
+    ]);
+    const deleted = at(firstEvent(recorder.timeline, 'delete-issued', name), 'delete-issued');
+    expect(firstEvent(recorder.timeline, 'delete-issued', name)?.detail).toEqual({ gracePeriodSeconds: 3 });
+    const preStopEnd = at(firstEvent(recorder.timeline, 'prestop-end', name), 'prestop-end');
+    const sigterm = at(firstEvent(recorder.timeline, 'sigterm', name), 'sigterm');
+    const exit = firstEvent(recorder.timeline, 'exit', name);
+    expect(preStopEnd - deleted).toBeGreaterThanOrEqual(390);
+    expect(preStopEnd - deleted).toBeLessThan(600);
+    expect(sigterm - preStopEnd).toBeLessThan(20);
+    expect(at(exit, 'exit') - sigterm).toBeGreaterThanOrEqual(140);
+    expect(exit?.detail).toEqual({ code: 0, signal: null });
+    expect(firstEvent(recorder.timeline, 'sigterm', name)?.detail).toEqual({ signal: 'SIGTERM' });
+    // The pod saw the signal (its output is captured line by line).
+    expect(recorder.timeline.podOutput[name]?.map((l) => l.line)).toEqual(['listening', 'sigterm']);
+    // With no programming delay and no other ready endpoint, the terminating pod keeps new
+    // connections (KEP-1669 fallback) until its replacement is ready and programmed.
+    const deprogrammed = at(firstEvent(recorder.timeline, 'lb-deprogrammed', name), 'lb-deprogrammed');
+    const replacement = at(firstEvent(recorder.timeline, 'lb-programmed', 'web-2'), 'web-2 programmed');
+    expect(deprogrammed).toBeGreaterThanOrEqual(replacement);
+    expect(deprogrammed - replacement).toBeLessThan(5);
+    expect(deprogrammed).toBeLessThan(at(firstEvent(recorder.timeline, 'prestop-end', name), 'prestop-end'));
+    expect(provider.pods('web').map((p) => p.name)).toEqual(['web-2']);
+  });
+
+  it('SIGKILLs the whole process group at the end of the grace period when SIGTERM is ignored', async () => {
+    const { provider, recorder } = setup();
+    await provider.deploy(
+      {
+        workloads: [
+          tcpWorkload('stubborn', { terminationGracePeriodSeconds: 0.5, env: { ON_SIGTERM: 'ignore', GRANDCHILD: '1' } }),
+        ],
+        services: [],
+      },
+      { timeoutMs: 10_000 },
+    );
+    const name = provider.pods('stubborn')[0]!.name;
+    const grandchild = Number(
+      recorder.timeline.podOutput[name]?.find((l) => l.line.startsWith('grandchild '))?.line.split(' ')[1],
+    );
+    expect(alive(grandchild)).toBe(true);
+    await provider.deletePod(name);
+    await provider.waitForPodGone(name, { timeoutMs: 5_000 });
+    const deleted = at(firstEvent(recorder.timeline, 'delete-issued', name), 'delete');
+    const sigterm = at(firstEvent(recorder.timeline, 'sigterm', name), 'sigterm');
+    const sigkill = at(firstEvent(recorder.timeline, 'sigkill', name), 'sigkill');
+    expect(sigterm - deleted).toBeLessThan(20);
+    expect(sigkill - deleted).toBeGreaterThanOrEqual(495);
+    expect(sigkill - deleted).toBeLessThan(700);
+    expect(firstEvent(recorder.timeline, 'exit', name)?.detail).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(alive(grandchild)).toBe(false);
+  });
+
+  it('sends SIGTERM when preStop overruns the grace period, then SIGKILL after the 2 s extension', async () => {
+    const { provider, recorder } = setup();
+    await provider.deploy(
+      {
+        workloads: [
+          tcpWorkload('slowstop', {
+            terminationGracePeriodSeconds: 0.3,
+            preStop: { sleep: { seconds: 10 } },
+            env: { ON_SIGTERM: 'ignore' },
+          }),
+        ],
+        services: [],
+      },
+      { timeoutMs: 10_000 },
+    );
+    const name = provider.pods('slowstop')[0]!.name;
+    await provider.deletePod(name);
+    await provider.waitForPodGone(name, { timeoutMs: 5_000 });
+    const deleted = at(firstEvent(recorder.timeline, 'delete-issued', name), 'delete');
+    const preStopEnd = firstEvent(recorder.timeline, 'prestop-end', name);
+    expect(preStopEnd?.detail).toEqual({ timedOut: true });
+    expect(at(preStopEnd, 'prestop-end') - deleted).toBeGreaterThanOrEqual(295);
+    expect(at(firstEvent(recorder.timeline, 'sigterm', name), 'sigterm') - deleted).toBeLessThan(450);
+    const sigkill = at(firstEvent(recorder.timeline, 'sigkill', name), 'sigkill');
+    expect(sigkill - deleted).toBeGreaterThanOrEqual(2_290);
+    expect(sigkill - deleted).toBeLessThan(2_600);
+  });
+
+  it('force delete (grace 0) removes the endpoint at once and kills without preStop or SIGTERM', async () => {
+    const { provider, recorder } = setup();
+    await provider.deploy(
+      {
+        workloads: [tcpWorkload('web', { preStop: { sleep: { seconds: 5 } }, terminationGracePeriodSeconds: 30 })],
+        services: [tcpService('web', 'web')],
+      },
+      { timeoutMs: 10_000 },
+    );
+    const name = provider.pods('web')[0]!.name;
+    await provider.deletePod(name, { gracePeriodSeconds: 0 });
+    await provider.waitForPodGone(name, { timeoutMs: 2_000 });
+    expect(sequence(recorder, name, ['delete-issued', 'endpoint-changed', 'prestop-start', 'sigterm', 'sigkill', 'exit', 'pod-removed']).slice(2)).toEqual([
+      'delete-issued',
+      'endpoint:removed',
+      'sigkill',
+      'exit',
+      'pod-removed',
+    ]);
+    expect(firstEvent(recorder.timeline, 'delete-issued', name)?.detail).toEqual({ gracePeriodSeconds: 0 });
+    expect(firstEvent(recorder.timeline, 'exit', name)?.detail).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+
+  it('keeps probing a terminating pod: serving follows readiness', async () => {
+    const { provider, recorder } = setup();
+    await provider.deploy(
+      {
+        workloads: [httpWorkload('api', { env: { ON_SIGTERM: 'stay', FAIL_READY_ON_SIGTERM: '1' }, terminationGracePeriodSeconds: 1 })],
+        services: [tcpService('api', 'api')],
+      },
+      { timeoutMs: 10_000 },
+    );
+    const name = provider.pods('api')[0]!.name;
+    await provider.deletePod(name);
+    await provider.waitForPodGone(name, { timeoutMs: 5_000 });
+    expect(sequence(recorder, name, ['delete-issued', 'endpoint-changed', 'sigterm', 'pod-unready', 'sigkill']).slice(2)).toEqual([
+      'delete-issued',
+      'endpoint:rST',
+      'sigterm',
+      'pod-unready',
+      'endpoint:rsT',
+      'sigkill',
+      'endpoint:removed',
+    ]);
+  });
+
+  it('replaces a pod that crashes on its own', async () => {
+    const { provider, recorder } = setup();
+    await provider.deploy({ workloads: [tcpWorkload('web')], services: [tcpService('web', 'web')] }, { timeoutMs: 10_000 });
+    const first = provider.pods('web')[0]!;
+    // Make the pod's own process exit, as a crash would.
+    const pid = firstEvent(recorder.timeline, 'pod-started', first.name)?.detail?.pid as number;
+    process.kill(pid, 'SIGKILL');
+    await provider.waitForPodGone(first.name, { timeoutMs: 2_000 });
+    expect(firstEvent(recorder.timeline, 'pod-removed', first.name)?.detail).toEqual({ crashed: true });
+    expect(firstEvent(recorder.timeline, 'delete-issued', first.name)).toBeUndefined();
+    await recorder.waitFor((e) => e.kind === 'lb-programmed' && e.pod === 'web-2', { timeoutMs: 5_000, what: 'replacement' });
+  });
+});
+
+describe('readiness', () => {
+  it('a pod that listens late is not ready until it listens (tcpSocket), and deploy waits for it', async () => {
+    const { provider, recorder } = setup();
+    const start = recorder.now();
+    const deploying = provider.deploy(
+      { workloads: [tcpWorkload('late', { env: { LISTEN_DELAY_MS: '600' } })], services: [tcpService('late', 'late')] },
+      { timeoutMs: 10_000 },
+    );
+    await recorder.waitFor((e) => e.kind === 'pod-started', { timeoutMs: 5_000, what: 'start' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(provider.pods('late')[0]).toMatchObject({ phase: 'Running', ready: false });
+    await deploying;
+    const name = provider.pods('late')[0]!.name;
+    const started = at(firstEvent(recorder.timeline, 'pod-started', name), 'started');
+    const ready = at(firstEvent(recorder.timeline, 'pod-ready', name), 'ready');
+    expect(ready - started).toBeGreaterThanOrEqual(580);
+    expect(recorder.now() - start).toBeGreaterThanOrEqual(600);
+    // Not-ready pods are listed, with ready:false, before they turn ready.
+    expect(sequence(recorder, name, ['endpoint-changed', 'lb-programmed'])).toEqual(['endpoint:rst', 'endpoint:RSt', 'lb-programmed']);
+  });
+
+  it('httpGet probes pass on 2xx only (503 keeps the pod unready)', async () => {
+    const { provider, recorder } = setup();
+    await provider.deploy({ workloads: [httpWorkload('api', { env: { READY_AFTER_MS: '500' } })], services: [] }, { timeoutMs: 10_000 });
+    const name = provider.pods('api')[0]!.name;
+    const started = at(firstEvent(recorder.timeline, 'pod-started', name), 'started');
+    expect(at(firstEvent(recorder.timeline, 'pod-ready', name), 'ready') - started).toBeGreaterThanOrEqual(450);
+  });
+
+  it('deploy fails with the crash output when pods cannot start', async () => {
+    const { provider } = setup();
+    await expect(
+      provider.deploy(
+        { workloads: [tcpWorkload('broken', { command: ['node', '-e', 'console.error("boom"); process.exit(3)'] })], services: [] },
+        { timeoutMs: 1_000 },
+      ),
+    ).rejects.toThrow(/broken 0\/1 ready \(last crash broken-\d+: boom\)/);
+  });
+});
+
+describe('deployment controller', () => {
+  it('scales down not-ready pods first, then the newest', async () => {
+    const { provider, recorder } = setup();
+    await provider.deploy(
+      {
+        workloads: [
+          httpWorkload('api', { replicas: 3, terminationGracePeriodSeconds: 1, env: { UNREADY_POD: 'api-1', UNREADY_AFTER_MS: '800' } }),
+        ],
+        services: [tcpService('api', 'api')],
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(provider.pods('api').map((p) => p.name)).toEqual(['api-1', 'api-2', 'api-3']);
+    await recorder.waitFor((e) => e.kind === 'pod-unready' && e.pod === 'api-1', { timeoutMs: 5_000, what: 'api-1 unready' });
+    await provider.scale('api', 2);
+    expect(eventsOf(recorder.timeline, 'delete-issued').map((e) => e.pod)).toEqual(['api-1']);
+    await provider.scale('api', 1);
+    expect(eventsOf(recorder.timeline, 'delete-issued').map((e) => e.pod)).toEqual(['api-1', 'api-3']);
+    expect(eventsOf(recorder.timeline, 'scale').map((e) => e.detail)).toEqual([
+      { from: 3, to: 2 },
+      { from: 2, to: 1 },
+    ]);
+    await provider.waitForPodGone('api-3', { timeoutMs: 5_000 });
+    await provider.waitForPodGone('api-1', { timeoutMs: 5_000 });
+    expect(provider.pods('api').map((p) => p.name)).toEqual(['api-2']);
+    expect(eventsOf(recorder.timeline, 'pod-created')).toHaveLength(3);
+  });
+
+  it('rolls out with maxSurge 1 / maxUnavailable 0 without dropping below replicas ready pods', async () => {
+    const { provider, recorder } = setup();
+    const replicas = 3;
+    await provider.deploy(
+      {
+        workloads: [
+          tcpWorkload('web', {
+            replicas,
+            preStop: { sleep: { seconds: 0.2 } },
+            terminationGracePeriodSeconds: 1,
+            env: { LISTEN_DELAY_MS: '150' },
+          }),
+        ],
+        services: [tcpService('web', 'web')],
+      },
+      { timeoutMs: 10_000 },
+    );
+    const before = provider.pods('web').map((p) => p.name);
+    let minReady = Infinity;
+    let maxActive = 0;
+    const unsubscribe = recorder.onEvent(() => {
+      const pods = provider.pods('web');
+      minReady = Math.min(minReady, pods.filter((p) => p.phase === 'Running' && p.ready).length);
+      maxActive = Math.max(maxActive, pods.filter((p) => p.phase !== 'Terminating').length);
+    });
+    await provider.rolloutRestart('web');
+    await provider.waitForRollout('web', { timeoutMs: 15_000 });
+    unsubscribe();
+    const after = provider.pods('web');
+    expect(after).toHaveLength(replicas);
+    expect(after.every((p) => p.ready && p.phase === 'Running' && !before.includes(p.name))).toBe(true);
+    expect(minReady).toBeGreaterThanOrEqual(replicas);
+    expect(maxActive).toBeLessThanOrEqual(replicas + 1);
+    // Complete only once the old pods are gone, not merely deleted.
+    const complete = at(firstEvent(recorder.timeline, 'rollout-complete'), 'rollout-complete');
+    for (const name of before) expect(at(firstEvent(recorder.timeline, 'pod-removed', name), `${name} removed`)).toBeLessThanOrEqual(complete);
+    expect(firstEvent(recorder.timeline, 'rollout-complete')?.detail).toEqual({ generation: 2 });
+  });
+});

@@ -1,0 +1,371 @@
+// One pod: a real process group on its own loopback address, with the lifecycle the kubelet gives a
+// pod's container, as far as drain depends on it.
+//
+// Start: the pod object is created (pod-created), its main process starts (pod-started), and it
+// becomes ready when its readiness probe passes, or at once when it has none
+// (https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-probes).
+//
+// Termination (https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination):
+//  1. The API server records the delete with a grace period G (delete-issued). The pod is
+//     Terminating: its endpoints turn `ready:false, serving:<readiness>, terminating:true`.
+//  2. The kubelet runs the preStop hook (prestop-start / prestop-end), then sends the stop signal
+//     (the image's STOPSIGNAL, SIGTERM by default) to the main process, PID 1 of the container.
+//     Without a hook the signal is sent at once.
+//  3. G counts from the delete, preStop included. When it runs out and the main process is still
+//     there, every process of the container gets SIGKILL. If the preStop hook is still running
+//     when G runs out, the kubelet sends the stop signal then and grants a one-off 2 s extension
+//     before SIGKILL ("If the preStop hook is still running after the grace period expires, the
+//     kubelet requests a small, one-off grace period extension of 2 seconds", same page).
+//  4. When the main process has exited the container is gone: whatever else ran in it is killed,
+//     the endpoint stops serving and is removed, and the pod object is removed (pod-removed).
+// G = 0 is a force delete (https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination-forced):
+// the pod leaves the API and its endpoints at once, with no preStop. The local provider then kills
+// the processes at once, the worst case of what a node does after a force delete.
+//
+// Readiness probes keep running while the pod terminates, and `serving` follows them
+// (https://kubernetes.io/docs/concepts/services-networking/endpoint-slices/#serving).
+//
+// Deviation, on purpose: the kubelet never gives a container less than 2 s between the stop signal
+// and SIGKILL (minimumGracePeriodInSeconds in kuberuntime_container.go), even when G is smaller or
+// the preStop hook used up most of G. The local provider follows the documented rule above so that
+// sub-second grace periods stay sub-second; the extension applies only to a preStop hook that
+// overruns G.
+
+import type { ChildProcess } from 'node:child_process';
+
+import type { EventKind } from '../../model/timeline.ts';
+import type { Workload } from '../../model/workload.ts';
+import type { Recorder } from '../../observe/recorder.ts';
+import type { PodInfo } from '../provider.ts';
+import { ReadinessProber } from './probes.ts';
+import {
+  captureLines,
+  containerEnv,
+  groupAlive,
+  signalGroup,
+  signalProcess,
+  spawnGroup,
+  waitForGroupsGone,
+} from './processes.ts';
+
+/** The kubelet's one-off extension when the preStop hook overruns the grace period. */
+export const PRESTOP_EXTENSION_MS = 2_000;
+/** How long a pod waits for the leftovers of its killed process group to be reaped. */
+const GROUP_REAP_TIMEOUT_MS = 2_000;
+
+export interface PodHooks {
+  /** The pod changed in a way the EndpointSlice controller sees: started, readiness, deletion, exit, removal. */
+  endpoints(pod: LocalPod): void;
+  /** The pod changed in a way its owner (the ReplicaSet / Deployment controller) acts on. */
+  controller(pod: LocalPod): void;
+}
+
+export interface PodOptions {
+  name: string;
+  workload: Workload;
+  ip: string;
+  /** Template generation of the Deployment that created it (bumped by a rollout restart). */
+  generation: number;
+  recorder: Recorder;
+  runId: string;
+  cwd: string;
+  hooks: PodHooks;
+}
+
+export class LocalPod {
+  readonly name: string;
+  readonly workload: Workload;
+  readonly ip: string;
+  readonly generation: number;
+  readonly createdAt: number;
+
+  /** Its main process is running (or ran): the pod had an IP and could have had an endpoint. */
+  started = false;
+  /** Ready condition: the readiness probe's verdict while the container runs. */
+  ready = false;
+  /** Deleted: it has a deletion timestamp (Terminating). */
+  terminating = false;
+  /** Deleted with grace 0: gone from the API at once. */
+  forceDeleted = false;
+  /** Its main process has ended. */
+  exited = false;
+  /** The pod object is gone from the API. */
+  removed = false;
+  pid?: number;
+  /** Set when the pod's process has exited on its own without being deleted. */
+  crashed = false;
+  /** Run-clock time of the first delete. */
+  deletedAt?: number;
+  /** Lines the pod last wrote, for error messages when it crashes during deploy. */
+  readonly lastOutput: string[] = [];
+
+  private readonly recorder: Recorder;
+  private readonly cwd: string;
+  private readonly hooks: PodHooks;
+  private readonly env: NodeJS.ProcessEnv;
+  private prober?: ReadinessProber;
+  private preStop: 'none' | 'running' | 'done' = 'none';
+  private preStopTimer?: NodeJS.Timeout;
+  /** Process groups of preStop exec hooks: they run inside the container and die with it. */
+  private readonly hookGroups = new Set<number>();
+  private readonly hookExits: Promise<void>[] = [];
+  private killTimer?: NodeJS.Timeout;
+  /** Run-clock time at which SIGKILL is due. */
+  private killAt?: number;
+  private tornDown = false;
+  private resolveExited!: () => void;
+  /** Resolves once the main process has ended and the rest of its group is gone. */
+  readonly exitedPromise: Promise<void>;
+
+  constructor(opts: PodOptions) {
+    this.name = opts.name;
+    this.workload = opts.workload;
+    this.ip = opts.ip;
+    this.generation = opts.generation;
+    this.recorder = opts.recorder;
+    this.cwd = opts.cwd;
+    this.hooks = opts.hooks;
+    this.env = containerEnv(opts.workload, { name: opts.name, ip: opts.ip }, opts.runId);
+    this.createdAt = this.recorder.now();
+    this.exitedPromise = new Promise((resolve) => (this.resolveExited = resolve));
+  }
+
+  get phase(): PodInfo['phase'] {
+    if (this.removed) return 'Gone';
+    if (this.terminating) return 'Terminating';
+    return this.started ? 'Running' : 'Pending';
+  }
+
+  info(): PodInfo {
+    return {
+      name: this.name,
+      workload: this.workload.name,
+      ip: this.ip,
+      phase: this.phase,
+      ready: this.ready,
+      createdAt: this.createdAt,
+    };
+  }
+
+  /** Creates the pod and starts its main process. */
+  start(): void {
+    this.event('pod-created', { ip: this.ip, generation: this.generation });
+    let child: ChildProcess;
+    try {
+      child = spawnGroup(this.workload.command, { cwd: this.cwd, env: this.env });
+    } catch (err) {
+      queueMicrotask(() => this.onExit(null, null, err));
+      return;
+    }
+    this.pid = child.pid;
+    captureLines(child, (stream, line) => this.output(stream, line));
+    child.once('spawn', () => this.onSpawn());
+    child.on('error', (err) => this.onExit(null, null, err));
+    child.once('exit', (code, signal) => this.onExit(code, signal));
+  }
+
+  /**
+   * Deletes the pod with `graceSeconds` (the API's gracePeriodSeconds). A second delete may only
+   * shorten the grace period, as in Kubernetes.
+   */
+  delete(graceSeconds: number): void {
+    if (this.exited || this.removed || this.tornDown) return;
+    const grace = Math.max(0, graceSeconds);
+    this.event('delete-issued', { gracePeriodSeconds: grace });
+    if (this.terminating) {
+      if (grace === 0) this.forceDelete();
+      else if (this.killAt === undefined || this.recorder.now() + grace * 1000 < this.killAt) this.scheduleKill(grace * 1000);
+      return;
+    }
+    this.terminating = true;
+    this.deletedAt = this.recorder.now();
+    if (grace === 0) {
+      this.forceDelete();
+      return;
+    }
+    this.notify();
+    this.scheduleKill(grace * 1000);
+    if (this.workload.preStop) this.runPreStop();
+    else this.sendStopSignal();
+  }
+
+  /**
+   * Teardown: kills every process of the pod now, records nothing more, and resolves once the main
+   * process and any preStop hook have exited. Synchronous up to the returned promise.
+   */
+  kill(): Promise<void> {
+    this.tornDown = true;
+    this.prober?.stop();
+    clearTimeout(this.killTimer);
+    clearTimeout(this.preStopTimer);
+    // Once removed, its groups were killed and reaped: their ids may belong to someone else now.
+    if (!this.removed) {
+      if (this.pid !== undefined) signalGroup(this.pid);
+      for (const group of this.hookGroups) signalGroup(group);
+    }
+    return Promise.all([this.exitedPromise, ...this.hookExits]).then(() => undefined);
+  }
+
+  private onSpawn(): void {
+    if (this.exited || this.tornDown) return;
+    this.started = true;
+    this.event('pod-started', { pid: this.pid });
+    if (this.workload.readinessProbe) {
+      this.prober = new ReadinessProber(this.workload.readinessProbe, this.ip, (ready) => this.setReady(ready));
+      this.prober.start();
+    } else {
+      // No readiness probe: the kubelet treats the container as ready once it runs.
+      this.ready = true;
+      this.event('pod-ready', { probe: false });
+    }
+    this.notify();
+  }
+
+  private setReady(ready: boolean): void {
+    if (this.exited || this.tornDown || this.ready === ready) return;
+    this.ready = ready;
+    this.event(ready ? 'pod-ready' : 'pod-unready');
+    this.notify();
+  }
+
+  private forceDelete(): void {
+    this.forceDeleted = true;
+    this.prober?.stop();
+    this.notify();
+    this.kill9('force-delete');
+  }
+
+  private scheduleKill(delayMs: number): void {
+    clearTimeout(this.killTimer);
+    this.killAt = this.recorder.now() + delayMs;
+    this.killTimer = setTimeout(() => this.onGraceExpired(), delayMs);
+  }
+
+  private runPreStop(): void {
+    const hook = this.workload.preStop;
+    if (!hook) return;
+    this.preStop = 'running';
+    if ('sleep' in hook) {
+      this.event('prestop-start', { action: 'sleep', seconds: hook.sleep.seconds });
+      this.preStopTimer = setTimeout(() => this.endPreStop({}), hook.sleep.seconds * 1000);
+      return;
+    }
+    this.event('prestop-start', { action: 'exec', command: hook.exec.command });
+    let child: ChildProcess;
+    try {
+      child = spawnGroup(hook.exec.command, { cwd: this.cwd, env: this.env });
+    } catch (err) {
+      this.endPreStop({ error: String(err) });
+      return;
+    }
+    if (child.pid !== undefined) this.hookGroups.add(child.pid);
+    captureLines(child, (stream, line) => this.output(stream, line));
+    this.hookExits.push(
+      new Promise((resolve) => {
+        child.once('close', () => resolve());
+        child.once('error', () => resolve());
+      }),
+    );
+    child.on('error', (err) => this.endPreStop({ error: err.message }));
+    child.once('exit', (code, signal) => {
+      // A finished hook whose group is empty is forgotten: its id may be reused.
+      if (child.pid !== undefined && !groupAlive(child.pid)) this.hookGroups.delete(child.pid);
+      this.endPreStop({ exitCode: code, signal });
+    });
+  }
+
+  /** The hook finished (whatever its exit code: a failed hook does not stop the shutdown). */
+  private endPreStop(detail: Record<string, unknown>): void {
+    if (this.preStop !== 'running' || this.tornDown) return;
+    this.preStop = 'done';
+    clearTimeout(this.preStopTimer);
+    this.event('prestop-end', detail);
+    this.sendStopSignal();
+  }
+
+  private onGraceExpired(): void {
+    this.killTimer = undefined;
+    if (this.exited || this.tornDown) return;
+    if (this.preStop === 'running') {
+      // An exec hook's process keeps running until the container is killed; a sleep just ends.
+      this.preStop = 'done';
+      clearTimeout(this.preStopTimer);
+      this.event('prestop-end', { timedOut: true });
+      this.sendStopSignal();
+      this.scheduleKill(PRESTOP_EXTENSION_MS);
+      return;
+    }
+    this.kill9('grace-period-expired');
+  }
+
+  private sendStopSignal(): void {
+    if (this.exited || this.tornDown || this.pid === undefined) return;
+    const signal = this.workload.stopSignal ?? 'SIGTERM';
+    this.event('sigterm', { signal });
+    signalProcess(this.pid, signal);
+  }
+
+  private kill9(reason: 'grace-period-expired' | 'force-delete'): void {
+    clearTimeout(this.killTimer);
+    this.killTimer = undefined;
+    if (this.exited || this.tornDown || this.pid === undefined) return;
+    this.event('sigkill', { reason });
+    signalGroup(this.pid, 'SIGKILL');
+    for (const group of this.hookGroups) signalGroup(group, 'SIGKILL');
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null, error?: unknown): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.ready = false;
+    this.crashed = !this.terminating;
+    this.prober?.stop();
+    clearTimeout(this.killTimer);
+    clearTimeout(this.preStopTimer);
+    if (!this.tornDown) {
+      const detail: Record<string, unknown> = { code, signal };
+      if (error !== undefined) detail.error = error instanceof Error ? error.message : String(error);
+      this.event('exit', detail);
+    }
+    // The container is gone: nothing it started outlives it, preStop hook included.
+    const groups = [...(this.pid === undefined ? [] : [this.pid]), ...this.hookGroups];
+    for (const group of groups) signalGroup(group, 'SIGKILL');
+    if (!this.tornDown) {
+      if (this.preStop === 'running') {
+        this.preStop = 'done';
+        this.event('prestop-end', { interrupted: true });
+      }
+      // The kubelet reports the container not running: the endpoint stops serving.
+      this.hooks.endpoints(this);
+    }
+    // Once every process of the container has been reaped, the pod object is deleted and its
+    // endpoint goes with it.
+    if (groups.some(groupAlive)) void waitForGroupsGone(groups, GROUP_REAP_TIMEOUT_MS).then(() => this.onGone());
+    else this.onGone();
+  }
+
+  private onGone(): void {
+    this.removed = true;
+    if (!this.tornDown) {
+      this.hooks.endpoints(this);
+      this.event('pod-removed', this.crashed ? { crashed: true } : undefined);
+      this.hooks.controller(this);
+    }
+    this.resolveExited();
+  }
+
+  private notify(): void {
+    this.hooks.endpoints(this);
+    this.hooks.controller(this);
+  }
+
+  private output(stream: 'stdout' | 'stderr', line: string): void {
+    this.recorder.podOutput(this.name, stream, line);
+    this.lastOutput.push(line);
+    if (this.lastOutput.length > 20) this.lastOutput.shift();
+  }
+
+  private event(kind: EventKind, detail?: Record<string, unknown>): void {
+    this.recorder.event(kind, { pod: this.name, workload: this.workload.name, ...(detail ? { detail } : {}) });
+  }
+}

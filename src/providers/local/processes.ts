@@ -1,0 +1,141 @@
+// Processes as containers: how a container's argv and environment map onto a local process, and
+// the signals the kubelet (through the container runtime) sends to it.
+//
+// Each container is a process group of its own (spawn with `detached: true`): the stop signal goes
+// to the main process only, as the runtime signals PID 1 of the container, while SIGKILL at the end
+// of the grace period goes to the whole group, as killing a container kills every process in it.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+import type { Workload } from '../../model/workload.ts';
+
+/**
+ * Resolves a container argv for this machine: `node` is the Node.js running the harness (so that
+ * pods run the same version), and a relative program path resolves against the run's cwd. Relative
+ * arguments resolve against it too, since the process starts with `cwd` as working directory.
+ */
+export function resolveArgv(command: readonly string[], cwd: string): { file: string; args: string[] } {
+  const [first, ...args] = command;
+  if (first === undefined) throw new Error('empty command');
+  let file = first;
+  if (first === 'node') file = process.execPath;
+  else if (first.startsWith('./') || first.startsWith('../')) file = path.resolve(cwd, first);
+  return { file, args };
+}
+
+/** `PORT_HTTP` for a port named `http`, `PORT_METRICS_2` for `metrics-2`. */
+export function portEnvName(portName: string): string {
+  return `PORT_${portName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/**
+ * The container's environment: the harness's own environment (the container image's), the
+ * workload's `env`, and what the downward API would give a pod (POD_NAME, POD_IP, POD_NAMESPACE,
+ * https://kubernetes.io/docs/concepts/workloads/pods/downward-api/), plus its ports by name.
+ */
+export function containerEnv(
+  workload: Workload,
+  pod: { name: string; ip: string },
+  runId: string,
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...workload.env,
+    POD_NAME: pod.name,
+    POD_IP: pod.ip,
+    POD_NAMESPACE: 'zerodrop',
+    ZERODROP_RUN_ID: runId,
+  };
+  for (const port of workload.ports) env[portEnvName(port.name)] = String(port.containerPort);
+  const first = workload.ports[0];
+  if (first) env.PORT = String(first.containerPort);
+  return env;
+}
+
+/**
+ * Starts `argv` as the leader of a new process group. stdin is closed, as for a container without
+ * `stdin: true`; stdout and stderr are piped so that the harness captures them.
+ */
+export function spawnGroup(argv: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): ChildProcess {
+  const { file, args } = resolveArgv(argv, opts.cwd);
+  return spawn(file, args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Sends `signal` to the process `pid` only. False when it no longer exists. */
+export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends `signal` to every process of the group led by `pid`. False when the group is empty. */
+export function signalGroup(pid: number, signal: NodeJS.Signals | 0 = 'SIGKILL'): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True while a process of the group led by `pid` still runs. A killed process stays a zombie until
+ * its parent reaps it, and an orphan's parent is init, which may take its time (a second or more):
+ * on Linux, where /proc tells, a group of zombies counts as gone since nothing in it can run.
+ */
+export function groupAlive(pid: number): boolean {
+  if (!signalGroup(pid, 0)) return false;
+  if (process.platform !== 'linux') return true;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // exited meanwhile
+      }
+      // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pid && state !== 'Z' && state !== 'X') return true;
+    }
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Feeds each line the child writes on stdout/stderr to `onLine`, including a last unterminated one. */
+export function captureLines(child: ChildProcess, onLine: (stream: 'stdout' | 'stderr', line: string) => void): void {
+  for (const stream of ['stdout', 'stderr'] as const) {
+    const readable = child[stream];
+    if (!readable) continue;
+    readable.setEncoding('utf8');
+    const lines = createInterface({ input: readable, crlfDelay: Infinity });
+    lines.on('line', (line) => onLine(stream, line));
+    // A read error on a pipe (EIO when a group is killed) is not the harness's failure.
+    readable.on('error', () => undefined);
+  }
+}
+
+/**
+ * Resolves once every process of these groups is gone (reaped), checking every few ms, or after
+ * `timeoutMs`: processes killed with SIGKILL take a moment to die.
+ */
+export async function waitForGroupsGone(pids: readonly number[], timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (pids.some(groupAlive) && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

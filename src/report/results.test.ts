@@ -1,0 +1,97 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { evaluate } from '../assert/index.ts';
+import { drainScenario } from '../assert/testing.ts';
+import { joinRequestsToConnections } from '../observe/join.ts';
+import { countsOf, readResults, writeResults, type RunResult } from './results.ts';
+
+describe('countsOf', () => {
+  it('counts requests by outcome and the balancer connections', () => {
+    const tl = drainScenario('exit-on-sigterm').build();
+    joinRequestsToConnections(tl);
+    expect(countsOf(tl)).toEqual({
+      requests: 760,
+      ok: 755,
+      failed: 5,
+      byOutcome: { ok: 755, refused: 4, eof: 1 },
+      connections: 760,
+    });
+  });
+});
+
+describe('writeResults / readResults', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'zerodrop-results-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  function run(): RunResult {
+    const timeline = drainScenario('exit-on-sigterm').build();
+    const assertions = evaluate([{ assert: 'noFailedRequests' }], timeline);
+    return {
+      tool: { name: 'zerodrop', version: '0.1.0', node: process.version },
+      provider: 'local',
+      startedAt: new Date(timeline.originEpochMs).toISOString(),
+      durationMs: 4321,
+      scenarios: [
+        {
+          id: 'backend-delete-http',
+          profile: 'mutant-exit-on-sigterm',
+          verdict: 'fail',
+          durationMs: 4300,
+          assertions,
+          counts: countsOf(timeline),
+          timeline,
+        },
+        {
+          id: 'gateway-delete-turn',
+          profile: 'coturn',
+          verdict: 'skipped',
+          durationMs: 0,
+          reason: 'coturn is not installed (apt-get install coturn)',
+          assertions: [],
+          counts: { requests: 0, ok: 0, failed: 0, byOutcome: {}, connections: 0 },
+        },
+      ],
+    };
+  }
+
+  it('round-trips a run through DIR/results.json, creating DIR', async () => {
+    const nested = join(dir, 'a', 'b');
+    const original = run();
+    const path = await writeResults(nested, original);
+    expect(path).toBe(join(nested, 'results.json'));
+    const back = await readResults(nested);
+    expect(back).toEqual(original);
+    expect(back.scenarios[0]?.assertions[0]).toMatchObject({ name: 'noFailedRequests', verdict: 'fail' });
+  });
+
+  it('writes pretty JSON with the contract fields', async () => {
+    await writeResults(dir, run());
+    const text = await readFile(join(dir, 'results.json'), 'utf8');
+    expect(text).toMatch(/^\{\n {2}"tool": \{\n {4}"name": "zerodrop"/);
+    expect(text.endsWith('}\n')).toBe(true);
+    const json = JSON.parse(text) as { scenarios: Record<string, unknown>[] };
+    expect(Object.keys(json.scenarios[0] ?? {})).toEqual(
+      expect.arrayContaining(['id', 'profile', 'verdict', 'durationMs', 'assertions', 'counts']),
+    );
+  });
+
+  it('overwrites an earlier results.json', async () => {
+    await writeResults(dir, run());
+    const second = { ...run(), provider: 'kind', scenarios: [] };
+    await writeResults(dir, second);
+    expect((await readResults(dir)).provider).toBe('kind');
+  });
+
+  it('rejects a file that is not zerodrop results', async () => {
+    await writeFile(join(dir, 'results.json'), JSON.stringify({ tool: { name: 'other' }, scenarios: [] }));
+    await expect(readResults(dir)).rejects.toThrow(/is not a zerodrop results file/);
+    await expect(readResults(join(dir, 'missing'))).rejects.toThrow(/ENOENT/);
+  });
+});

@@ -1,0 +1,93 @@
+// results.json: the machine-readable record of a run (DESIGN.md "Contracts that others build on").
+// The HTML, JUnit and conformance reports are rendered from this, and CI matrices diff it, so the
+// field names are a contract: add fields, never rename them.
+
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Timeline } from '../model/timeline.ts';
+import type { AssertionResult, Verdict } from '../model/verdict.ts';
+
+export const RESULTS_FILE = 'results.json';
+
+export interface Counts {
+  /** Requests (streams, packets) the load sent. */
+  requests: number;
+  ok: number;
+  failed: number;
+  /** Requests by outcome class, e.g. { ok: 48207, refused: 2, reset: 1 }. */
+  byOutcome: Record<string, number>;
+  /** Connections the Service load balancers routed. */
+  connections: number;
+}
+
+export interface ScenarioResult {
+  id: string;
+  profile: string;
+  verdict: Verdict;
+  durationMs: number;
+  /** Why it was skipped or inconclusive, or the error that stopped it. */
+  reason?: string;
+  assertions: AssertionResult[];
+  counts: Counts;
+  /** The full record of the run, for the HTML report; large. */
+  timeline?: Timeline;
+}
+
+export interface RunResult {
+  tool: { name: 'zerodrop'; version: string; node: string };
+  provider: string;
+  /** ISO 8601 wall-clock time the run started. */
+  startedAt: string;
+  durationMs: number;
+  scenarios: ScenarioResult[];
+}
+
+export function countsOf(timeline: Timeline): Counts {
+  const byOutcome: Record<string, number> = {};
+  let ok = 0;
+  for (const r of timeline.requests) {
+    byOutcome[r.outcome] = (byOutcome[r.outcome] ?? 0) + 1;
+    if (r.outcome === 'ok') ok++;
+  }
+  const requests = timeline.requests.length;
+  return { requests, ok, failed: requests - ok, byOutcome, connections: timeline.connections.length };
+}
+
+/** Writes DIR/results.json (creating DIR), pretty-printed; returns the file's path. */
+export async function writeResults(dir: string, run: RunResult): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, RESULTS_FILE);
+  await writeFile(path, `${JSON.stringify(run, null, 2)}\n`, 'utf8');
+  return path;
+}
+
+/** Reads DIR/results.json back; throws when it is not a zerodrop results file. */
+export async function readResults(dir: string): Promise<RunResult> {
+  const path = join(dir, RESULTS_FILE);
+  const data: unknown = JSON.parse(await readFile(path, 'utf8'));
+  if (!isRunResult(data)) throw new Error(`${path} is not a zerodrop results file`);
+  return data;
+}
+
+function isRunResult(data: unknown): data is RunResult {
+  if (typeof data !== 'object' || data === null) return false;
+  const run = data as Partial<Record<keyof RunResult, unknown>>;
+  const tool = run.tool as { name?: unknown } | undefined;
+  return (
+    typeof tool === 'object' &&
+    tool !== null &&
+    tool.name === 'zerodrop' &&
+    typeof run.provider === 'string' &&
+    typeof run.startedAt === 'string' &&
+    typeof run.durationMs === 'number' &&
+    Array.isArray(run.scenarios) &&
+    run.scenarios.every(
+      (s: unknown) =>
+        typeof s === 'object' &&
+        s !== null &&
+        typeof (s as { id?: unknown }).id === 'string' &&
+        typeof (s as { verdict?: unknown }).verdict === 'string' &&
+        Array.isArray((s as { assertions?: unknown }).assertions),
+    )
+  );
+}

@@ -1,0 +1,187 @@
+// Carries out one Scenario on one provider, in the one direction the design allows:
+// deploy -> load starts -> chaos steps run -> end condition -> load stops -> Timeline -> assertions.
+// Nothing here decides a verdict from live state: it only records, then hands the Timeline to
+// src/assert/. The caller owns the provider and tears it down (`await using`).
+
+import { setTimeout as delay } from 'node:timers/promises';
+
+import { evaluate, harnessResponsive, loadHeld } from '../assert/index.ts';
+import { runChaosAction } from '../chaos/actions.ts';
+import { startHttpLoad, type LoadHandle, type LoadSummary } from '../load/http.ts';
+import type { ChaosStep, EndCondition, PodRef, Scenario } from '../model/scenario.ts';
+import { combineVerdicts, type AssertionResult, type Verdict } from '../model/verdict.ts';
+import { joinRequestsToConnections } from '../observe/join.ts';
+import { startLoopMonitor } from '../observe/loop-monitor.ts';
+import type { Recorder } from '../observe/recorder.ts';
+import type { Provider } from '../providers/provider.ts';
+
+export interface ScenarioProgress {
+  scenario: string;
+  profile: string;
+  phase: 'deploying' | 'running' | 'settling' | 'evaluating';
+  message?: string;
+}
+
+export interface RunScenarioOptions {
+  provider: Provider;
+  recorder: Recorder;
+  signal: AbortSignal;
+  onProgress?: (p: ScenarioProgress) => void;
+  deployTimeoutMs?: number;
+}
+
+export interface ScenarioOutcome {
+  verdict: Exclude<Verdict, 'skipped'>;
+  assertions: AssertionResult[];
+  /** Why the run could not be measured, when it could not. */
+  reason?: string;
+  loads: LoadSummary[];
+}
+
+export async function runScenario(scenario: Scenario, opts: RunScenarioOptions): Promise<ScenarioOutcome> {
+  const { provider, recorder, signal } = opts;
+  const progress = (phase: ScenarioProgress['phase'], message?: string) =>
+    opts.onProgress?.({ scenario: scenario.id, profile: scenario.profile, phase, ...(message ? { message } : {}) });
+
+  progress('deploying');
+  try {
+    await provider.deploy(scenario.topology, { signal, timeoutMs: opts.deployTimeoutMs ?? 30_000 });
+  } catch (error) {
+    signal.throwIfAborted();
+    return { verdict: 'inconclusive', assertions: [], reason: `deploy failed: ${message(error)}`, loads: [] };
+  }
+
+  // The scenario's own abort: the deadline, a failed step, or the caller's signal.
+  const run = new AbortController();
+  const onOuterAbort = () => run.abort(signal.reason);
+  signal.addEventListener('abort', onOuterAbort, { once: true });
+  const deadline = setTimeout(() => run.abort(new DeadlineExceeded(scenario.maxDurationMs)), scenario.maxDurationMs);
+
+  const monitor = startLoopMonitor(recorder, { intervalMs: 100 });
+  const loads: LoadHandle[] = [];
+  const loadTimers: NodeJS.Timeout[] = [];
+  const t0 = recorder.now();
+  let reason: string | undefined;
+
+  progress('running');
+  try {
+    for (const phase of scenario.loads) {
+      const start = () => {
+        const address = provider.serviceAddress(phase.spec.service);
+        recorder.event('load-start', { message: `load ${phase.id} started`, detail: { load: phase.id } });
+        loads.push(startHttpLoad(phase.id, phase.spec, address, recorder, { signal: run.signal }));
+      };
+      if (phase.startMs <= 0) start();
+      else loadTimers.push(setTimeout(start, phase.startMs));
+    }
+    const steps = runSteps(scenario.steps, provider, recorder, t0, run.signal, (m) => progress('running', m));
+    await Promise.all([steps, waitForEnd(scenario.end, provider, recorder, run.signal, scenario.maxDurationMs)]);
+    if (settleMs(scenario.end) > 0) {
+      progress('settling');
+      await sleep(settleMs(scenario.end), run.signal);
+    }
+  } catch (error) {
+    signal.throwIfAborted();
+    reason = error instanceof DeadlineExceeded ? error.message : `run stopped: ${message(error)}`;
+  } finally {
+    clearTimeout(deadline);
+    for (const timer of loadTimers) clearTimeout(timer);
+    signal.removeEventListener('abort', onOuterAbort);
+  }
+
+  const summaries = await Promise.all(loads.map((l) => l.stop()));
+  for (const s of summaries) recorder.event('load-stop', { message: `load ${s.load} stopped`, detail: { load: s.load } });
+  monitor.stop();
+  signal.throwIfAborted();
+
+  progress('evaluating');
+  joinRequestsToConnections(recorder.timeline);
+  const assertions = [
+    ...evaluate(scenario.expectations, recorder.timeline),
+    loadHeld(summaries),
+    harnessResponsive(recorder.timeline),
+  ];
+  let verdict = combineVerdicts(assertions);
+  // A run that did not reach its end is never a pass, whatever was measured before it stopped.
+  if (reason !== undefined && verdict === 'pass') verdict = 'inconclusive';
+  return { verdict, assertions, ...(reason !== undefined ? { reason } : {}), loads: summaries };
+}
+
+class DeadlineExceeded extends Error {
+  constructor(ms: number) {
+    super(`scenario did not finish within its bound of ${(ms / 1000).toFixed(1)} s`);
+  }
+}
+
+function settleMs(end: EndCondition): number {
+  return 'settleMs' in end ? end.settleMs : 0;
+}
+
+async function runSteps(
+  steps: ChaosStep[],
+  provider: Provider,
+  recorder: Recorder,
+  t0: number,
+  signal: AbortSignal,
+  report: (message: string) => void,
+): Promise<void> {
+  const done = new Map<string, Promise<void>>();
+  const runOne = async (step: ChaosStep): Promise<void> => {
+    const when = step.when;
+    if ('atMs' in when) {
+      await sleep(Math.max(0, t0 + when.atMs - recorder.now()), signal);
+    } else if ('afterStep' in when) {
+      const before = done.get(when.afterStep);
+      if (!before) throw new Error(`step ${step.id} waits for unknown step ${when.afterStep}`);
+      await before;
+      await sleep(when.delayMs, signal);
+    } else {
+      await recorder.waitFor(
+        (e) => e.t >= t0 && e.kind === when.onEvent && (when.workload === undefined || e.workload === when.workload),
+        { timeoutMs: 10 * 60_000, signal, what: `${when.onEvent} before step ${step.id}` },
+      );
+      await sleep(when.delayMs, signal);
+    }
+    report(`step ${step.id}: ${step.action.kind}`);
+    await runChaosAction(provider, recorder, step.id, step.action);
+  };
+  // Steps are declared in dependency order, so a step's predecessor is already in the map.
+  for (const step of steps) done.set(step.id, runOne(step));
+  await Promise.all(done.values());
+}
+
+/** The pod a chaos step acted on, once the step has run. */
+async function podOfStep(ref: PodRef, recorder: Recorder, signal: AbortSignal, timeoutMs: number): Promise<string> {
+  if (!('step' in ref)) throw new Error('an end condition must name the pod by its step');
+  const event = await recorder.waitFor((e) => e.kind === 'chaos' && e.detail?.['step'] === ref.step && e.pod !== undefined, {
+    timeoutMs,
+    signal,
+    what: `chaos step ${ref.step}`,
+  });
+  return event.pod as string;
+}
+
+async function waitForEnd(end: EndCondition, provider: Provider, recorder: Recorder, signal: AbortSignal, timeoutMs: number) {
+  if ('podGone' in end) {
+    const pod = await podOfStep(end.podGone, recorder, signal, timeoutMs);
+    await provider.waitForPodGone(pod, { timeoutMs, signal });
+  } else if ('rolloutComplete' in end) {
+    await recorder.waitFor((e) => e.kind === 'rollout-start' && e.workload === end.rolloutComplete, {
+      timeoutMs,
+      signal,
+      what: `rollout of ${end.rolloutComplete} to start`,
+    });
+    await provider.waitForRollout(end.rolloutComplete, { timeoutMs, signal });
+  } else {
+    await sleep(end.afterMs, signal);
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Waits `ms`, rejecting as soon as `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return delay(ms, undefined, { signal });
+}

@@ -1,0 +1,48 @@
+import { backendTopology, BACKEND, inFlightLoad } from './backend-topology.ts';
+import { defineScenario } from './definition.ts';
+
+export default defineScenario({
+  id: 'backend-rollout-http',
+  description:
+    'Rollout restart of three backends (maxSurge 1, maxUnavailable 0) under keep-alive HTTP load. No request may fail, no old pod may be SIGKILLed, and the rollout must finish within its bound.',
+  features: ['http', 'http-keepalive', 'backend', 'rollout'],
+  seeds: ['004'],
+  role: 'backend',
+  defaults: {
+    replicas: 3,
+    preStopSeconds: 1,
+    graceSeconds: 5,
+    programmingDelayMs: 200,
+    connections: 12,
+    requestMs: 100,
+    restartAtMs: 1000,
+    rolloutMaxMs: 20_000,
+    settleMs: 500,
+  },
+  nightly: { preStopSeconds: 15, graceSeconds: 60, programmingDelayMs: 5000, connections: 100, restartAtMs: 10_000, rolloutMaxMs: 300_000, settleMs: 5000 },
+  optionDocs: {
+    replicas: 'backend replicas',
+    preStopSeconds: 'preStop sleep of the backend pods',
+    graceSeconds: 'terminationGracePeriodSeconds',
+    programmingDelayMs: 'delay before the Service load balancer applies an endpoint change',
+    connections: 'concurrent keep-alive connections of the load',
+    requestMs: 'server time of each request (/delay?ms=)',
+    restartAtMs: 'when the rollout restart is issued, after load starts',
+    rolloutMaxMs: 'bound on the rollout, from restart to the last old pod gone',
+    settleMs: 'load kept running after the rollout completes',
+  },
+  build: (profile, o) => ({
+    id: 'backend-rollout-http',
+    profile: profile.name,
+    topology: backendTopology(profile, { ...o, maxSurge: 1, maxUnavailable: 0 }),
+    loads: [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }],
+    steps: [{ id: 'restart', when: { atMs: o.restartAtMs }, action: { kind: 'rollout-restart', workload: BACKEND } }],
+    end: { rolloutComplete: BACKEND, settleMs: o.settleMs },
+    maxDurationMs: o.restartAtMs + o.rolloutMaxMs + o.graceSeconds * 1000 + o.settleMs + 10_000,
+    expectations: [
+      { assert: 'noFailedRequests' },
+      { assert: 'notKilled', pod: { workload: BACKEND } },
+      { assert: 'rolloutCompletesWithin', workload: BACKEND, maxMs: o.rolloutMaxMs },
+    ],
+  }),
+});

@@ -1,0 +1,65 @@
+// The topology every backend scenario shares: one Deployment of backends supplied by the profile,
+// behind one Service, reached by the harness through the Service's load balancer.
+
+import type { Topology, Workload } from '../model/workload.ts';
+import type { Profile } from '../profiles/profile.ts';
+import { ProfileCannotPlay } from './definition.ts';
+
+export const BACKEND = 'backend';
+export const BACKEND_PORT = 8080;
+
+export interface BackendTopologyOptions {
+  replicas: number;
+  /** 0 means no preStop hook. */
+  preStopSeconds: number;
+  graceSeconds: number;
+  programmingDelayMs: number;
+  maxSurge?: number;
+  maxUnavailable?: number;
+}
+
+export function backendTopology(profile: Profile, o: BackendTopologyOptions): Topology {
+  if (!profile.backend) throw new ProfileCannotPlay(`profile ${profile.name} provides no backend`);
+  const plan = profile.backend({ port: BACKEND_PORT });
+  const preStop = plan.preStop ?? (o.preStopSeconds > 0 ? { sleep: { seconds: o.preStopSeconds } } : undefined);
+  const workload: Workload = {
+    name: BACKEND,
+    replicas: o.replicas,
+    command: plan.command,
+    env: plan.env,
+    ports: [{ name: 'http', containerPort: BACKEND_PORT, protocol: 'TCP' }],
+    readinessProbe: plan.readinessProbe,
+    ...(preStop ? { preStop } : {}),
+    terminationGracePeriodSeconds: o.graceSeconds,
+    strategy: { maxSurge: o.maxSurge ?? 1, maxUnavailable: o.maxUnavailable ?? 0 },
+    labels: { 'zerodrop.dev/profile': profile.name },
+  };
+  return {
+    workloads: [workload],
+    services: [
+      {
+        name: BACKEND,
+        selector: BACKEND,
+        // Unprivileged: the Service uses the container port too, not 80.
+        ports: [{ name: 'http', port: BACKEND_PORT, targetPort: BACKEND_PORT, protocol: 'TCP' }],
+        programmingDelayMs: o.programmingDelayMs,
+      },
+    ],
+  };
+}
+
+/**
+ * Keep-alive load where every connection nearly always has a request in flight: a pod that drops
+ * in-flight work at SIGTERM or SIGKILL cannot get lucky and miss it.
+ */
+export function inFlightLoad(o: { connections: number; requestMs: number }) {
+  return {
+    kind: 'http' as const,
+    service: BACKEND,
+    path: `/delay?ms=${o.requestMs}`,
+    keepAlive: true,
+    mode: 'closed' as const,
+    connections: o.connections,
+    timeoutMs: o.requestMs + 5_000,
+  };
+}

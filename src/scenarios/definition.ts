@@ -1,0 +1,42 @@
+// A scenario definition reads like a Gateway API conformance test: a ShortName (`id`), a Description,
+// the Features it exercises, the seeds it comes from, its options with short defaults (for `npm test`)
+// and realistic values (`nightly`), and a `build` that returns the Scenario the runner carries out.
+
+import type { Scenario } from '../model/scenario.ts';
+import type { Profile } from '../profiles/profile.ts';
+
+export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle';
+
+/** Seed discussions in ../shared/seeds, by their number. */
+export type Seed = '000' | '001' | '002' | '003' | '004';
+
+export type OptionValues = Record<string, number>;
+
+export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
+  id: string;
+  description: string;
+  features: Feature[];
+  seeds: Seed[];
+  /** Which part of the system the profile supplies. */
+  role: 'backend';
+  /**
+   * A control proves the harness can see a broken drain: it is expected to fail on every profile, so
+   * it runs only when selected by id.
+   */
+  control?: boolean;
+  /** Short values, so that the whole local catalog runs in minutes. */
+  defaults: O;
+  /** Realistic values for nightly runs (`--nightly`). */
+  nightly: Partial<O>;
+  /** One line per option, shown by `zerodrop list`. */
+  optionDocs: { [K in keyof O]: string };
+  build(profile: Profile, options: O): Scenario;
+}
+
+/** Erases the option type so definitions with different options share one catalog array. */
+export function defineScenario<O extends OptionValues>(def: ScenarioDefinition<O>): ScenarioDefinition {
+  return def as unknown as ScenarioDefinition;
+}
+
+/** Thrown by `build` when the profile cannot play the role the scenario needs. */
+export class ProfileCannotPlay extends Error {}

@@ -1,0 +1,41 @@
+import { backendTopology, BACKEND, inFlightLoad } from './backend-topology.ts';
+import { defineScenario } from './definition.ts';
+
+export default defineScenario({
+  id: 'force-delete',
+  description:
+    'Control: a backend is deleted with grace period 0 under load, so it is killed with requests in flight. The harness must report this as failing, naming the phase of each failure; a pass here means the harness is blind.',
+  features: ['http', 'http-keepalive', 'backend'],
+  seeds: ['000', '001', '002', '003', '004'],
+  role: 'backend',
+  control: true,
+  defaults: {
+    replicas: 3,
+    programmingDelayMs: 200,
+    connections: 12,
+    requestMs: 100,
+    deleteAtMs: 1000,
+    settleMs: 500,
+  },
+  nightly: {},
+  optionDocs: {
+    replicas: 'backend replicas',
+    programmingDelayMs: 'delay before the Service load balancer applies an endpoint change',
+    connections: 'concurrent keep-alive connections of the load',
+    requestMs: 'server time of each request (/delay?ms=)',
+    deleteAtMs: 'when the pod is force deleted, after load starts',
+    settleMs: 'load kept running after the pod is gone',
+  },
+  build: (profile, o) => ({
+    id: 'force-delete',
+    profile: profile.name,
+    topology: backendTopology(profile, { ...o, preStopSeconds: 1, graceSeconds: 5 }),
+    loads: [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }],
+    steps: [
+      { id: 'delete', when: { atMs: o.deleteAtMs }, action: { kind: 'delete-pod', workload: BACKEND, pick: 'oldest', gracePeriodSeconds: 0 } },
+    ],
+    end: { podGone: { step: 'delete' }, settleMs: o.settleMs },
+    maxDurationMs: o.deleteAtMs + o.settleMs + 15_000,
+    expectations: [{ assert: 'noFailedRequests' }, { assert: 'notKilled', pod: { step: 'delete' } }],
+  }),
+});

@@ -1,0 +1,111 @@
+// The command line as a user runs it: a real `zerodrop` process, its exit codes and its files.
+
+import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { leftoverProcesses, listeningSockets } from './helpers/leftovers.ts';
+
+const run = promisify(execFile);
+const CLI = ['src/cli/main.ts'];
+
+async function zerodrop(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, timeout: 90_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const dirs: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'zerodrop-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe('zerodrop run', () => {
+  it('exits 0 and writes a passing results.json for backend-delete-http', async () => {
+    const dir = await tempDir();
+    const r = await zerodrop(['run', '--scenario', 'backend-delete-http', '--report-dir', dir]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/PASS backend-delete-http \[reference\]/);
+    const results = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8'));
+    expect(results.tool.name).toBe('zerodrop');
+    expect(results.provider).toBe('local');
+    const [scenario] = results.scenarios;
+    expect(scenario).toMatchObject({ id: 'backend-delete-http', profile: 'reference', verdict: 'pass' });
+    expect(scenario.assertions.map((a: { name: string }) => a.name)).toContain('noFailedRequests');
+    expect(scenario.counts.requests).toBeGreaterThan(0);
+  });
+
+  it('exits 1 against mutant-exit-on-sigterm and says which assertion failed', async () => {
+    const dir = await tempDir();
+    const r = await zerodrop(['run', '--scenario', 'backend-delete-http', '--profile', 'mutant-exit-on-sigterm', '--report-dir', dir]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/FAIL backend-delete-http \[mutant-exit-on-sigterm\]/);
+    expect(r.stdout).toMatch(/fail: noFailedRequests: /);
+  });
+
+  it.each([
+    [['run', '--scenario', 'no-such-scenario'], /--scenario no-such-scenario: unknown scenario; known: backend-delete-http/],
+    [['run', '--profile', 'nginx-typo'], /--profile nginx-typo: unknown profile/],
+    [['run', '--provider', 'minikube'], /--provider minikube: unknown provider/],
+    [['run', '--set', 'graceSeconds'], /--set graceSeconds: expected key=value/],
+    [['run', '--set', 'graceSeconds=soon'], /--set graceSeconds=soon: must be a non-negative number/],
+    [['run', '--scenario', 'backend-idle-exit', '--set', 'connections=5'], /--set connections: no selected scenario has this option/],
+    [['run', '--bogus'], /Unknown option '--bogus'/],
+    [['launch'], /unknown command "launch"/],
+  ])('rejects %j with exit code 2, naming the problem, before starting anything', async (args, message) => {
+    const dir = await tempDir();
+    const r = await zerodrop([...args, '--report-dir', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('leaves no process and no listening socket behind when interrupted with Ctrl-C mid-run', async () => {
+    const mark = randomUUID();
+    const before = await listeningSockets();
+    const child = spawn(process.execPath, [...CLI, 'run', '--scenario', 'backend-delete-http', '--report-dir', await tempDir()], {
+      env: { ...process.env, ZERODROP_TEST_MARK: mark },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const running = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('step delete')) resolve();
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await running;
+    expect((await leftoverProcesses(mark)).length).toBeGreaterThan(0); // pods are really running
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(await leftoverProcesses(mark)).toEqual([]);
+    const after = await listeningSockets();
+    expect(after.filter((s) => !before.includes(s))).toEqual([]);
+  });
+});
+
+describe('zerodrop list', () => {
+  it('prints the catalog with seeds and the profiles', async () => {
+    const r = await zerodrop(['list']);
+    expect(r.code).toBe(0);
+    for (const id of ['backend-delete-http', 'backend-rollout-http', 'backend-sigterm-keeps-accepting', 'backend-idle-exit', 'backend-long-request', 'force-delete']) {
+      expect(r.stdout).toContain(id);
+    }
+    for (const profile of ['reference', 'mutant-exit-on-sigterm', 'mutant-refuse-after-sigterm', 'mutant-hang-until-killed']) {
+      expect(r.stdout).toContain(profile);
+    }
+  });
+});

@@ -1,0 +1,43 @@
+// Runs one scenario x profile through the same path as `zerodrop run`, for the suites.
+
+import { expect } from 'vitest';
+import { findProfile } from '../../src/profiles/index.ts';
+import type { ScenarioResult } from '../../src/report/results.ts';
+import { runMatrix } from '../../src/runner/run-matrix.ts';
+import { findScenario } from '../../src/scenarios/index.ts';
+import type { OptionValues } from '../../src/scenarios/definition.ts';
+
+export async function runCase(scenarioId: string, profileName: string, overrides: OptionValues = {}): Promise<ScenarioResult> {
+  const scenario = findScenario(scenarioId);
+  const profile = findProfile(profileName);
+  if (!scenario || !profile) throw new Error(`unknown ${scenario ? 'profile' : 'scenario'}`);
+  const run = await runMatrix({
+    provider: 'local',
+    scenarios: [scenario],
+    profiles: [profile],
+    overrides,
+    nightly: false,
+    signal: AbortSignal.timeout(110_000),
+  });
+  const [result] = run.scenarios;
+  if (!result) throw new Error('no result');
+  return result;
+}
+
+/** Explains a result in the test output when an expectation about it does not hold. */
+export function describeResult(r: Pick<ScenarioResult, 'id' | 'profile' | 'verdict' | 'reason' | 'assertions'>): string {
+  const lines = [`${r.id} [${r.profile}] ${r.verdict}${r.reason ? ` (${r.reason})` : ''}`];
+  for (const a of r.assertions) lines.push(`  ${a.verdict} ${a.name}: ${a.message}`);
+  return lines.join('\n');
+}
+
+export function expectPass(r: ScenarioResult): void {
+  expect(r.verdict, describeResult(r)).toBe('pass');
+}
+
+/** The scenario failed, and each named assertion is among the failed ones. */
+export function expectFailedBy(r: ScenarioResult, ...names: string[]): void {
+  expect(r.verdict, describeResult(r)).toBe('fail');
+  const failed = r.assertions.filter((a) => a.verdict === 'fail').map((a) => a.name);
+  for (const name of names) expect(failed, describeResult(r)).toContain(name);
+}

@@ -22,6 +22,33 @@ export interface BackendPlan {
   preStop?: PreStop;
 }
 
+/** What a scenario tells a profile about the gateway it needs. */
+export interface GatewayRequest {
+  /** What the gateway carries from clients to backends. */
+  protocol: 'http' | 'h2c' | 'udp' | 'turn';
+  /** Container port the gateway listens on for clients. */
+  port: number;
+  /**
+   * The backend Service it forwards to. The pod finds its address the Kubernetes way, in the
+   * variables `<NAME>_SERVICE_HOST` and `<NAME>_SERVICE_PORT` (upper case, '-' as '_').
+   */
+  backendService: string;
+  backendPort: number;
+}
+
+/** The parts of a gateway Workload a profile decides. */
+export interface GatewayPlan extends BackendPlan {
+  /** Overrides the scenario's grace period when the system's drain needs its own (e.g. Envoy Gateway's 900 s). */
+  terminationGracePeriodSeconds?: number;
+  /** The image's STOPSIGNAL, when it is not SIGTERM (nginx's graceful stop is SIGQUIT). */
+  stopSignal?: NodeJS.Signals;
+  /**
+   * The drain the system promises, after Envoy Gateway's shutdown manager: it exits no earlier than
+   * `minDrainSeconds` after the delete and no later than `drainTimeoutSeconds`.
+   */
+  drain?: { minDrainSeconds: number; drainTimeoutSeconds: number };
+}
+
 export interface Requirement {
   binary: string;
   /** The command that installs it, shown when the profile is skipped. */
@@ -35,4 +62,9 @@ export interface Profile {
   description: string;
   requires: Requirement[];
   backend?: (request: BackendRequest) => BackendPlan;
+  /** Throws ProfileCannotPlay for a protocol it does not carry. */
+  gateway?: (request: GatewayRequest) => GatewayPlan;
 }
+
+/** Thrown when a profile cannot play the role or protocol a scenario needs: the scenario is skipped. */
+export class ProfileCannotPlay extends Error {}

@@ -2,12 +2,12 @@
 // provider that is torn down (`await using`) however the scenario ends: pass, fail, error or Ctrl-C.
 
 import { randomBytes } from 'node:crypto';
-import type { Profile } from '../profiles/profile.ts';
+import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
 import { missingRequirement } from '../profiles/requirements.ts';
 import { LocalProvider } from '../providers/local/local-provider.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { countsOf, type RunResult, type ScenarioResult } from '../report/results.ts';
-import { ProfileCannotPlay, type OptionValues, type ScenarioDefinition } from '../scenarios/definition.ts';
+import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
 import { repoRoot } from './paths.ts';
 import { runScenario, type ScenarioProgress } from './run-scenario.ts';
 

@@ -2,8 +2,7 @@
 // behind one Service, reached by the harness through the Service's load balancer.
 
 import type { Topology, Workload } from '../model/workload.ts';
-import type { Profile } from '../profiles/profile.ts';
-import { ProfileCannotPlay } from './definition.ts';
+import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
 
 export const BACKEND = 'backend';
 export const BACKEND_PORT = 8080;

@@ -17,8 +17,8 @@ export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
   description: string;
   features: Feature[];
   seeds: Seed[];
-  /** Which part of the system the profile supplies. */
-  role: 'backend';
+  /** Which part of the system the profile supplies: the backends, or the gateway in front of them. */
+  role: 'backend' | 'gateway';
   /**
    * A control proves the harness can see a broken drain: it is expected to fail on every profile, so
    * it runs only when selected by id.
@@ -37,6 +37,3 @@ export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
 export function defineScenario<O extends OptionValues>(def: ScenarioDefinition<O>): ScenarioDefinition {
   return def as unknown as ScenarioDefinition;
 }
-
-/** Thrown by `build` when the profile cannot play the role the scenario needs. */
-export class ProfileCannotPlay extends Error {}

@@ -21,6 +21,7 @@ import { ServiceBalancer, type BalancerFault } from './balancer.ts';
 import { DeploymentController } from './deployment.ts';
 import { EndpointStore } from './endpoints.ts';
 import { LocalPod } from './pod.ts';
+import { serviceEnv } from './processes.ts';
 
 export interface LocalProviderOptions {
   recorder: Recorder;
@@ -243,6 +244,12 @@ export class LocalProvider implements Provider {
       recorder: this.recorder,
       runId: this.runId,
       cwd: this.cwd,
+      serviceEnv: serviceEnv(
+        [...this.services.values()].map(({ service }) => {
+          const { host } = this.serviceAddress(service.name);
+          return { name: service.name, host, ports: service.ports.map((p) => ({ name: p.name, port: this.serviceAddress(service.name, p.name).port })) };
+        }),
+      ),
       hooks: {
         endpoints: (p) => {
           for (const state of this.services.values()) if (state.service.selector === p.workload.name) state.store.sync(p);

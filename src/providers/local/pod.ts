@@ -68,6 +68,8 @@ export interface PodOptions {
   generation: number;
   recorder: Recorder;
   runId: string;
+  /** Kubernetes-style `<SERVICE>_SERVICE_HOST/PORT` variables for the Services that exist. */
+  serviceEnv?: Record<string, string>;
   cwd: string;
   hooks: PodHooks;
 }
@@ -125,7 +127,7 @@ export class LocalPod {
     this.recorder = opts.recorder;
     this.cwd = opts.cwd;
     this.hooks = opts.hooks;
-    this.env = containerEnv(opts.workload, { name: opts.name, ip: opts.ip }, opts.runId);
+    this.env = containerEnv(opts.workload, { name: opts.name, ip: opts.ip }, opts.runId, opts.serviceEnv);
     this.createdAt = this.recorder.now();
     this.exitedPromise = new Promise((resolve) => (this.resolveExited = resolve));
   }

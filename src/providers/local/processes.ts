@@ -36,13 +36,33 @@ export function portEnvName(portName: string): string {
  * workload's `env`, and what the downward API would give a pod (POD_NAME, POD_IP, POD_NAMESPACE,
  * https://kubernetes.io/docs/concepts/workloads/pods/downward-api/), plus its ports by name.
  */
+/**
+ * The variables the kubelet gives every container for each Service that exists when the pod starts
+ * (https://kubernetes.io/docs/concepts/services-networking/service/#environment-variables):
+ * `<NAME>_SERVICE_HOST`, `<NAME>_SERVICE_PORT` and `<NAME>_SERVICE_PORT_<PORT NAME>`. Gateways
+ * find their backend Service this way, locally and in a cluster alike.
+ */
+export function serviceEnv(services: readonly { name: string; host: string; ports: { name: string; port: number }[] }[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const service of services) {
+    const prefix = service.name.toUpperCase().replace(/-/g, '_');
+    env[`${prefix}_SERVICE_HOST`] = service.host;
+    const [first] = service.ports;
+    if (first) env[`${prefix}_SERVICE_PORT`] = String(first.port);
+    for (const port of service.ports) env[`${prefix}_SERVICE_PORT_${port.name.toUpperCase().replace(/-/g, '_')}`] = String(port.port);
+  }
+  return env;
+}
+
 export function containerEnv(
   workload: Workload,
   pod: { name: string; ip: string },
   runId: string,
+  serviceEnv: Record<string, string> = {},
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...serviceEnv,
     ...workload.env,
     POD_NAME: pod.name,
     POD_IP: pod.ip,

@@ -1,4 +1,4 @@
-import { backendTopology, BACKEND, inFlightLoad } from './backend-topology.ts';
+import { backendOptionDocs, backendTopology, BACKEND, inFlightLoad, pick } from './backend-topology.ts';
 import { defineScenario } from './definition.ts';
 
 export default defineScenario({
@@ -20,14 +20,8 @@ export default defineScenario({
   },
   nightly: { preStopSeconds: 15, graceSeconds: 60, programmingDelayMs: 5000, connections: 100, deleteAtMs: 10_000, settleMs: 5000 },
   optionDocs: {
-    replicas: 'backend replicas',
-    preStopSeconds: 'preStop sleep of the backend pods',
-    graceSeconds: 'terminationGracePeriodSeconds',
-    programmingDelayMs: 'delay before the Service load balancer applies an endpoint change',
-    connections: 'concurrent keep-alive connections of the load',
-    requestMs: 'server time of each request (/delay?ms=)',
+    ...pick(backendOptionDocs, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'connections', 'requestMs', 'settleMs']),
     deleteAtMs: 'when the pod is deleted, after load starts',
-    settleMs: 'load kept running after the pod is gone',
   },
   build: (profile, o) => ({
     id: 'backend-delete-http',

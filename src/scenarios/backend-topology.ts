@@ -15,18 +15,21 @@ export interface BackendTopologyOptions {
   programmingDelayMs: number;
   maxSurge?: number;
   maxUnavailable?: number;
+  /** What the backends serve (BackendRequest.protocol); HTTP when omitted. */
+  protocol?: 'http' | 'tcp-stream';
 }
 
 export function backendTopology(profile: Profile, o: BackendTopologyOptions): Topology {
   if (!profile.backend) throw new ProfileCannotPlay(`profile ${profile.name} provides no backend`);
-  const plan = profile.backend({ port: BACKEND_PORT });
+  const plan = profile.backend({ port: BACKEND_PORT, ...(o.protocol ? { protocol: o.protocol } : {}) });
+  const portName = o.protocol === 'tcp-stream' ? 'stream' : 'http';
   const preStop = plan.preStop ?? (o.preStopSeconds > 0 ? { sleep: { seconds: o.preStopSeconds } } : undefined);
   const workload: Workload = {
     name: BACKEND,
     replicas: o.replicas,
     command: plan.command,
     env: plan.env,
-    ports: [{ name: 'http', containerPort: BACKEND_PORT, protocol: 'TCP' }],
+    ports: [{ name: portName, containerPort: BACKEND_PORT, protocol: 'TCP' }],
     readinessProbe: plan.readinessProbe,
     ...(preStop ? { preStop } : {}),
     terminationGracePeriodSeconds: o.graceSeconds,
@@ -40,7 +43,7 @@ export function backendTopology(profile: Profile, o: BackendTopologyOptions): To
         name: BACKEND,
         selector: BACKEND,
         // Unprivileged: the Service uses the container port too, not 80.
-        ports: [{ name: 'http', port: BACKEND_PORT, targetPort: BACKEND_PORT, protocol: 'TCP' }],
+        ports: [{ name: portName, port: BACKEND_PORT, targetPort: BACKEND_PORT, protocol: 'TCP' }],
         programmingDelayMs: o.programmingDelayMs,
       },
     ],
@@ -61,4 +64,19 @@ export function inFlightLoad(o: { connections: number; requestMs: number }) {
     connections: o.connections,
     timeoutMs: o.requestMs + 5_000,
   };
+}
+
+/** What the options shared by the backend scenarios mean, for `zerodrop list`. */
+export const backendOptionDocs = {
+  replicas: 'backend replicas',
+  preStopSeconds: 'preStop sleep of the backend pods',
+  graceSeconds: 'terminationGracePeriodSeconds',
+  programmingDelayMs: 'delay before the Service load balancer applies an endpoint change',
+  connections: 'concurrent keep-alive connections of the load',
+  requestMs: 'server time of each request (/delay?ms=)',
+  settleMs: 'load kept running after the last pod is gone',
+} as const;
+
+export function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
 }

@@ -1,4 +1,4 @@
-import { backendTopology, BACKEND, inFlightLoad } from './backend-topology.ts';
+import { backendOptionDocs, backendTopology, BACKEND, inFlightLoad, pick } from './backend-topology.ts';
 import { defineScenario } from './definition.ts';
 
 export default defineScenario({
@@ -19,12 +19,8 @@ export default defineScenario({
   },
   nightly: {},
   optionDocs: {
-    replicas: 'backend replicas',
-    programmingDelayMs: 'delay before the Service load balancer applies an endpoint change',
-    connections: 'concurrent keep-alive connections of the load',
-    requestMs: 'server time of each request (/delay?ms=)',
+    ...pick(backendOptionDocs, ['replicas', 'programmingDelayMs', 'connections', 'requestMs', 'settleMs']),
     deleteAtMs: 'when the pod is force deleted, after load starts',
-    settleMs: 'load kept running after the pod is gone',
   },
   build: (profile, o) => ({
     id: 'force-delete',

@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     reporters: ['default', './suites/plain-summary-reporter.ts'],
+    // Every scenario result the suites produce also goes into one zerodrop report: reports/vitest/.
+    globalSetup: ['./suites/global-setup.ts'],
   },
 });

@@ -8,24 +8,36 @@ import type { Timeline } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
 import { joinRequestsToConnections } from '../observe/join.ts';
 import { acceptsNewConnectionsAfterSigterm } from './accepts-new-connections-after-sigterm.ts';
+import { allocationsKeepRelaying } from './allocations-keep-relaying.ts';
 import type { AssertContext } from './common.ts';
 import { completesInFlight } from './completes-in-flight.ts';
+import { drainTiming } from './drain-timing.ts';
 import { exitsPromptlyWhenIdle } from './exits-promptly-when-idle.ts';
+import { http2Goaway } from './http2-goaway.ts';
 import { noFailedRequests } from './no-failed-requests.ts';
+import { newAllocationsSucceed } from './new-allocations-succeed.ts';
+import { noLostPackets } from './no-lost-packets.ts';
 import { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
 import { notKilled } from './not-killed.ts';
 import { podExitWithin } from './pod-exit-within.ts';
 import { rolloutCompletesWithin } from './rollout-completes-within.ts';
+import { streamsIntact } from './streams-intact.ts';
 
 export { acceptsNewConnectionsAfterSigterm } from './accepts-new-connections-after-sigterm.ts';
+export { allocationsKeepRelaying } from './allocations-keep-relaying.ts';
+export { newAllocationsSucceed } from './new-allocations-succeed.ts';
 export { resolvePods, type AssertContext } from './common.ts';
 export { completesInFlight } from './completes-in-flight.ts';
+export { drainTiming } from './drain-timing.ts';
+export { http2Goaway } from './http2-goaway.ts';
 export { exitsPromptlyWhenIdle } from './exits-promptly-when-idle.ts';
 export { noFailedRequests } from './no-failed-requests.ts';
+export { noLostPackets, packetPhase, servingPod, type PacketPhase } from './no-lost-packets.ts';
 export { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
 export { notKilled } from './not-killed.ts';
 export { podExitWithin } from './pod-exit-within.ts';
 export { rolloutCompletesWithin } from './rollout-completes-within.ts';
+export { streamsIntact } from './streams-intact.ts';
 export { harnessResponsive, loadHeld, type LoadSummary } from './validity.ts';
 
 export function assertOne(expectation: Expectation, ctx: AssertContext): AssertionResult {
@@ -46,6 +58,18 @@ export function assertOne(expectation: Expectation, ctx: AssertContext): Asserti
       return notKilled(expectation, ctx);
     case 'rolloutCompletesWithin':
       return rolloutCompletesWithin(expectation, ctx);
+    case 'noLostPackets':
+      return noLostPackets(expectation, ctx);
+    case 'drainTiming':
+      return drainTiming(expectation, ctx);
+    case 'http2Goaway':
+      return http2Goaway(expectation, ctx);
+    case 'streamsIntact':
+      return streamsIntact(expectation, ctx);
+    case 'allocationsKeepRelaying':
+      return allocationsKeepRelaying(expectation, ctx);
+    case 'newAllocationsSucceed':
+      return newAllocationsSucceed(expectation, ctx);
     default: {
       const unknown: never = expectation;
       throw new Error(`unknown assertion ${JSON.stringify(unknown)}`);

@@ -3,20 +3,28 @@
 
 import { parseArgs } from 'node:util';
 import { findProfile, profiles } from '../profiles/index.ts';
+import type { ProviderName, ProviderSettings } from '../providers/index.ts';
 import type { Profile } from '../profiles/profile.ts';
 import { catalog, findScenario } from '../scenarios/index.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
 import { UsageError } from './usage-error.ts';
+import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
 
 export const PROVIDERS = ['local', 'kind', 'k3s', 'cluster'] as const;
 
 export interface RunArgs {
-  provider: 'local';
+  provider: ProviderName;
+  /** Where the cluster comes from, for kind, k3s and cluster (--kubeconfig, --context, --kube-version, --cluster-name). */
+  providerSettings: ProviderSettings;
   scenarios: ScenarioDefinition[];
   profiles: Profile[];
   overrides: OptionValues;
   nightly: boolean;
   reportDir: string;
+  /** Reports to write into reportDir (--reporter; default all). */
+  reporters: ReporterName[];
+  /** Open the HTML report at the end (--open). */
+  open: boolean;
 }
 
 export function parseRunArgs(argv: string[]): RunArgs {
@@ -33,6 +41,14 @@ export function parseRunArgs(argv: string[]): RunArgs {
         'report-dir': { type: 'string', default: 'reports' },
         set: { type: 'string', multiple: true },
         nightly: { type: 'boolean', default: false },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        'kube-version': { type: 'string' },
+        'cluster-name': { type: 'string' },
+        // Read before parsing (see config.ts); listed so that strict parsing accepts it.
+        config: { type: 'string' },
+        reporter: { type: 'string', multiple: true },
+        open: { type: 'boolean', default: false },
       },
     }));
   } catch (error) {
@@ -43,9 +59,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
   if (!(PROVIDERS as readonly string[]).includes(provider)) {
     throw new UsageError(`--provider ${provider}: unknown provider; use one of ${PROVIDERS.join(', ')}`);
   }
-  if (provider !== 'local') {
-    throw new UsageError(`--provider ${provider}: not available in this version yet; use --provider local`);
-  }
+  const providerSettings = providerSettingsOf(provider as ProviderName, values);
 
   const scenarios = (values.scenario ?? []).map((id) => {
     const def = findScenario(id);
@@ -63,8 +77,18 @@ export function parseRunArgs(argv: string[]): RunArgs {
   const reportDir = values['report-dir'];
   if (reportDir.trim() === '') throw new UsageError('--report-dir: must not be empty');
 
+  const reporters = (values.reporter ?? [...REPORTER_NAMES]).flatMap((r) => r.split(',')).map((name) => {
+    if (!(REPORTER_NAMES as readonly string[]).includes(name)) {
+      throw new UsageError(`--reporter ${name}: unknown reporter; use one or more of ${REPORTER_NAMES.join(', ')}`);
+    }
+    return name as ReporterName;
+  });
+
   return {
-    provider,
+    reporters: [...new Set(reporters)],
+    open: values.open,
+    provider: provider as ProviderName,
+    providerSettings,
     scenarios: selected,
     profiles: chosen,
     overrides: parseOverrides(values.set ?? [], selected),
@@ -91,4 +115,34 @@ function parseOverrides(sets: string[], selected: readonly ScenarioDefinition[])
     overrides[key] = value;
   }
   return overrides;
+}
+
+/** --kubeconfig/--context belong to --provider cluster, --kube-version to kind and k3s, --cluster-name to kind. */
+function providerSettingsOf(
+  name: ProviderName,
+  values: { kubeconfig?: string; context?: string; 'kube-version'?: string; 'cluster-name'?: string },
+): ProviderSettings {
+  const allowed: Record<ProviderName, string[]> = {
+    local: [],
+    kind: ['kube-version', 'cluster-name'],
+    k3s: ['kube-version'],
+    cluster: ['kubeconfig', 'context'],
+  };
+  for (const flag of ['kubeconfig', 'context', 'kube-version', 'cluster-name'] as const) {
+    if (values[flag] !== undefined && !allowed[name].includes(flag)) {
+      throw new UsageError(`--${flag}: not used by --provider ${name}`);
+    }
+    if (values[flag] !== undefined && values[flag].trim() === '') throw new UsageError(`--${flag}: must not be empty`);
+  }
+  const kubeVersion = values['kube-version'];
+  if (kubeVersion !== undefined && !/^v?\d+\.\d+(\.\d+)?$/.test(kubeVersion)) {
+    throw new UsageError(`--kube-version ${kubeVersion}: expected a Kubernetes version such as 1.36`);
+  }
+  return {
+    name,
+    ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
+    ...(values.context !== undefined ? { context: values.context } : {}),
+    ...(kubeVersion !== undefined ? { kubeVersion } : {}),
+    ...(values['cluster-name'] !== undefined ? { clusterName: values['cluster-name'] } : {}),
+  };
 }

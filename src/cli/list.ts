@@ -1,5 +1,6 @@
 import { profiles } from '../profiles/index.ts';
 import { catalog } from '../scenarios/index.ts';
+import { SEEDS } from '../scenarios/seeds.ts';
 
 export function listCatalog(out: (line: string) => void = console.log): void {
   out('Scenarios:');
@@ -8,6 +9,8 @@ export function listCatalog(out: (line: string) => void = console.log): void {
     out(`      ${s.description}`);
     out(`      options: ${Object.entries(s.defaults).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   }
+  out('\nSeeds (the discussions each scenario comes from):');
+  for (const [seed, { title, url }] of Object.entries(SEEDS)) out(`  ${seed}  ${title}\n       ${url}`);
   out('\nProfiles:');
   for (const p of profiles) out(`  ${p.name.padEnd(28)} ${p.kind.padEnd(10)} ${p.description}`);
 }

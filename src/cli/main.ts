@@ -2,49 +2,50 @@
 // The `zerodrop` command. Exit codes (DESIGN.md): 0 every selected scenario passed or was skipped,
 // 1 any failed or was inconclusive, 2 bad usage or configuration, 130 interrupted.
 
-import { resolve } from 'node:path';
-import { writeResults } from '../report/results.ts';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPORTER_NAMES, writeReports, type ReporterName } from '../report/reporters/index.ts';
+import { readResults, RESULTS_FILE } from '../report/results.ts';
 import { runMatrix } from '../runner/run-matrix.ts';
+import { missingPrerequisites, openSession } from '../providers/index.ts';
 import { parseRunArgs } from './args.ts';
 import { listCatalog } from './list.ts';
-import { printProgress, printResult, printSummary } from './progress.ts';
+import { configArgs, configFlag, loadConfig } from './config.ts';
+import { HELP } from './help.ts';
+import { openInBrowser } from './open.ts';
+import { printSummary, ProgressView, summaryTable } from './progress.ts';
 import { UsageError } from './usage-error.ts';
-
-const HELP = `zerodrop: prove that gateways and backends drain without dropping a request
-
-Usage:
-  zerodrop run [--provider local] [--profile P]... [--scenario ID]... [--report-dir DIR]
-               [--set option=value]... [--nightly]
-  zerodrop list
-  zerodrop help
-
-run options:
-  --provider    where pods run: local (default; real processes on loopback addresses)
-  --profile     system under test, repeatable (default: reference); see \`zerodrop list\`
-  --scenario    scenario id, repeatable (default: the whole catalog except controls)
-  --report-dir  where results.json goes (default: reports)
-  --set         override a scenario option, e.g. --set graceSeconds=30 (see \`zerodrop list\`)
-  --nightly     realistic durations instead of the short defaults
-
-Exit codes: 0 all passed or skipped, 1 a scenario failed or was inconclusive, 2 bad usage, 130 interrupted.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const commands = ['run', 'list', 'report'] as const;
+  const isCommand = (c: string | undefined): c is (typeof commands)[number] => (commands as readonly string[]).includes(c ?? '');
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    console.log(HELP);
+    const topic = rest[0];
+    if (topic !== undefined && !isCommand(topic)) throw new UsageError(`help ${topic}: unknown command; use run, list or report`);
+    console.log(HELP[topic ?? 'main']);
     return command === undefined ? 2 : 0;
   }
+  if (!isCommand(command)) throw new UsageError(`unknown command "${command}"; use run, list, report or help`);
   if (rest.includes('--help') || rest.includes('-h')) {
-    console.log(HELP);
+    console.log(HELP[command]);
     return 0;
   }
   if (command === 'list') {
+    if (rest.length > 0) throw new UsageError(`list: unexpected argument "${rest[0]}"`);
     listCatalog();
     return 0;
   }
-  if (command !== 'run') throw new UsageError(`unknown command "${command}"; use run, list or help`);
+  if (command === 'report') return report(rest);
 
-  const args = parseRunArgs(rest);
+  // The config file first, then the flags over it, field by field; both validated before anything starts.
+  const { config, file: configFile } = await loadConfig(configFlag(rest));
+  const args = parseRunArgs([...configArgs(config, rest), ...rest]);
+  // A cluster provider's prerequisites are checked before anything is created.
+  const missing = await missingPrerequisites(args.providerSettings);
+  if (missing.length > 0) {
+    throw new UsageError(`--provider ${args.provider} cannot run here:\n  ${missing.join('\n  ')}`);
+  }
   const controller = new AbortController();
   const interrupted = () => {
     if (controller.signal.aborted) return;
@@ -55,28 +56,88 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGTERM', interrupted);
 
   console.log(
-    `zerodrop: ${args.scenarios.length} scenario(s) x ${args.profiles.length} profile(s) on provider ${args.provider}`,
+    `zerodrop: ${args.scenarios.length} scenario(s) x ${args.profiles.length} profile(s) on provider ${args.provider}${configFile ? ` (config ${configFile})` : ''}`,
   );
+  using view = new ProgressView();
+  view.expect(args.scenarios.length * args.profiles.length);
   try {
+    await using session = await openSession(args.providerSettings, (line) => view.line(line));
     const run = await runMatrix({
       provider: args.provider,
+      session,
       scenarios: args.scenarios,
       profiles: args.profiles,
       overrides: args.overrides,
       nightly: args.nightly,
       signal: controller.signal,
-      onProgress: (p) => printProgress(p),
-      onResult: (r) => printResult(r),
+      onStart: (s) => view.started(s),
+      onProgress: (p) => view.progress(p),
+      onResult: (r) => view.result(r),
     });
+    view.stop();
+    if (config.implementation) run.implementation = config.implementation;
     const dir = resolve(args.reportDir);
-    await writeResults(dir, run);
+    const written = await writeReports(run, dir, args.reporters);
+    console.log('');
+    for (const line of summaryTable(run.scenarios, process.stdout.columns || 120)) console.log(line);
     printSummary(run.scenarios);
-    console.log(`results: ${dir}/results.json`);
+    printWritten(written);
+    if (args.open) await openReport(written.html);
     return run.scenarios.every((s) => s.verdict === 'pass' || s.verdict === 'skipped') ? 0 : 1;
   } catch (error) {
     if (controller.signal.aborted) return 130;
     throw error;
   }
+}
+
+function printWritten(written: Partial<Record<ReporterName, string>>): void {
+  const label: Record<ReporterName, string> = { json: 'results', html: 'report', junit: 'junit', conformance: 'conformance' };
+  for (const name of REPORTER_NAMES) {
+    const path = written[name];
+    if (path !== undefined) console.log(`${`${label[name]}:`.padEnd(13)}${path}`);
+  }
+}
+
+async function openReport(html: string | undefined): Promise<void> {
+  if (html === undefined) {
+    console.error('zerodrop: --open: no HTML report was written (add --reporter html)');
+    return;
+  }
+  const problem = await openInBrowser(html);
+  if (problem) console.error(`zerodrop: --open: ${problem}`);
+}
+
+/** `zerodrop report DIR`: re-renders the derived reports from DIR/results.json. */
+async function report(argv: string[]): Promise<number> {
+  let values;
+  let positionals;
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: { reporter: { type: 'string', multiple: true }, open: { type: 'boolean', default: false } },
+    }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}. See \`zerodrop report --help\`.`);
+  }
+  if (positionals.length !== 1) throw new UsageError('report: expects one directory, e.g. zerodrop report reports');
+  const derived = REPORTER_NAMES.filter((n) => n !== 'json');
+  const names = (values.reporter ?? derived).flatMap((r) => r.split(',')).map((name) => {
+    if (!(derived as readonly string[]).includes(name)) throw new UsageError(`--reporter ${name}: use one or more of ${derived.join(', ')}`);
+    return name as ReporterName;
+  });
+  const dir = resolve(positionals[0] as string);
+  let run;
+  try {
+    run = await readResults(dir);
+  } catch (error) {
+    throw new UsageError(`${join(dir, RESULTS_FILE)}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (error as Error).message}`);
+  }
+  const written = await writeReports(run, dir, [...new Set(names)]);
+  printWritten(written);
+  if (values.open) await openReport(written.html);
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -77,6 +77,23 @@ export const DEFAULT_MAX_REQUESTS = 1_000_000;
 export const DEFAULT_MAX_DURATION_MS = 60 * 60 * 1000;
 /** Header by which reference apps and gateway configs say which pod served a request. */
 export const POD_HEADER = 'x-zerodrop-pod';
+/**
+ * Header by which gateway configs say which gateway pod forwarded a request. When present, the
+ * request's `pod` is that gateway pod (the client-facing pod whose drain is under test) and the
+ * backend's x-zerodrop-pod goes to `backendPod`.
+ */
+export const GATEWAY_HEADER = 'x-zerodrop-gateway';
+
+/** Fills pod, gateway and backendPod of a record from the response's identifying headers. */
+export function attributeResponse(rec: Pick<RequestRecord, 'pod' | 'gateway' | 'backendPod'>, pod: string | undefined, gateway: string | undefined): void {
+  if (gateway !== undefined) {
+    rec.gateway = gateway;
+    rec.pod = gateway;
+    if (pod !== undefined) rec.backendPod = pod;
+  } else if (pod !== undefined) {
+    rec.pod = pod;
+  }
+}
 /** undici's own timers back up the generator's per-request timer, which should always fire first. */
 const UNDICI_TIMEOUT_SLACK_MS = 1_000;
 /** After the generator cancels a request, how long undici gets to hand it back before the worker moves on. */
@@ -391,6 +408,7 @@ class HttpLoad implements LoadHandle {
     let conn: Conn | undefined;
     let status: number | undefined;
     let pod: string | undefined;
+    let gateway: string | undefined;
     let newConnection = false;
     let localPort: number | undefined;
     let connectionStart: number | undefined;
@@ -412,7 +430,8 @@ class HttpLoad implements LoadHandle {
         path,
       };
       if (status !== undefined) rec.status = status;
-      if (pod !== undefined) rec.pod = pod;
+      attributeResponse(rec, pod, gateway);
+      rec.service = this.spec.service;
       if (localPort !== undefined) rec.localPort = localPort;
       if (connectionStart !== undefined) rec.connectionStart = connectionStart;
       if (error !== undefined) rec.error = error;
@@ -465,6 +484,8 @@ class HttpLoad implements LoadHandle {
         status = statusCode;
         const value = headers[POD_HEADER];
         pod = Array.isArray(value) ? value[0] : value;
+        const via = headers[GATEWAY_HEADER];
+        gateway = Array.isArray(via) ? via[0] : via;
       },
       onResponseData: () => {},
       onResponseEnd: () => {

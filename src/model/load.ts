@@ -29,4 +29,70 @@ export interface SingleRequestSpec {
   timeoutMs: number;
 }
 
-export type LoadSpec = HttpLoadSpec | SingleRequestSpec;
+/**
+ * HTTP/2 over cleartext with prior knowledge (h2c, RFC 9113 section 3.3): `sessions` pooled
+ * connections, each carrying up to `streamsPerSession` concurrent streams sent back to back, each
+ * stream slot at most `ratePerStream` per second. After GOAWAY a session takes no new stream and a
+ * fresh one replaces it, as a well-behaved client does; nothing is ever retried.
+ */
+export interface Http2LoadSpec {
+  kind: 'http2';
+  service: string;
+  path: string;
+  sessions: number;
+  streamsPerSession: number;
+  ratePerStream?: number;
+  timeoutMs: number;
+}
+
+/**
+ * Long-lived UDP flows (src/load/udp.ts): `flows` client sockets, each sending `ratePerFlow`
+ * sequence-numbered packets per second for `durationMs`, every one echoed back by the backend.
+ */
+export interface UdpLoadSpec {
+  kind: 'udp';
+  service: string;
+  /** ServicePort name; the Service's first port when omitted. */
+  port?: string;
+  flows: number;
+  ratePerFlow: number;
+  /** Each flow sends for this long and then stops by itself. */
+  durationMs: number;
+  /** Datagram size, at least the packet header (src/load/udp.ts). */
+  payloadBytes: number;
+  /** How long after its send a packet's echo may still arrive; later it counts as lost. */
+  replyTimeoutMs: number;
+}
+
+/**
+ * Long-lived TCP streams (src/load/tcp-stream.ts) to an echo service speaking the line protocol of
+ * fixtures/reference-stream-echo.mjs: `streams` connections, each sending sequence-numbered messages
+ * at `ratePerStream` per second and expecting each echoed. A stream whose outstanding message gets
+ * no echo for `stallMs` is a stall. With `reopen`, a stream the backend closed is replaced by a new
+ * one (a new connection, never a resend).
+ */
+export interface TcpStreamLoadSpec {
+  kind: 'tcp-stream';
+  service: string;
+  streams: number;
+  ratePerStream: number;
+  stallMs: number;
+  reopen: boolean;
+}
+
+/**
+ * Packet flows through a TURN server (src/load/turn/transport.ts): each flow is one allocation made
+ * through the `service` (the TURN gateway) with long-term credentials, one channel bound to the
+ * `peerService` address (the UDP echo backends), and the packets of src/load/udp.ts carried as
+ * ChannelData, with the same per-packet accounting as a `udp` load.
+ */
+export interface TurnLoadSpec extends Omit<UdpLoadSpec, 'kind'> {
+  kind: 'turn';
+  /** Service whose address is the TURN peer (the relay sends there). */
+  peerService: string;
+  peerPort?: string;
+  username: string;
+  password: string;
+}
+
+export type LoadSpec = HttpLoadSpec | SingleRequestSpec | Http2LoadSpec | UdpLoadSpec | TcpStreamLoadSpec | TurnLoadSpec;

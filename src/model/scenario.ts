@@ -41,9 +41,16 @@ export interface LoadPhase {
 export type EndCondition =
   | { podGone: PodRef; settleMs: number }
   | { rolloutComplete: string; settleMs: number }
+  /** Every pod of the workload is gone (after a scale to 0). */
+  | { workloadGone: string; settleMs: number }
   | { afterMs: number };
 
 export type Expectation =
+  /**
+   * Packet loads (seed 000): no packet of `load` lost while the pod serving its flow was alive;
+   * packets sent after that pod's process exited are counted separately.
+   */
+  | { assert: 'noLostPackets'; load?: string }
   | { assert: 'noFailedRequests'; load?: string }
   | { assert: 'podExitWithin'; pod: PodRef; from: 'delete' | 'sigterm'; minMs: number; maxMs: number }
   | { assert: 'exitsPromptlyWhenIdle'; pod: PodRef; withinMs: number }
@@ -51,7 +58,28 @@ export type Expectation =
   | { assert: 'noNewConnectionsAfterDeprogram'; pod: PodRef }
   | { assert: 'completesInFlight'; load: string }
   | { assert: 'notKilled'; pod: PodRef }
-  | { assert: 'rolloutCompletesWithin'; workload: string; maxMs: number };
+  | { assert: 'rolloutCompletesWithin'; workload: string; maxMs: number }
+  /**
+   * Envoy Gateway's shutdown manager, as a bound on the pod: it exits no earlier than `minDrainMs`
+   * after its delete, no later than `drainTimeoutMs` after it, within `idleExitMs` of having no
+   * connection left (once the minimum has passed), and never by SIGKILL.
+   */
+  | { assert: 'drainTiming'; pod: PodRef; minDrainMs: number; drainTimeoutMs: number; idleExitMs: number }
+  /** HTTP/2 (seed 003): clients of the drained pod got GOAWAY and their later streams went to other pods. */
+  | { assert: 'http2Goaway'; pod: PodRef; load: string }
+  /**
+   * Long-lived TCP streams (seeds 000, 003): each stream of `load` stays intact until the backend
+   * closes it gracefully (drain announced, every message echoed) or the load ends it; no reset, no
+   * stall, no unannounced close. Needs at least one stream open on a pod `pod` names at its delete.
+   */
+  | { assert: 'streamsIntact'; load: string; pod: PodRef }
+  /**
+   * TURN (seed 000): allocations of `load` held by the gateway pod `pod` names keep relaying, every
+   * packet echoed, until their flow ends or the pod's grace period expires (delete + grace).
+   */
+  | { assert: 'allocationsKeepRelaying'; load: string; pod: PodRef }
+  /** TURN: every allocation of `load` (made while a gateway pod drains) succeeded. */
+  | { assert: 'newAllocationsSucceed'; load: string };
 
 export type AssertionName = Expectation['assert'];
 

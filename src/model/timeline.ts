@@ -24,6 +24,7 @@ export type EventKind =
   | 'chaos' // a chaos step ran; message says which
   | 'load-start'
   | 'load-stop'
+  | 'goaway' // an HTTP/2 client received GOAWAY; detail.load, localPort, lastStreamId, errorCode
   | 'note';
 
 export interface TimelineEvent {
@@ -69,6 +70,17 @@ export interface RequestRecord {
   connectionStart?: number;
   path?: string;
   error?: string;
+  /** The Service the load sent to: joins the request to that Service's balancer records only. */
+  service?: string;
+  /**
+   * Behind a gateway: the gateway pod that forwarded it (x-zerodrop-gateway). `pod` is then that
+   * gateway pod too, the client-facing pod whose shutdown the request's phase is told against, and
+   * `backendPod` the backend pod that answered it (x-zerodrop-pod).
+   */
+  gateway?: string;
+  backendPod?: string;
+  /** HTTP/2: the stream id the request was sent on. */
+  streamId?: number;
 }
 
 /** One client connection as the Service's load balancer saw it. */
@@ -87,7 +99,132 @@ export interface ConnectionRecord {
   bytesOut: number;
 }
 
+/**
+ * One UDP flow (conntrack entry) as a Service's load balancer saw it: the client's address pinned to
+ * one pod until it idles out or its endpoint stops serving (src/providers/local/udp-balancer.ts).
+ */
+export interface UdpFlowRecord {
+  id: number;
+  service: string;
+  clientAddress: string;
+  clientPort: number;
+  /** Pod the balancer pinned the flow to; undefined when it had no endpoint (datagrams dropped). */
+  pod?: string;
+  open: number;
+  /** Last datagram in either direction. */
+  last: number;
+  close?: number;
+  /**
+   * open: still tracked when the run ended; idle-timeout: conntrack's UDP timeout expired;
+   * endpoint-flushed: the endpoint stopped serving or was removed, and kube-proxy cleared the entry;
+   * no-endpoint: datagrams arrived while the Service had no endpoint and were dropped.
+   */
+  end: 'open' | 'idle-timeout' | 'endpoint-flushed' | 'no-endpoint' | 'error';
+  packetsIn: number;
+  packetsOut: number;
+}
+
+/** Consecutive lost sequence numbers of one flow, with the send times of the first and the last. */
+export interface LossRange {
+  from: number;
+  to: number;
+  firstSentAt: number;
+  lastSentAt: number;
+}
+
+/**
+ * One flow of a packet load (src/load/udp.ts), accounted packet by packet but stored compactly:
+ * counters, RTT percentiles, the pods that answered, and the lost packets as ranges.
+ */
+export interface FlowRecord {
+  load: string;
+  flow: number;
+  /** Local port the flow's datagrams left from (joins it to the balancer's UdpFlowRecord). */
+  localPort?: number;
+  start: number;
+  /** Send time of its last packet. */
+  end: number;
+  sent: number;
+  /** Distinct sequence numbers echoed back. */
+  received: number;
+  lost: number;
+  duplicated: number;
+  /** Echoes that arrived after one with a higher sequence number. */
+  reordered: number;
+  /** Packets sent more than the generator's late threshold after their scheduled time. */
+  late: number;
+  /** Lost packets whose echo did arrive, but later than the load's replyTimeoutMs. */
+  lateEchoes?: number;
+  rttMs?: { p50: number; p90: number; p99: number; max: number };
+  /** Pods that echoed, in order of first echo, with the send times of the first and last packet each echoed. */
+  pods: { pod: string; first: number; last: number; count: number }[];
+  losses: LossRange[];
+}
+
+/**
+ * Open connections per pod as a Service's load balancer saw them, sampled every 100 ms while they
+ * change (a sample is written when a count differs from the previous one): the gateway's "active
+ * connections" over time, what Envoy Gateway's shutdown manager polls before it lets Envoy exit.
+ */
+export interface ActiveConnectionsSample {
+  t: number;
+  service: string;
+  /** Open connections by pod; a pod with none is listed with 0 once it had some. */
+  active: Record<string, number>;
+}
+
 /** A sample of a load generator's own health, taken while it ran. */
+/**
+ * How a TCP stream ended (src/load/tcp-stream.ts):
+ * - closed: the backend announced its drain (`bye`), then closed after echoing every message;
+ * - stopped: the load ended it, after every message was echoed;
+ * - eof: the backend closed it without announcing, or with messages unanswered;
+ * - reset, refused, stall (an outstanding message got no echo for the load's stallMs), error.
+ */
+export type StreamEnding = 'closed' | 'stopped' | 'eof' | 'reset' | 'refused' | 'stall' | 'error';
+
+/** One long-lived TCP stream of a stream load, accounted message by message but stored compactly. */
+export interface StreamRecord {
+  load: string;
+  stream: number;
+  localPort?: number;
+  /** The pod that served it, as its greeting said. */
+  pod?: string;
+  start: number;
+  end: number;
+  ending: StreamEnding;
+  sent: number;
+  /** Messages echoed back in order. */
+  echoed: number;
+  /** Sent and never echoed. */
+  unanswered: number;
+  /** Echoes that were not the next expected message (out of order, duplicated or corrupt). */
+  mismatched: number;
+  /** When the backend announced its drain. */
+  byeAt?: number;
+  lastEchoAt?: number;
+  error?: string;
+}
+
+/** One TURN allocation of a TURN load (one per flow), as the client saw it. */
+export interface AllocationRecord {
+  load: string;
+  flow: number;
+  /** Local port of the client's socket (joins it to the gateway Service's UdpFlowRecord). */
+  localPort?: number;
+  /** When the Allocate was sent, and when the allocation was usable (channel bound) or failed. */
+  start: number;
+  end: number;
+  outcome: 'ok' | 'timeout' | 'rejected' | 'error';
+  /** The server's STUN error code when it rejected a request. */
+  code?: number;
+  error?: string;
+  /** The relayed transport address the server gave, "ip:port". */
+  relayed?: string;
+  /** How the allocation ended when the load closed it: deleted (Refresh 0 answered) or the server did not answer. */
+  closed?: 'deleted' | 'no-answer';
+}
+
 export interface HarnessSample {
   t: number;
   /** Event loop delay observed in the preceding window, ms. */
@@ -103,6 +240,16 @@ export interface Timeline {
   /** Captured stdout/stderr per pod, line by line with arrival time. */
   podOutput: Record<string, { t: number; stream: 'stdout' | 'stderr'; line: string }[]>;
   harness: HarnessSample[];
+  /** Open connections per pod over time (local provider); absent when nothing recorded them. */
+  activeConnections?: ActiveConnectionsSample[];
+  /** UDP flows the Service load balancers tracked (absent when none ran). */
+  udpFlows?: UdpFlowRecord[];
+  /** Per-flow packet accounting of packet loads (absent when none ran). */
+  flows?: FlowRecord[];
+  /** Long-lived TCP streams of stream loads (absent when none ran). */
+  streams?: StreamRecord[];
+  /** TURN allocations of TURN loads (absent when none ran). */
+  allocations?: AllocationRecord[];
 }
 
 export function emptyTimeline(originEpochMs: number): Timeline {

@@ -73,6 +73,12 @@ export interface Service {
    * or a cloud load balancer's deregistration delay (seconds on an AWS NLB).
    */
   programmingDelayMs: number;
+  /**
+   * UDP flow tracking (conntrack) of the Service's load balancer: an entry whose flow saw no reply
+   * expires after `unrepliedMs` of silence, one that saw replies after `streamMs`. Defaults are the
+   * Linux defaults nf_conntrack_udp_timeout (30 s) and nf_conntrack_udp_timeout_stream (120 s).
+   */
+  udpTimeouts?: { unrepliedMs: number; streamMs: number };
 }
 
 export interface Topology {

@@ -39,12 +39,16 @@ export function connectionOf(
   if (request.localPort === undefined) return undefined;
   const list = index.get(request.localPort);
   if (!list) return undefined;
+  // Behind a gateway the gateway's own connections to the backend Service come from other
+  // addresses whose ports may equal the client's: only the Service the load sent to counts.
+  const service = request.service;
   const from = request.connectionStart ?? request.start;
   let best: ConnectionRecord | undefined;
   let bestScore = Infinity;
   for (const c of list) {
     if (c.open > request.end + EPSILON_MS) break;
     if (c.close !== undefined && c.close < from - EPSILON_MS) continue;
+    if (service !== undefined && c.service !== service) continue;
     const score = request.connectionStart !== undefined ? Math.abs(c.open - request.connectionStart) : -c.open;
     if (score < bestScore) {
       best = c;

@@ -5,12 +5,17 @@
 import { Clock } from './clock.ts';
 import {
   emptyTimeline,
+  type ActiveConnectionsSample,
+  type AllocationRecord,
   type ConnectionRecord,
   type EventKind,
+  type FlowRecord,
   type HarnessSample,
   type RequestRecord,
+  type StreamRecord,
   type Timeline,
   type TimelineEvent,
+  type UdpFlowRecord,
 } from '../model/timeline.ts';
 
 type Waiter = { match: (e: TimelineEvent) => boolean; resolve: (e: TimelineEvent) => void };
@@ -21,6 +26,7 @@ export class Recorder {
   private waiters = new Set<Waiter>();
   private listeners = new Set<(e: TimelineEvent) => void>();
   private nextConnectionId = 1;
+  private nextUdpFlowId = 1;
 
   constructor(clock = new Clock()) {
     this.clock = clock;
@@ -64,8 +70,35 @@ export class Recorder {
     return record;
   }
 
+  /** Opens a UDP flow record (a balancer's conntrack entry); the caller updates it in place. */
+  openUdpFlow(fields: Omit<UdpFlowRecord, 'id' | 'open' | 'last' | 'end' | 'packetsIn' | 'packetsOut'>): UdpFlowRecord {
+    const now = this.clock.now();
+    const record: UdpFlowRecord = { ...fields, id: this.nextUdpFlowId++, open: now, last: now, end: 'open', packetsIn: 0, packetsOut: 0 };
+    (this.timeline.udpFlows ??= []).push(record);
+    return record;
+  }
+
+  /** Adds the final accounting of one flow of a packet load. */
+  flow(record: FlowRecord): void {
+    (this.timeline.flows ??= []).push(record);
+  }
+
+  /** Adds one TURN allocation of a TURN load. */
+  allocation(record: AllocationRecord): void {
+    (this.timeline.allocations ??= []).push(record);
+  }
+
+  /** Adds the final accounting of one TCP stream of a stream load. */
+  stream(record: StreamRecord): void {
+    (this.timeline.streams ??= []).push(record);
+  }
+
   request(record: RequestRecord): void {
     this.timeline.requests.push(record);
+  }
+
+  activeConnections(sample: ActiveConnectionsSample): void {
+    (this.timeline.activeConnections ??= []).push(sample);
   }
 
   harness(sample: HarnessSample): void {

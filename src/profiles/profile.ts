@@ -11,6 +11,12 @@ export type ProfileKind = 'reference' | 'mutant' | 'system' | 'naive';
 export interface BackendRequest {
   /** Container port the backend must listen on (HTTP). */
   port: number;
+  /**
+   * What the backend serves: HTTP (the default), or long-lived TCP echo streams in the line
+   * protocol of fixtures/reference-stream-echo.mjs. A profile that cannot serve it throws
+   * ProfileCannotPlay.
+   */
+  protocol?: 'http' | 'tcp-stream';
 }
 
 /** The parts of a Workload a profile decides; the scenario decides replicas, grace and preStop. */
@@ -34,6 +40,16 @@ export interface GatewayRequest {
    */
   backendService: string;
   backendPort: number;
+  /**
+   * How long the client-facing Service's load balancer takes to stop sending new connections to a
+   * terminating pod: a drain-correct preStop waits at least this long before the graceful stop.
+   */
+  programmingDelayMs?: number;
+  /**
+   * The scenario's terminationGracePeriodSeconds for the gateway: a system without a drain of its
+   * own (coturn) is made drain-correct by a preStop sleep that uses most of it.
+   */
+  graceSeconds?: number;
 }
 
 /** The parts of a gateway Workload a profile decides. */

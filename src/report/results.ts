@@ -18,6 +18,8 @@ export interface Counts {
   byOutcome: Record<string, number>;
   /** Connections the Service load balancers routed. */
   connections: number;
+  /** Packet loads (UDP flows): packets by what became of them; absent when none ran. */
+  packets?: { flows: number; sent: number; received: number; lost: number; duplicated: number; reordered: number };
 }
 
 export interface ScenarioResult {
@@ -36,10 +38,23 @@ export interface ScenarioResult {
 export interface RunResult {
   tool: { name: 'zerodrop'; version: string; node: string };
   provider: string;
+  /** `nightly` when the realistic durations were used (`--nightly`). */
+  mode?: 'default' | 'nightly';
+  /** Who the run vouches for, for conformance.yaml (from the config file's `implementation`). */
+  implementation?: Implementation;
   /** ISO 8601 wall-clock time the run started. */
   startedAt: string;
   durationMs: number;
   scenarios: ScenarioResult[];
+}
+
+/** The Gateway API ConformanceReport's `implementation` block. */
+export interface Implementation {
+  organization?: string;
+  project?: string;
+  url?: string;
+  version?: string;
+  contact?: string[];
 }
 
 export function countsOf(timeline: Timeline): Counts {
@@ -50,15 +65,32 @@ export function countsOf(timeline: Timeline): Counts {
     if (r.outcome === 'ok') ok++;
   }
   const requests = timeline.requests.length;
-  return { requests, ok, failed: requests - ok, byOutcome, connections: timeline.connections.length };
+  const counts: Counts = { requests, ok, failed: requests - ok, byOutcome, connections: timeline.connections.length };
+  if (timeline.flows && timeline.flows.length > 0) {
+    const packets = { flows: timeline.flows.length, sent: 0, received: 0, lost: 0, duplicated: 0, reordered: 0 };
+    for (const f of timeline.flows) {
+      packets.sent += f.sent;
+      packets.received += f.received;
+      packets.lost += f.lost;
+      packets.duplicated += f.duplicated;
+      packets.reordered += f.reordered;
+    }
+    counts.packets = packets;
+  }
+  return counts;
 }
 
 /** Writes DIR/results.json (creating DIR), pretty-printed; returns the file's path. */
 export async function writeResults(dir: string, run: RunResult): Promise<string> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, RESULTS_FILE);
-  await writeFile(path, `${JSON.stringify(run, null, 2)}\n`, 'utf8');
+  await writeFile(path, resultsJson(run), 'utf8');
   return path;
+}
+
+/** The text of results.json. */
+export function resultsJson(run: RunResult): string {
+  return `${JSON.stringify(run, null, 2)}\n`;
 }
 
 /** Reads DIR/results.json back; throws when it is not a zerodrop results file. */

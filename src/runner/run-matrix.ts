@@ -4,15 +4,18 @@
 import { randomBytes } from 'node:crypto';
 import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
 import { missingRequirement } from '../profiles/requirements.ts';
-import { LocalProvider } from '../providers/local/local-provider.ts';
+import { localSession, type ProviderName, type ProviderSession } from '../providers/index.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { countsOf, type RunResult, type ScenarioResult } from '../report/results.ts';
+import type { Timeline } from '../model/timeline.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
 import { repoRoot } from './paths.ts';
 import { runScenario, type ScenarioProgress } from './run-scenario.ts';
 
 export interface MatrixRequest {
-  provider: 'local';
+  provider: ProviderName;
+  /** The cluster the scenarios run on (see providers/index.ts); the local provider when omitted. */
+  session?: ProviderSession;
   scenarios: readonly ScenarioDefinition[];
   profiles: readonly Profile[];
   /** Option overrides (`--set key=value`); each applies to the scenarios that have that option. */
@@ -21,6 +24,8 @@ export interface MatrixRequest {
   signal: AbortSignal;
   onProgress?: (p: ScenarioProgress) => void;
   onResult?: (r: ScenarioResult) => void;
+  /** Called as each scenario x profile starts recording; `timeline` fills while it runs (live progress counts). */
+  onStart?: (s: { scenario: string; profile: string; timeline: Timeline }) => void;
   /** Keep each scenario's full Timeline in the result (for reports). */
   keepTimeline?: boolean;
 }
@@ -49,6 +54,7 @@ export async function runMatrix(request: MatrixRequest): Promise<RunResult> {
   return {
     tool: { name: 'zerodrop', version: TOOL_VERSION, node: process.version },
     provider: request.provider,
+    mode: request.nightly ? 'nightly' : 'default',
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
     scenarios,
@@ -76,8 +82,9 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   }
 
   const recorder = new Recorder();
+  request.onStart?.({ scenario: def.id, profile: profile.name, timeline: recorder.timeline });
   const started = performance.now();
-  await using provider = new LocalProvider({ recorder, runId: randomBytes(4).toString('hex'), cwd: repoRoot });
+  await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: repoRoot });
   const outcome = await runScenario(scenario, {
     provider,
     recorder,

@@ -8,10 +8,15 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { evaluate, harnessResponsive, loadHeld } from '../assert/index.ts';
 import { runChaosAction } from '../chaos/actions.ts';
 import { startHttpLoad, type LoadHandle, type LoadSummary } from '../load/http.ts';
+import { startHttp2Load } from '../load/http2.ts';
+import { startTcpStreamLoad } from '../load/tcp-stream.ts';
+import { startTurnLoad } from '../load/turn/transport.ts';
+import { startUdpLoad, type PacketLoadHandle, type PacketLoadSummary } from '../load/udp.ts';
 import type { ChaosStep, EndCondition, PodRef, Scenario } from '../model/scenario.ts';
 import { combineVerdicts, type AssertionResult, type Verdict } from '../model/verdict.ts';
 import { joinRequestsToConnections } from '../observe/join.ts';
 import { startLoopMonitor } from '../observe/loop-monitor.ts';
+import { startActiveConnectionSampler } from '../observe/active-connections.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import type { Provider } from '../providers/provider.ts';
 
@@ -36,6 +41,8 @@ export interface ScenarioOutcome {
   /** Why the run could not be measured, when it could not. */
   reason?: string;
   loads: LoadSummary[];
+  /** Packet loads (UDP flows), with their own counters. */
+  packetLoads?: PacketLoadSummary[];
 }
 
 export async function runScenario(scenario: Scenario, opts: RunScenarioOptions): Promise<ScenarioOutcome> {
@@ -58,7 +65,9 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
   const deadline = setTimeout(() => run.abort(new DeadlineExceeded(scenario.maxDurationMs)), scenario.maxDurationMs);
 
   const monitor = startLoopMonitor(recorder, { intervalMs: 100 });
+  const activeConnections = startActiveConnectionSampler(recorder, { intervalMs: 100 });
   const loads: LoadHandle[] = [];
+  const packetLoads: PacketLoadHandle[] = [];
   const loadTimers: NodeJS.Timeout[] = [];
   const t0 = recorder.now();
   let reason: string | undefined;
@@ -69,7 +78,25 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
       const start = () => {
         const address = provider.serviceAddress(phase.spec.service);
         recorder.event('load-start', { message: `load ${phase.id} started`, detail: { load: phase.id } });
-        loads.push(startHttpLoad(phase.id, phase.spec, address, recorder, { signal: run.signal }));
+        const spec = phase.spec;
+        if (spec.kind === 'udp') {
+          const target = provider.serviceAddress(spec.service, spec.port);
+          packetLoads.push(startUdpLoad(phase.id, spec, target, recorder, { signal: run.signal }));
+          return;
+        }
+        if (spec.kind === 'turn') {
+          const server = provider.serviceAddress(spec.service, spec.port);
+          const peer = provider.serviceAddress(spec.peerService, spec.peerPort);
+          packetLoads.push(startTurnLoad(phase.id, spec, { address: server.host, port: server.port }, { address: peer.host, port: peer.port }, recorder, { signal: run.signal }));
+          return;
+        }
+        loads.push(
+          spec.kind === 'http2'
+            ? startHttp2Load(phase.id, spec, address, recorder, { signal: run.signal })
+            : spec.kind === 'tcp-stream'
+            ? startTcpStreamLoad(phase.id, spec, address, recorder, { signal: run.signal })
+            : startHttpLoad(phase.id, spec, address, recorder, { signal: run.signal }),
+        );
       };
       if (phase.startMs <= 0) start();
       else loadTimers.push(setTimeout(start, phase.startMs));
@@ -90,21 +117,23 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
   }
 
   const summaries = await Promise.all(loads.map((l) => l.stop()));
-  for (const s of summaries) recorder.event('load-stop', { message: `load ${s.load} stopped`, detail: { load: s.load } });
+  const packetSummaries = await Promise.all(packetLoads.map((l) => l.stop()));
+  for (const s of [...summaries, ...packetSummaries]) recorder.event('load-stop', { message: `load ${s.load} stopped`, detail: { load: s.load } });
   monitor.stop();
+  activeConnections.stop();
   signal.throwIfAborted();
 
   progress('evaluating');
   joinRequestsToConnections(recorder.timeline);
   const assertions = [
     ...evaluate(scenario.expectations, recorder.timeline),
-    loadHeld(summaries),
+    loadHeld([...summaries, ...packetSummaries]),
     harnessResponsive(recorder.timeline),
   ];
   let verdict = combineVerdicts(assertions);
   // A run that did not reach its end is never a pass, whatever was measured before it stopped.
   if (reason !== undefined && verdict === 'pass') verdict = 'inconclusive';
-  return { verdict, assertions, ...(reason !== undefined ? { reason } : {}), loads: summaries };
+  return { verdict, assertions, ...(reason !== undefined ? { reason } : {}), loads: summaries, ...(packetSummaries.length > 0 ? { packetLoads: packetSummaries } : {}) };
 }
 
 class DeadlineExceeded extends Error {
@@ -150,21 +179,27 @@ async function runSteps(
   await Promise.all(done.values());
 }
 
-/** The pod a chaos step acted on, once the step has run. */
-async function podOfStep(ref: PodRef, recorder: Recorder, signal: AbortSignal, timeoutMs: number): Promise<string> {
+/**
+ * The pods a chaos step shut down, once the step has run: the pod it deleted, or for a step on a
+ * whole workload (scale down) every pod of it that was terminating right after the step.
+ */
+async function podsOfStep(ref: PodRef, provider: Provider, recorder: Recorder, signal: AbortSignal, timeoutMs: number): Promise<string[]> {
   if (!('step' in ref)) throw new Error('an end condition must name the pod by its step');
-  const event = await recorder.waitFor((e) => e.kind === 'chaos' && e.detail?.['step'] === ref.step && e.pod !== undefined, {
+  const event = await recorder.waitFor((e) => e.kind === 'chaos' && e.detail?.['step'] === ref.step && (e.pod !== undefined || e.workload !== undefined), {
     timeoutMs,
     signal,
     what: `chaos step ${ref.step}`,
   });
-  return event.pod as string;
+  if (event.pod !== undefined) return [event.pod];
+  // The chaos event is written just before the action: let the (synchronous) API call take effect.
+  await sleep(0, signal);
+  return provider.pods(event.workload ?? '').filter((p) => p.phase === 'Terminating').map((p) => p.name);
 }
 
 async function waitForEnd(end: EndCondition, provider: Provider, recorder: Recorder, signal: AbortSignal, timeoutMs: number) {
   if ('podGone' in end) {
-    const pod = await podOfStep(end.podGone, recorder, signal, timeoutMs);
-    await provider.waitForPodGone(pod, { timeoutMs, signal });
+    const pods = await podsOfStep(end.podGone, provider, recorder, signal, timeoutMs);
+    for (const pod of pods) await provider.waitForPodGone(pod, { timeoutMs, signal });
   } else if ('rolloutComplete' in end) {
     await recorder.waitFor((e) => e.kind === 'rollout-start' && e.workload === end.rolloutComplete, {
       timeoutMs,
@@ -172,6 +207,11 @@ async function waitForEnd(end: EndCondition, provider: Provider, recorder: Recor
       what: `rollout of ${end.rolloutComplete} to start`,
     });
     await provider.waitForRollout(end.rolloutComplete, { timeoutMs, signal });
+  } else if ('workloadGone' in end) {
+    // Pods of a workload scaled to 0 leave one by one; wait until none is left.
+    for (let pods = provider.pods(end.workloadGone); pods.length > 0; pods = provider.pods(end.workloadGone)) {
+      await Promise.all(pods.map((p) => provider.waitForPodGone(p.name, { timeoutMs, signal })));
+    }
   } else {
     await sleep(end.afterMs, signal);
   }

@@ -5,7 +5,7 @@
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
 
-export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle';
+export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale';
 
 /** Seed discussions in ../shared/seeds, by their number. */
 export type Seed = '000' | '001' | '002' | '003' | '004';

@@ -2,11 +2,20 @@
 // report rows and CLI filters.
 
 import backendDeleteHttp from './backend-delete-http.ts';
+import backendDeleteTcpStream from './backend-delete-tcp-stream.ts';
 import backendIdleExit from './backend-idle-exit.ts';
+import backendScaleToZeroUdp from './backend-scale-to-zero-udp.ts';
 import backendLongRequest from './backend-long-request.ts';
 import backendRolloutHttp from './backend-rollout-http.ts';
 import backendSigtermKeepsAccepting from './backend-sigterm-keeps-accepting.ts';
 import forceDelete from './force-delete.ts';
+import gatewayDeleteHttp from './gateway-delete-http.ts';
+import gatewayDeleteHttpNoKeepalive from './gateway-delete-http-no-keepalive.ts';
+import gatewayDeleteTurn from './gateway-delete-turn.ts';
+import gatewayHttp2Goaway from './gateway-http2-goaway.ts';
+import gatewayRolloutHttp from './gateway-rollout-http.ts';
+import gatewayScaleDown from './gateway-scale-down.ts';
+import gatewaySlowLb from './gateway-slow-lb.ts';
 import type { ScenarioDefinition } from './definition.ts';
 
 export const catalog: readonly ScenarioDefinition[] = [
@@ -15,6 +24,15 @@ export const catalog: readonly ScenarioDefinition[] = [
   backendSigtermKeepsAccepting,
   backendIdleExit,
   backendLongRequest,
+  backendDeleteTcpStream,
+  backendScaleToZeroUdp,
+  gatewayDeleteHttp,
+  gatewayDeleteHttpNoKeepalive,
+  gatewayRolloutHttp,
+  gatewayScaleDown,
+  gatewaySlowLb,
+  gatewayHttp2Goaway,
+  gatewayDeleteTurn,
   forceDelete,
 ];
 

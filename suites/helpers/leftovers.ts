@@ -1,7 +1,8 @@
-// Finds what a run may leave behind: processes (by an environment mark every pod inherits) and
-// listening TCP sockets (from /proc/net/tcp). Linux only, like the CI machine.
+// Finds what a run may leave behind: processes (by an environment mark every pod inherits) and the
+// listening TCP sockets those processes held (from /proc). Linux only, like the CI machine. Sockets
+// are matched to the run by owner, so other programs listening on this machine do not count.
 
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 
 export async function leftoverProcesses(mark: string): Promise<number[]> {
   const pids: number[] = [];
@@ -17,18 +18,38 @@ export async function leftoverProcesses(mark: string): Promise<number[]> {
   return pids;
 }
 
-/** "address:port" of every listening IPv4 TCP socket. */
-export async function listeningSockets(): Promise<string[]> {
+/** Listening IPv4 TCP sockets as "address:port", keyed by socket inode. */
+export async function listeningSockets(): Promise<Map<string, string>> {
   const table = await readFile('/proc/net/tcp', 'utf8');
   const LISTEN = '0A';
-  return table
-    .split('\n')
-    .slice(1)
-    .map((line) => line.trim().split(/\s+/))
-    .filter((cols) => cols[3] === LISTEN && cols[1] !== undefined)
-    .map((cols) => {
-      const [hexAddr = '', hexPort = ''] = (cols[1] ?? '').split(':');
-      const bytes = hexAddr.match(/../g) ?? [];
-      return `${bytes.reverse().map((b) => parseInt(b, 16)).join('.')}:${parseInt(hexPort, 16)}`;
-    });
+  const sockets = new Map<string, string>();
+  for (const line of table.split('\n').slice(1)) {
+    const cols = line.trim().split(/\s+/);
+    if (cols[3] !== LISTEN || cols[1] === undefined || cols[9] === undefined) continue;
+    const [hexAddr = '', hexPort = ''] = cols[1].split(':');
+    const bytes = hexAddr.match(/../g) ?? [];
+    sockets.set(cols[9], `${bytes.reverse().map((b) => parseInt(b, 16)).join('.')}:${parseInt(hexPort, 16)}`);
+  }
+  return sockets;
+}
+
+/** The addresses on which the given processes are listening right now. */
+export async function listeningAddressesOf(pids: readonly number[]): Promise<string[]> {
+  const listening = await listeningSockets();
+  const addresses = new Set<string>();
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = await readdir(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      const address = inode ? listening.get(inode) : undefined;
+      if (address) addresses.add(address);
+    }
+  }
+  return [...addresses];
 }

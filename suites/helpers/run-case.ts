@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { findProfile } from '../../src/profiles/index.ts';
 import type { ScenarioResult } from '../../src/report/results.ts';
 import { runMatrix } from '../../src/runner/run-matrix.ts';
+import { collectResult } from './collect.ts';
 import { findScenario } from '../../src/scenarios/index.ts';
 import type { OptionValues } from '../../src/scenarios/definition.ts';
 
@@ -21,6 +22,7 @@ export async function runCase(scenarioId: string, profileName: string, overrides
   });
   const [result] = run.scenarios;
   if (!result) throw new Error('no result');
+  await collectResult(result);
   return result;
 }
 

@@ -18,8 +18,9 @@
 // ready endpoint, or through the terminating fallback), `lb-deprogrammed` when it stops being
 // eligible. Under the fallback a pod can therefore be programmed again after being deprogrammed.
 //
-// Only TCP for now. UDP Services need a flow table (client address -> pinned pod socket, with an
-// idle timeout like conntrack's UDP timeout) and land in `listenUdp` below.
+// UDP ServicePorts are served by src/providers/local/udp-balancer.ts from the same programmed view:
+// a flow table pinning each client address to the pod its first datagram went to, with conntrack's
+// idle timeouts and kube-proxy's cleanup of entries whose endpoint stopped serving.
 
 import net from 'node:net';
 
@@ -28,6 +29,7 @@ import type { Service, ServicePort } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
 import type { ServiceAddress } from '../provider.ts';
 import type { Endpoint, EndpointStore, EndpointWatchEvent } from './endpoints.ts';
+import { DEFAULT_UDP_TIMEOUTS, UdpPortBalancer } from './udp-balancer.ts';
 
 /**
  * Deliberately broken balancers, for proving that assertions catch them. `never-deprogram` keeps
@@ -94,6 +96,7 @@ export class ServiceBalancer {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sockets = new Set<net.Socket>();
   private readonly listeners: Listener[] = [];
+  private readonly udpPorts: UdpPortBalancer[] = [];
   private readonly unwatch: () => void;
   private next = 0;
   private closed = false;
@@ -118,7 +121,11 @@ export class ServiceBalancer {
 
   /** Where clients reach this Service: the ServicePort named `portName`, or the first one. */
   address(portName?: string): ServiceAddress {
-    const listener = portName === undefined ? this.listeners[0] : this.listeners.find((l) => l.port.name === portName);
+    const all: { port: ServicePort; boundPort: number }[] = [...this.listeners, ...this.udpPorts];
+    // Listeners bind in the order of the Service's ports; "the first one" is the Service's first port.
+    const first = this.service.ports[0];
+    const name = portName ?? first?.name;
+    const listener = all.find((l) => l.port.name === name);
     if (!listener) throw new Error(`service ${this.service.name} has no port ${portName ?? '(any)'}`);
     return { host: this.host, port: listener.boundPort };
   }
@@ -136,6 +143,7 @@ export class ServiceBalancer {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     for (const { server } of this.listeners) server.close();
+    for (const udp of this.udpPorts) udp.close();
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
   }
@@ -188,6 +196,10 @@ export class ServiceBalancer {
       }
     }
     this.eligible = next;
+    if (this.udpPorts.length > 0) {
+      const serving = new Set(endpoints.filter((e) => e.conditions.serving).map((e) => e.pod));
+      for (const udp of this.udpPorts) udp.flush(serving);
+    }
     // The fault is a dataplane that does not apply what its control plane reports: the events above
     // say "deprogrammed" on time, yet new connections keep going to every pod it ever had.
     this.routing = new Map(next);
@@ -205,10 +217,32 @@ export class ServiceBalancer {
     return target?.endpoint;
   }
 
-  private listenUdp(port: ServicePort): Promise<void> {
-    // UDP comes later: a dgram socket per ServicePort and a flow table pinning each client address
-    // to the pod chosen for its first datagram, like conntrack does for UDP.
-    return Promise.reject(new Error(`service ${this.service.name} port ${port.name}: UDP is not supported by the local provider yet`));
+  private async listenUdp(port: ServicePort): Promise<void> {
+    const create = () =>
+      new UdpPortBalancer({
+        service: this.service.name,
+        host: this.host,
+        port,
+        recorder: this.recorder,
+        timeouts: this.service.udpTimeouts ?? DEFAULT_UDP_TIMEOUTS,
+        pick: () => this.pick(),
+      });
+    let udp = create();
+    try {
+      await udp.bind(port.port);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EACCES' && code !== 'EADDRINUSE') throw err;
+      udp.close();
+      udp = create();
+      const boundPort = await udp.bind(0);
+      this.recorder.event('note', {
+        service: this.service.name,
+        message: `service ${this.service.name} port ${port.name}: cannot bind UDP ${this.host}:${port.port} (${code}), listening on ${boundPort}`,
+      });
+    }
+    this.udpPorts.push(udp);
+    if (this.closed) udp.close();
   }
 
   private async listenTcp(port: ServicePort): Promise<void> {

@@ -16,7 +16,12 @@ import type {
   ProviderCapabilities,
   ServiceAddress,
 } from '../provider.ts';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { AddressPool } from './addresses.ts';
+import { LocalApiServer } from './api-server.ts';
 import { ServiceBalancer, type BalancerFault } from './balancer.ts';
 import { DeploymentController } from './deployment.ts';
 import { EndpointStore } from './endpoints.ts';
@@ -62,22 +67,21 @@ function validate(topology: Topology, existingWorkloads: ReadonlySet<string>, ex
     if (services.has(s.name)) throw new Error(`service ${s.name} is defined twice`);
     if (!workloads.has(s.selector)) throw new Error(`service ${s.name} selects unknown workload ${s.selector}`);
     if (s.ports.length === 0) throw new Error(`service ${s.name} has no ports`);
-    for (const p of s.ports) {
-      if (p.protocol === 'UDP') throw new Error(`service ${s.name} port ${p.name}: UDP is not supported by the local provider yet`);
-    }
     services.add(s.name);
   }
 }
 
 export class LocalProvider implements Provider {
   readonly name = 'local';
-  readonly capabilities: ProviderCapabilities = { multiNode: false, udp: false };
+  readonly capabilities: ProviderCapabilities = { multiNode: false, udp: true };
 
   private readonly recorder: Recorder;
   private readonly runId: string;
   private readonly cwd: string;
   private readonly fault?: BalancerFault;
   private addresses?: AddressPool;
+  /** The read-only Kubernetes API the pods discover endpoints from (api-server.ts). */
+  private api?: LocalApiServer;
   private readonly controllers = new Map<string, DeploymentController>();
   private readonly services = new Map<string, ServiceState>();
   /** Every pod this run created, removed ones included (teardown reaps all of them). */
@@ -88,7 +92,14 @@ export class LocalProvider implements Provider {
   /** Last resort if the harness exits without teardown: no pod may outlive it. */
   private readonly onProcessExit = (): void => {
     for (const pod of this.allPods.values()) void pod.kill();
+    this.removePodDirs();
   };
+  /**
+   * Parent of every pod's scratch directory (ZERODROP_POD_DIR), like an emptyDir volume that lives
+   * as long as the pod: gateways render their configuration, pid and temp files there. Created on
+   * first use, removed with everything in it at teardown.
+   */
+  private podDirRoot?: string;
 
   constructor(opts: LocalProviderOptions) {
     this.recorder = opts.recorder;
@@ -120,6 +131,16 @@ export class LocalProvider implements Provider {
       this.services.set(service.name, { service, ip, store, balancer });
       await balancer.listen();
       this.assertRunning();
+    }
+    if (!this.api) {
+      const api = new LocalApiServer({ host: addresses.allocate() });
+      this.api = api;
+      await api.listen();
+      this.assertRunning();
+    }
+    for (const service of topology.services) {
+      const state = this.services.get(service.name);
+      if (state) this.api.addService(state.store);
     }
     for (const workload of topology.workloads) {
       const controller = new DeploymentController(workload, this.recorder, (name, generation) =>
@@ -191,7 +212,13 @@ export class LocalProvider implements Provider {
     });
   }
 
-  /** The EndpointSlice-style store of a Service: list() and watch() (served over HTTP later). */
+  /** Where the read-only Kubernetes API of this run listens, once something was deployed. */
+  apiAddress(): ServiceAddress | undefined {
+    const env = this.api?.env();
+    return env ? { host: env['KUBERNETES_SERVICE_HOST'] ?? '', port: Number(env['KUBERNETES_SERVICE_PORT']) } : undefined;
+  }
+
+  /** The EndpointSlice-style store of a Service: list() and watch() (served over HTTP by api-server.ts). */
   endpoints(service: string): EndpointStore {
     const state = this.services.get(service);
     if (!state) throw new Error(`unknown service ${service}`);
@@ -222,6 +249,7 @@ export class LocalProvider implements Provider {
       balancer.close();
       store.close();
     }
+    this.api?.close();
     this.addresses?.close();
     let timer: NodeJS.Timeout | undefined;
     const cap = new Promise<void>((resolve) => {
@@ -230,8 +258,25 @@ export class LocalProvider implements Provider {
     });
     return Promise.race([Promise.all(exits).then(() => undefined), cap]).finally(() => {
       clearTimeout(timer);
+      this.removePodDirs();
       if (this.exitHookInstalled) process.off('exit', this.onProcessExit);
     });
+  }
+
+  private podDirEnv(pod: string): Record<string, string> {
+    if (this.podDirRoot === undefined) {
+      this.podDirRoot = mkdtempSync(join(tmpdir(), `zerodrop-${this.runId}-`));
+      // Traversable by a system's unprivileged worker processes (nginx started as root runs its
+      // workers as nobody), as a volume mounted into a container would be.
+      chmodSync(this.podDirRoot, 0o755);
+    }
+    return { ZERODROP_POD_DIR: join(this.podDirRoot, pod) };
+  }
+
+  private removePodDirs(): void {
+    if (this.podDirRoot === undefined) return;
+    rmSync(this.podDirRoot, { recursive: true, force: true });
+    this.podDirRoot = undefined;
   }
 
   private createPod(workload: Workload, name: string, generation: number): LocalPod {
@@ -244,12 +289,16 @@ export class LocalProvider implements Provider {
       recorder: this.recorder,
       runId: this.runId,
       cwd: this.cwd,
-      serviceEnv: serviceEnv(
-        [...this.services.values()].map(({ service }) => {
-          const { host } = this.serviceAddress(service.name);
-          return { name: service.name, host, ports: service.ports.map((p) => ({ name: p.name, port: this.serviceAddress(service.name, p.name).port })) };
-        }),
-      ),
+      serviceEnv: {
+        ...this.podDirEnv(name),
+        ...this.api?.env(),
+        ...serviceEnv(
+          [...this.services.values()].map(({ service }) => {
+            const { host } = this.serviceAddress(service.name);
+            return { name: service.name, host, ports: service.ports.map((p) => ({ name: p.name, port: this.serviceAddress(service.name, p.name).port })) };
+          }),
+        ),
+      },
       hooks: {
         endpoints: (p) => {
           for (const state of this.services.values()) if (state.service.selector === p.workload.name) state.store.sync(p);

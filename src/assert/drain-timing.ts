@@ -1,0 +1,71 @@
+// drainTiming: the drain bounds of Envoy Gateway's shutdown manager (seed 004), checked on the pod.
+// Its preStop drains listeners and waits at least a minimum drain period, then polls the proxy's
+// active connections and lets it exit once they reach zero, or once the drain timeout expires; the
+// grace period sits above that timeout so that SIGKILL never decides. So: the pod exits no earlier
+// than `minDrainMs` after its delete, no later than `drainTimeoutMs` after it, within `idleExitMs`
+// of being idle (no connection left and the minimum passed), and not by SIGKILL. Connections are the
+// Service load balancer's records of the pod (a connection still open at exit ends at the exit).
+
+import type { Expectation } from '../model/scenario.ts';
+import type { AssertionResult } from '../model/verdict.ts';
+import { at, perPod, plural, reference, secs, type AssertContext } from './common.ts';
+
+export type DrainTiming = Extract<Expectation, { assert: 'drainTiming' }>;
+
+export function drainTiming(expectation: DrainTiming, ctx: AssertContext): AssertionResult {
+  const { minDrainMs, drainTimeoutMs, idleExitMs } = expectation;
+  const bounds = `min drain ${secs(minDrainMs)}, drain timeout ${secs(drainTimeoutMs)}, exit within ${secs(idleExitMs)} of idle`;
+  return perPod('drainTiming', expectation.pod, ctx, (pod, lc) => {
+    const deleted = reference(lc, 'delete');
+    if (typeof deleted !== 'number') return deleted;
+    const end = lc.exit ?? lc.killed ?? Infinity;
+    const connections = ctx.timeline.connections.filter((c) => c.pod === pod && c.open < end);
+    const openAtSigterm =
+      lc.sigterm === undefined ? undefined : connections.filter((c) => c.open <= (lc.sigterm ?? 0) && (c.close ?? Infinity) > (lc.sigterm ?? 0)).length;
+    let lastClose: number | undefined;
+    for (const c of connections) {
+      const close = Math.min(c.close ?? end, end);
+      if (Number.isFinite(close)) lastClose = Math.max(lastClose ?? close, close);
+    }
+    const idle = Math.max(deleted + minDrainMs, lastClose ?? deleted);
+    const details: Record<string, unknown> = {
+      delete: deleted,
+      sigterm: lc.sigterm,
+      connectionsAtSigterm: openAtSigterm,
+      lastConnectionClose: lastClose,
+      idle,
+    };
+    const atSigterm = openAtSigterm === undefined ? '' : `; ${plural(openAtSigterm, 'connection')} open at SIGTERM`;
+    if (lc.killed !== undefined) {
+      return {
+        verdict: 'fail',
+        message: `${pod} was killed by SIGKILL ${secs(lc.killed - deleted)} after delete (at ${at(lc.killed)})${atSigterm}; ${bounds}`,
+        details: { ...details, killed: lc.killed },
+      };
+    }
+    if (lc.exit === undefined) return { verdict: 'fail', message: `${pod} never exited (delete at ${at(deleted)}); ${bounds}`, details };
+    const took = lc.exit - deleted;
+    details['exit'] = lc.exit;
+    details['durationMs'] = took;
+    const exited = `${pod} exited ${secs(took)} after delete (at ${at(lc.exit)})`;
+    if (took < minDrainMs) {
+      return { verdict: 'fail', message: `${exited}${atSigterm}, ${secs(minDrainMs - took)} before its ${secs(minDrainMs)} minimum drain`, details };
+    }
+    if (took > drainTimeoutMs) {
+      return { verdict: 'fail', message: `${exited}${atSigterm}, ${secs(took - drainTimeoutMs)} past its ${secs(drainTimeoutMs)} drain timeout`, details };
+    }
+    const idleText =
+      lastClose !== undefined && lastClose > deleted + minDrainMs
+        ? `its last connection closed at ${at(lastClose)}`
+        : `the minimum drain ended at ${at(deleted + minDrainMs)} with no connection left`;
+    const lingered = lc.exit - idle;
+    if (lingered > idleExitMs) {
+      return {
+        verdict: 'fail',
+        message: `${exited}${atSigterm}, ${secs(lingered)} after it went idle (${idleText}): ${secs(lingered - idleExitMs)} past the ${secs(idleExitMs)} bound`,
+        details,
+      };
+    }
+    return { verdict: 'pass', message: `${exited}${atSigterm}, ${secs(Math.max(0, lingered))} after it went idle (${idleText}); within ${bounds}`, details };
+  });
+}

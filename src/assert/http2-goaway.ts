@@ -1,0 +1,60 @@
+// http2Goaway: a drained HTTP/2 server tells its clients with GOAWAY (RFC 9113 section 6.8), so
+// that a pooled client stops opening streams on that connection and moves to another replica
+// (seed 003: "HTTP/2 GOAWAY so that clients drop pooled connections"). For every pod it names:
+// connections to it carried streams of `load`; at least one of them received GOAWAY; and after the
+// first GOAWAY the load's streams were served by another pod. A server that just closes its
+// connections fails here (and its cut streams fail noFailedRequests).
+
+import type { Expectation } from '../model/scenario.ts';
+import type { TimelineEvent } from '../model/timeline.ts';
+import type { AssertionResult } from '../model/verdict.ts';
+import { at, count, perPod, plural, type AssertContext } from './common.ts';
+
+export type Http2Goaway = Extract<Expectation, { assert: 'http2Goaway' }>;
+
+/** The pod a GOAWAY came from: the event's own pod, else the balancer's record of that client port. */
+function goawayPod(e: TimelineEvent, ctx: AssertContext): string | undefined {
+  if (e.pod !== undefined) return e.pod;
+  const port = e.detail?.['localPort'];
+  if (typeof port !== 'number') return undefined;
+  const match = ctx.timeline.connections.filter((c) => c.clientPort === port && c.open <= e.t).sort((a, b) => b.open - a.open)[0];
+  return match?.pod;
+}
+
+export function http2Goaway(expectation: Http2Goaway, ctx: AssertContext): AssertionResult {
+  const { load } = expectation;
+  const goaways = ctx.timeline.events.filter((e) => e.kind === 'goaway' && e.detail?.['load'] === load);
+  return perPod('http2Goaway', expectation.pod, ctx, (pod) => {
+    const requests = ctx.timeline.requests.filter((r) => r.load === load);
+    const onPod = requests.filter((r) => r.pod === pod);
+    const sessions = new Set(onPod.map((r) => r.localPort)).size;
+    const fromPod = goaways.filter((e) => goawayPod(e, ctx) === pod).sort((a, b) => a.t - b.t);
+    const details: Record<string, unknown> = { streams: onPod.length, connections: sessions, goaways: fromPod.length };
+    if (onPod.length === 0) {
+      return { verdict: 'inconclusive', message: `no stream of load "${load}" was served by ${pod}: nothing to drain`, details };
+    }
+    const first = fromPod[0];
+    if (!first) {
+      return {
+        verdict: 'fail',
+        message: `${pod} served ${plural(onPod.length, 'stream')} on ${plural(sessions, 'connection')} of load "${load}" and sent no GOAWAY before they ended`,
+        details,
+      };
+    }
+    details['firstGoaway'] = first.t;
+    details['lastStreamId'] = first.detail?.['lastStreamId'];
+    const after = requests.filter((r) => r.start > first.t);
+    const elsewhere = after.filter((r) => r.outcome === 'ok' && r.pod !== undefined && r.pod !== pod);
+    details['streamsAfterGoaway'] = after.length;
+    details['servedElsewhere'] = elsewhere.length;
+    const got = `${count(fromPod.length)} GOAWAY from ${pod} (first at ${at(first.t)}, last stream id ${String(first.detail?.['lastStreamId'])})`;
+    if (after.length === 0) {
+      return { verdict: 'inconclusive', message: `${got}, but the load sent no stream after it: moving on was not tested`, details };
+    }
+    if (elsewhere.length === 0) {
+      return { verdict: 'fail', message: `${got}, yet none of the ${plural(after.length, 'stream')} sent after it was served by another pod`, details };
+    }
+    const others = [...new Set(elsewhere.map((r) => r.pod))].sort().join(', ');
+    return { verdict: 'pass', message: `${got}; the client moved on: ${plural(elsewhere.length, 'later stream')} served by ${others}`, details };
+  });
+}

@@ -1,0 +1,88 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { configArgs, configFlag, defineConfig, loadConfig, validateConfig } from './config.ts';
+import { parseRunArgs } from './args.ts';
+import { UsageError } from './usage-error.ts';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+function problem(input: unknown): string {
+  try {
+    validateConfig(input, 'zerodrop.config.ts');
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a UsageError');
+}
+
+describe('zerodrop.config.ts', () => {
+  it('accepts a full config', () => {
+    const config = defineConfig({
+      provider: 'local',
+      profiles: ['reference', 'mutant-exit-on-sigterm'],
+      scenarios: ['backend-delete-http'],
+      set: { graceSeconds: 30 },
+      nightly: false,
+      reportDir: 'out',
+      reporters: ['html', 'json'],
+      open: false,
+      implementation: { organization: 'acme', project: 'edge', contact: ['@acme'] },
+    });
+    expect(validateConfig(config, 'x')).toEqual(config);
+  });
+
+  it.each([
+    [{ profiles: ['reference', 'nginx-typo'] }, /^zerodrop\.config\.ts: profiles\[1\] = "nginx-typo": unknown profile; allowed: reference, mutant-exit-on-sigterm/],
+    [{ scenarios: ['no-such'] }, /scenarios\[0\] = "no-such": unknown scenario; allowed: backend-delete-http/],
+    [{ provider: 'minikube' }, /provider = "minikube": unknown provider; allowed: local, kind, k3s, cluster/],
+    [{ set: { graceSeconds: -1 } }, /set\.graceSeconds = -1: must be a non-negative number/],
+    [{ set: { graceSeconds: 'soon' } }, /set\.graceSeconds = "soon": must be a number/],
+    [{ nightly: 'yes' }, /nightly = "yes": must be true or false/],
+    [{ reporters: ['pdf'] }, /reporters\[0\] = "pdf": unknown reporter; allowed: json, html, junit, conformance/],
+    [{ reportDir: ' ' }, /reportDir = " ": must not be empty/],
+    [{ profile: ['reference'] }, /unknown field "profile"; allowed: provider, profiles, scenarios/],
+    [{ implementation: { org: 'x' } }, /implementation: unknown field "org"; allowed: organization, project/],
+  ])('rejects %j naming the field, its value and what is allowed', (input, message) => {
+    expect(problem(input)).toMatch(message);
+  });
+
+  it('lists every bad field at once', () => {
+    expect(problem({ provider: 'x', nightly: 1 }).split('\n')).toHaveLength(3);
+  });
+
+  it('is overridden by flags, field by field', () => {
+    const config = defineConfig({ profiles: ['mutant-exit-on-sigterm'], scenarios: ['backend-idle-exit'], set: { graceSeconds: 9, replicas: 3 }, reportDir: 'from-config', nightly: true });
+    const cli = ['--report-dir', 'from-flag', '--set', 'graceSeconds=3'];
+    const args = parseRunArgs([...configArgs(config, cli), ...cli]);
+    expect(args.reportDir).toBe('from-flag');
+    expect(args.profiles.map((p) => p.name)).toEqual(['mutant-exit-on-sigterm']);
+    expect(args.scenarios.map((s) => s.id)).toEqual(['backend-idle-exit']);
+    expect(args.nightly).toBe(true);
+    expect(args.overrides).toEqual({ graceSeconds: 3, replicas: 3 });
+    const profileFlag = ['--profile', 'reference'];
+    expect(parseRunArgs([...configArgs(config, profileFlag), ...profileFlag]).profiles.map((p) => p.name)).toEqual(['reference']);
+  });
+
+  it('is found in the working directory, or named with --config, and loaded as TypeScript', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zerodrop-config-'));
+    dirs.push(dir);
+    expect(await loadConfig(undefined, dir)).toEqual({ config: {} });
+    const entry = new URL('../index.ts', import.meta.url).href;
+    await writeFile(
+      join(dir, 'zerodrop.config.ts'),
+      `import { defineConfig, type ZerodropConfig } from '${entry}';\nconst profiles: ZerodropConfig['profiles'] = ['reference'];\nexport default defineConfig({ profiles, reportDir: 'r' });\n`,
+    );
+    expect(await loadConfig(undefined, dir)).toEqual({ config: { profiles: ['reference'], reportDir: 'r' }, file: join(dir, 'zerodrop.config.ts') });
+    await writeFile(join(dir, 'other.config.mjs'), `export default { scenarios: ['nope'] };\n`);
+    await expect(loadConfig('other.config.mjs', dir)).rejects.toThrow(/other\.config\.mjs: scenarios\[0\] = "nope": unknown scenario/);
+    await expect(loadConfig('missing.ts', dir)).rejects.toThrow('--config missing.ts: file not found');
+    expect(configFlag(['--config', 'a.ts'])).toBe('a.ts');
+    expect(configFlag(['--config=b.ts'])).toBe('b.ts');
+  });
+});

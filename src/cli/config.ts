@@ -1,0 +1,182 @@
+// zerodrop.config.ts: the settings a team commits next to its gateway, typed with defineConfig and
+// loaded by dynamic import (Node strips the types). Flags override it, field by field. A bad field
+// is reported with its name, its value and what is allowed, and nothing starts (exit 2).
+
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { profiles } from '../profiles/index.ts';
+import { PROVIDER_NAMES } from '../providers/index.ts';
+import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
+import type { Implementation } from '../report/results.ts';
+import { catalog } from '../scenarios/index.ts';
+import { UsageError } from './usage-error.ts';
+
+export interface ZerodropConfig {
+  /** Where pods run (default local). */
+  provider?: (typeof PROVIDER_NAMES)[number];
+  /** Systems under test (default ['reference']); see `zerodrop list`. */
+  profiles?: string[];
+  /** Scenario ids (default: the catalog except controls). */
+  scenarios?: string[];
+  /** Scenario option overrides, like `--set key=value`. */
+  set?: Record<string, number>;
+  /** Realistic durations instead of the short defaults. */
+  nightly?: boolean;
+  /** Where the reports go (default reports). */
+  reportDir?: string;
+  /** Which reports to write (default all: json, html, junit, conformance). */
+  reporters?: ReporterName[];
+  /** Open the HTML report when the run ends. */
+  open?: boolean;
+  /** kind, k3s: Kubernetes version of the nodes. */
+  kubeVersion?: string;
+  /** kind: cluster name. */
+  clusterName?: string;
+  /** cluster: kubeconfig file and context. */
+  kubeconfig?: string;
+  context?: string;
+  /** Names the system in conformance.yaml (Gateway API ConformanceReport `implementation`). */
+  implementation?: Implementation;
+}
+
+/** Identity, for types and editor completion: `export default defineConfig({ ... })`. */
+export function defineConfig(config: ZerodropConfig): ZerodropConfig {
+  return config;
+}
+
+export const CONFIG_FILES = ['zerodrop.config.ts', 'zerodrop.config.mts', 'zerodrop.config.mjs', 'zerodrop.config.js'];
+
+const oneOf = (allowed: readonly string[], what: string) =>
+  z.string().refine((v) => allowed.includes(v), { message: `unknown ${what}; allowed: ${allowed.join(', ')}` });
+
+const schema = z.strictObject({
+  provider: oneOf(PROVIDER_NAMES, 'provider').optional(),
+  profiles: z.array(oneOf(profiles.map((p) => p.name), 'profile')).min(1, 'must name at least one profile').optional(),
+  scenarios: z.array(oneOf(catalog.map((s) => s.id), 'scenario')).min(1, 'must name at least one scenario').optional(),
+  set: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'option names are letters and digits'), z.number({ error: 'must be a number' }).finite().nonnegative('must be a non-negative number')).optional(),
+  nightly: z.boolean({ error: 'must be true or false' }).optional(),
+  reportDir: z.string({ error: 'must be a directory path' }).trim().min(1, 'must not be empty').optional(),
+  reporters: z.array(oneOf(REPORTER_NAMES, 'reporter')).optional(),
+  open: z.boolean({ error: 'must be true or false' }).optional(),
+  kubeVersion: z.string().optional(),
+  clusterName: z.string().optional(),
+  kubeconfig: z.string().optional(),
+  context: z.string().optional(),
+  implementation: z
+    .strictObject({
+      organization: z.string().optional(),
+      project: z.string().optional(),
+      url: z.string().optional(),
+      version: z.string().optional(),
+      contact: z.array(z.string()).optional(),
+    })
+    .optional(),
+});
+
+const FIELDS = Object.keys(schema.shape);
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) v = typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  return v;
+}
+
+function pathText(path: readonly PropertyKey[]): string {
+  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? String(k) : `.${String(k)}`)).join('');
+}
+
+/** Validates a config object; throws UsageError naming every bad field, its value and what is allowed. */
+export function validateConfig(input: unknown, source: string): ZerodropConfig {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data as ZerodropConfig;
+  const problems = parsed.error.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const where = issue.path.length > 0 ? `${pathText(issue.path)}: ` : '';
+      return `${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; allowed: ${issue.path.length > 0 ? 'organization, project, url, version, contact' : FIELDS.join(', ')}`;
+    }
+    const value = valueAt(input, issue.path);
+    return `${pathText(issue.path) || '(config)'} = ${JSON.stringify(value) ?? 'undefined'}: ${issue.message}`;
+  });
+  throw new UsageError(`${source}: ${problems.length === 1 ? problems[0] : `\n  ${problems.join('\n  ')}`}`);
+}
+
+/**
+ * Loads `explicit` (an error if missing), or the first CONFIG_FILES found in `cwd`, or nothing.
+ * Returns the validated config and the file it came from.
+ */
+export async function loadConfig(explicit: string | undefined, cwd = process.cwd()): Promise<{ config: ZerodropConfig; file?: string }> {
+  let file: string | undefined;
+  if (explicit !== undefined) {
+    file = resolve(cwd, explicit);
+    if (!existsSync(file)) throw new UsageError(`--config ${explicit}: file not found`);
+  } else {
+    file = CONFIG_FILES.map((name) => resolve(cwd, name)).find((path) => existsSync(path));
+    if (file === undefined) return { config: {} };
+  }
+  let module: { default?: unknown; config?: unknown };
+  try {
+    module = (await import(pathToFileURL(file).href)) as { default?: unknown; config?: unknown };
+  } catch (error) {
+    throw new UsageError(`${file}: could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const value = module.default ?? module.config;
+  if (value === undefined) throw new UsageError(`${file}: export the config as default: export default defineConfig({ ... })`);
+  return { config: validateConfig(value, file), file };
+}
+
+/** Which run flags appear in argv (`--name` or `--name=value`), and the keys given with --set. */
+function givenFlags(argv: readonly string[]): { flags: Set<string>; setKeys: Set<string> } {
+  const flags = new Set<string>();
+  const setKeys = new Set<string>();
+  argv.forEach((arg, i) => {
+    if (!arg.startsWith('--')) return;
+    const [name = '', inline] = arg.slice(2).split(/=(.*)/s);
+    flags.add(name);
+    if (name === 'set') {
+      const value = inline ?? argv[i + 1] ?? '';
+      setKeys.add(value.split('=')[0] ?? '');
+    }
+  });
+  return { flags, setKeys };
+}
+
+/** The config as `zerodrop run` flags, leaving out what argv already says: flags win, field by field. */
+export function configArgs(config: ZerodropConfig, argv: readonly string[]): string[] {
+  const { flags, setKeys } = givenFlags(argv);
+  const out: string[] = [];
+  const single = (flag: string, value: string | undefined) => {
+    if (value !== undefined && !flags.has(flag)) out.push(`--${flag}`, value);
+  };
+  const many = (flag: string, values: readonly string[] | undefined) => {
+    if (values !== undefined && !flags.has(flag)) for (const v of values) out.push(`--${flag}`, v);
+  };
+  single('provider', config.provider);
+  many('profile', config.profiles);
+  many('scenario', config.scenarios);
+  for (const [key, value] of Object.entries(config.set ?? {})) if (!setKeys.has(key)) out.push('--set', `${key}=${value}`);
+  if (config.nightly === true && !flags.has('nightly') && !flags.has('no-nightly')) out.push('--nightly');
+  single('report-dir', config.reportDir);
+  many('reporter', config.reporters);
+  if (config.open === true && !flags.has('open') && !flags.has('no-open')) out.push('--open');
+  single('kube-version', config.kubeVersion);
+  single('cluster-name', config.clusterName);
+  single('kubeconfig', config.kubeconfig);
+  single('context', config.context);
+  return out;
+}
+
+/** The --config value in argv, if any. */
+export function configFlag(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--config') {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new UsageError('--config: expects a file, e.g. --config zerodrop.config.ts');
+      return next;
+    }
+    if (arg.startsWith('--config=')) return arg.slice('--config='.length);
+  }
+  return undefined;
+}

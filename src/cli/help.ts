@@ -1,0 +1,72 @@
+// `zerodrop --help` and `zerodrop <command> --help`.
+
+import { REPORTER_NAMES } from '../report/reporters/reporter.ts';
+import { reporters } from '../report/reporters/index.ts';
+
+const EXIT_CODES = 'Exit codes: 0 all passed or skipped, 1 a scenario failed or was inconclusive, 2 bad usage or configuration, 130 interrupted.';
+
+export const HELP: Record<'main' | 'run' | 'list' | 'report', string> = {
+  main: `zerodrop: prove that gateways and backends drain without dropping a request
+
+Usage:
+  zerodrop run [options]     run scenarios against profiles, write the reports
+  zerodrop list              the scenario catalog (descriptions, options, seeds) and the profiles
+  zerodrop report DIR        rebuild index.html (and junit.xml, conformance.yaml) from DIR/results.json
+  zerodrop help [COMMAND]    this text, or a command's (also: zerodrop COMMAND --help)
+
+${EXIT_CODES}`,
+
+  run: `zerodrop run: run the selected scenarios against the selected profiles and write the reports
+
+Usage:
+  zerodrop run [--config FILE] [--provider local|kind|k3s|cluster] [--profile P]... [--scenario ID]...
+               [--set option=value]... [--nightly] [--report-dir DIR] [--reporter NAME]... [--open]
+
+Options:
+  --config      settings file (default: ./zerodrop.config.ts if present); flags override it field by field
+  --provider    where pods run: local (default; real processes on loopback addresses), kind, k3s
+                (Docker), or cluster (an existing cluster from a kubeconfig)
+  --kube-version  kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s)
+  --cluster-name  kind: cluster to reuse, or create and delete afterwards (default zerodrop)
+  --kubeconfig, --context  cluster: which cluster; the run only touches its own namespaces
+  --profile     system under test, repeatable (default: reference); see \`zerodrop list\`
+  --scenario    scenario id, repeatable (default: the whole catalog except controls)
+  --set         override a scenario option, e.g. --set graceSeconds=30 (see \`zerodrop list\`)
+  --nightly     realistic durations instead of the short defaults
+  --report-dir  where the reports go (default: reports)
+  --reporter    which reports to write, repeatable or comma-separated (default: all):
+${REPORTER_NAMES.map((n) => `                  ${n.padEnd(12)} ${reporters[n].description}`).join('\n')}
+  --open        open index.html in the browser when the run ends ($BROWSER, else the system's opener)
+
+Progress: on a terminal one status line is redrawn in place; with CI set or output redirected,
+plain lines are printed instead.
+
+Config file (zerodrop.config.ts):
+  import { defineConfig } from 'zerodrop';
+  export default defineConfig({ profiles: ['reference'], scenarios: ['backend-delete-http'],
+    set: { graceSeconds: 30 }, reportDir: 'reports', implementation: { organization: 'acme', project: 'edge' } });
+
+${EXIT_CODES}`,
+
+  list: `zerodrop list: the scenario catalog and the profiles
+
+Usage:
+  zerodrop list
+
+For each scenario: its id, description, options with their defaults (override with --set) and the
+seed discussions it comes from; then every profile with its kind and what it demonstrates.`,
+
+  report: `zerodrop report: rebuild the reports of a finished run from its results.json
+
+Usage:
+  zerodrop report DIR [--reporter NAME]... [--open]
+
+Reads DIR/results.json and writes DIR/index.html, DIR/junit.xml and DIR/conformance.yaml again
+(or only the --reporter ones), e.g. after upgrading zerodrop or from a CI artifact.
+
+Options:
+  --reporter    html, junit or conformance; repeatable or comma-separated (default: all three)
+  --open        open index.html in the browser afterwards
+
+Exit codes: 0 written, 2 DIR has no readable results.json or bad usage.`,
+};

@@ -1,0 +1,117 @@
+// coturn (https://github.com/coturn/coturn), the TURN server, as the gateway of the TURN scenarios.
+//
+// It runs unprivileged as a pod on its pod IP: listening and relaying on that address only, long-term
+// credentials with one static user, relay ports in a small range, loopback peers allowed (the
+// backends are 127.x pods), no TLS/DTLS, no CLI. Options are those of turnserver(1) 4.6
+// (docs/Configuration.md and examples/etc/turnserver.conf in the coturn repository). Everything is
+// on the command line (`-n`: no configuration file), the pid file is /dev/null and the user database
+// is SQLite's in-memory one, so a pod writes no file at all and leaves nothing behind.
+//
+// What coturn does on SIGTERM (measured with 4.6.1, and the reason for the two profiles): it has no
+// drain. The process is terminated by the signal itself 2-5 ms after it arrives, logging nothing;
+// every allocation and relay port dies with it, with no message to the clients (they find out when
+// their next Refresh times out). No
+// option changes that in 4.6 (`--help` has no drain or graceful shutdown setting). So:
+// - `coturn`: the drain-correct deployment of it: a preStop hook that sleeps for the allocations to
+//   end (`terminationGracePeriodSeconds` long enough), so that SIGTERM only arrives after the
+//   load balancer stopped sending new allocations and the clients' allocations ran their course;
+// - `coturn-naive`: coturn as packaged, no preStop: SIGTERM at the delete cuts every live allocation.
+
+import { defaultProbe } from '../model/workload.ts';
+import { ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
+
+export const TURN_USER = 'zerodrop';
+export const TURN_PASSWORD = 'zerodrop-turn-secret';
+export const TURN_REALM = 'zerodrop.local';
+
+export interface CoturnOptions {
+  /** Address to listen and relay on; `$POD_IP` is expanded by the pod's shell. */
+  ip: string;
+  port: number;
+  minPort: number;
+  maxPort: number;
+  user?: string;
+  password?: string;
+  realm?: string;
+  /** Allocation lifetime cap; coturn's default is 3600 s. */
+  maxAllocateLifetimeSeconds?: number;
+  verbose?: boolean;
+}
+
+/** turnserver's argv (without the binary). */
+export function coturnArgs(o: CoturnOptions): string[] {
+  const args = [
+    '-n',
+    `--listening-ip=${o.ip}`,
+    `--relay-ip=${o.ip}`,
+    `--listening-port=${o.port}`,
+    `--min-port=${o.minPort}`,
+    `--max-port=${o.maxPort}`,
+    '--lt-cred-mech',
+    `--user=${o.user ?? TURN_USER}:${o.password ?? TURN_PASSWORD}`,
+    `--realm=${o.realm ?? TURN_REALM}`,
+    '--no-tls',
+    '--no-dtls',
+    '--no-cli',
+    '--allow-loopback-peers',
+    '--no-multicast-peers',
+    '--no-software-attribute',
+    '--fingerprint',
+    '--log-file=stdout',
+    '--simple-log',
+    '--pidfile=/dev/null',
+    '--userdb=:memory:',
+  ];
+  if (o.maxAllocateLifetimeSeconds !== undefined) args.push(`--max-allocate-lifetime=${o.maxAllocateLifetimeSeconds}`);
+  if (o.verbose) args.push('--verbose');
+  return args;
+}
+
+/** How long before the end of the grace period the drain-correct preStop lets SIGTERM through. */
+const PRESTOP_MARGIN_SECONDS = 1;
+
+/** Relay ports of a pod: on its own IP, so every pod can use the same small range. */
+export const RELAY_PORTS = { minPort: 49_152, maxPort: 49_407 } as const;
+
+function coturnGateway(naive: boolean) {
+  return (request: GatewayRequest): GatewayPlan => {
+    if (request.protocol !== 'turn') throw new ProfileCannotPlay(`coturn carries TURN, not ${request.protocol}`);
+    const args = coturnArgs({ ip: '$POD_IP', port: request.port, ...RELAY_PORTS }).map((a) => (a.includes('$POD_IP') ? `"${a}"` : `'${a}'`));
+    const plan: GatewayPlan = {
+      // The shell only expands the pod IP and then becomes turnserver (exec), so SIGTERM reaches it.
+      command: ['sh', '-c', `exec turnserver ${args.join(' ')}`],
+      env: {},
+      // coturn also listens on TCP on the same port: a TCP connect is its readiness.
+      readinessProbe: defaultProbe({ tcpSocket: { port: request.port } }),
+    };
+    if (!naive) {
+      // SIGTERM ends coturn at once, so the drain is the preStop: hold SIGTERM back until one
+      // second before the grace period runs out, letting live allocations run their course while
+      // the Service stops sending it new ones. (A finer hook would poll coturn's session count
+      // through its CLI or Prometheus endpoint and return once it reaches zero.)
+      const grace = request.graceSeconds ?? 30;
+      plan.preStop = { sleep: { seconds: Math.max(0, grace - PRESTOP_MARGIN_SECONDS) } };
+    }
+    return plan;
+  };
+}
+
+const requires = [{ binary: 'turnserver', install: 'apt-get install coturn' }];
+
+export const coturnProfiles: Profile[] = [
+  {
+    name: 'coturn',
+    kind: 'system',
+    description:
+      'coturn 4.6 with a preStop sleep before SIGTERM (it has no drain of its own): live allocations keep relaying until they end or the grace period runs out.',
+    requires,
+    gateway: coturnGateway(false),
+  },
+  {
+    name: 'coturn-naive',
+    kind: 'naive',
+    description: 'coturn as packaged, no preStop: SIGTERM at the delete ends the process and every live allocation at once.',
+    requires,
+    gateway: coturnGateway(true),
+  },
+];

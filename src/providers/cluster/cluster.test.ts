@@ -1,0 +1,45 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadClusterConfig } from './cluster.ts';
+
+const KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters:
+- name: staging
+  cluster: { server: 'https://staging.example:6443' }
+- name: prod
+  cluster: { server: 'https://prod.example:6443' }
+users:
+- name: me
+  user: { token: t }
+contexts:
+- name: staging
+  context: { cluster: staging, user: me }
+- name: prod
+  context: { cluster: prod, user: me }
+current-context: staging
+`;
+
+describe('an existing cluster from a kubeconfig', () => {
+  let dir: string;
+  let file: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'zerodrop-kubeconfig-'));
+    file = join(dir, 'config');
+    await writeFile(file, KUBECONFIG);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('uses the current context unless --context names another', () => {
+    expect(loadClusterConfig({ kubeconfig: file }).getCurrentCluster()?.server).toBe('https://staging.example:6443');
+    expect(loadClusterConfig({ kubeconfig: file, context: 'prod' }).getCurrentCluster()?.server).toBe('https://prod.example:6443');
+  });
+
+  it('names the contexts it has when --context is wrong', () => {
+    expect(() => loadClusterConfig({ kubeconfig: file, context: 'qa' })).toThrow(/context qa is not in .*; contexts: staging, prod/);
+  });
+});

@@ -1,0 +1,43 @@
+// A k3s cluster in one container (@testcontainers/k3s). The NodePorts the harness uses are exposed
+// as container ports and reached on the host port Docker maps them to. Disposal (`await using`)
+// stops and removes the container, which is the whole cluster.
+
+import { KubeConfig } from '@kubernetes/client-node';
+import { K3sContainer, type StartedK3sContainer } from '@testcontainers/k3s';
+import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
+import type { Exposure } from '../kube/kube-provider.ts';
+
+/** The k3s image per Kubernetes minor version (rancher/k3s tags follow v<kubernetes>-k3s<n>). */
+export const K3S_IMAGES: Readonly<Record<string, string>> = {
+  '1.35': 'rancher/k3s:v1.35.5-k3s1',
+  '1.34': 'rancher/k3s:v1.34.9-k3s1',
+};
+export const DEFAULT_K3S_VERSION = '1.35';
+
+export interface K3sCluster extends AsyncDisposable {
+  kubeConfig(): KubeConfig;
+  exposure: Exposure;
+}
+
+export async function startK3s(opts: { kubeVersion?: string } = {}): Promise<K3sCluster> {
+  const minor = /^v?(\d+\.\d+)/.exec(opts.kubeVersion ?? DEFAULT_K3S_VERSION)?.[1] ?? '';
+  const image = K3S_IMAGES[minor];
+  if (!image) throw new Error(`no k3s image for Kubernetes ${opts.kubeVersion}; known: ${Object.keys(K3S_IMAGES).join(', ')}`);
+  const container: StartedK3sContainer = await new K3sContainer(image).withExposedPorts(...PUBLISHED_NODE_PORTS.map((p) => p.nodePort)).start();
+  const raw = container.getKubeConfig();
+  return {
+    kubeConfig: () => {
+      const kc = new KubeConfig();
+      kc.loadFromString(raw);
+      return kc;
+    },
+    exposure: {
+      kind: 'nodePort',
+      host: container.getHost(),
+      ports: PUBLISHED_NODE_PORTS.map((p) => ({ nodePort: p.nodePort, hostPort: container.getMappedPort(p.nodePort) })),
+    },
+    [Symbol.asyncDispose]: async () => {
+      await container.stop();
+    },
+  };
+}

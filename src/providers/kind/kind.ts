@@ -1,0 +1,122 @@
+// kind clusters through the kind CLI (https://kind.sigs.k8s.io/docs/user/configuration/): a
+// generated config with worker nodes and extraPortMappings that publish a block of NodePorts on
+// 127.0.0.1, the node image chosen per Kubernetes minor version, reuse of an existing cluster by
+// name, and deletion only of a cluster this process created.
+
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { execa } from 'execa';
+import { stringify } from 'yaml';
+
+/**
+ * Node images kind v0.33.0 publishes, pinned by digest as kind's release notes ask
+ * ("pre-built images are only guaranteed to work with the kind release they were built for").
+ * The last four minor versions; the nightly matrix runs each.
+ */
+export const KIND_VERSION = 'v0.33.0';
+export const KIND_NODE_IMAGES: Readonly<Record<string, string>> = {
+  '1.37': 'kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5',
+  '1.36': 'kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed',
+  '1.35': 'kindest/node:v1.35.8@sha256:07b2536e30b803ed61d1677a79df6115f798ce64c80f9e22f6ed45afd09323c0',
+  '1.34': 'kindest/node:v1.34.11@sha256:44e222ee2132dab25ff87301682f89eb82c7880ea3a1bf543bfe9708fd08d67d',
+};
+export const DEFAULT_KUBE_VERSION = '1.36';
+export const DEFAULT_CLUSTER_NAME = 'zerodrop';
+
+/** NodePorts published to the host, one per Service port a topology may need (host port = node port). */
+export const PUBLISHED_NODE_PORTS: readonly { nodePort: number; hostPort: number }[] = Array.from({ length: 8 }, (_, i) => ({
+  nodePort: 30_800 + i,
+  hostPort: 30_800 + i,
+}));
+
+export function nodeImageFor(kubeVersion: string): string {
+  const minor = /^v?(\d+\.\d+)/.exec(kubeVersion)?.[1];
+  const image = minor ? KIND_NODE_IMAGES[minor] : undefined;
+  if (!image) throw new Error(`no kind node image for Kubernetes ${kubeVersion}; known: ${Object.keys(KIND_NODE_IMAGES).join(', ')}`);
+  return image;
+}
+
+export interface KindConfigOptions {
+  workers: number;
+  ports?: readonly { nodePort: number; hostPort: number }[];
+}
+
+/** The kind Cluster config: one control plane that publishes the NodePorts, and `workers` workers. */
+export function kindConfig(opts: KindConfigOptions): string {
+  const ports = opts.ports ?? PUBLISHED_NODE_PORTS;
+  const config = {
+    kind: 'Cluster',
+    apiVersion: 'kind.x-k8s.io/v1alpha4',
+    // Container stop signals (KEP-4960, alpha since 1.33): lets a pod state its stop signal, so that
+    // a system image's own STOPSIGNAL (nginx: SIGQUIT) does not decide how a profile stops.
+    featureGates: { ContainerStopSignals: true },
+    nodes: [
+      {
+        role: 'control-plane',
+        // kube-proxy answers a NodePort on every node; publishing it from one node is enough.
+        // TCP and UDP both: a Service port of either protocol can take any published NodePort.
+        extraPortMappings: ports.flatMap((p) =>
+          (['TCP', 'UDP'] as const).map((protocol) => ({ containerPort: p.nodePort, hostPort: p.hostPort, listenAddress: '127.0.0.1', protocol })),
+        ),
+      },
+      ...Array.from({ length: opts.workers }, () => ({ role: 'worker' })),
+    ],
+  };
+  return stringify(config);
+}
+
+export interface KindCluster extends AsyncDisposable {
+  name: string;
+  /** True when this process created the cluster: only then is it deleted. */
+  created: boolean;
+  kubeconfig: string;
+  kubeConfig(): KubeConfig;
+  delete(): Promise<void>;
+}
+
+export async function kindClusters(): Promise<string[]> {
+  const { stdout } = await execa('kind', ['get', 'clusters'], { timeout: 30_000 });
+  return stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('No kind clusters'));
+}
+
+/** Reuses the cluster `name` when it exists, else creates it (and will delete it on dispose). */
+export async function ensureKindCluster(opts: { name?: string; kubeVersion?: string; workers?: number; log?: (line: string) => void } = {}): Promise<KindCluster> {
+  const name = opts.name ?? DEFAULT_CLUSTER_NAME;
+  let created = false;
+  if (!(await kindClusters()).includes(name)) {
+    const image = nodeImageFor(opts.kubeVersion ?? DEFAULT_KUBE_VERSION);
+    const dir = await mkdtemp(join(tmpdir(), 'zerodrop-kind-'));
+    try {
+      const file = join(dir, 'kind.yaml');
+      await writeFile(file, kindConfig({ workers: opts.workers ?? 2 }));
+      opts.log?.(`creating kind cluster ${name} (${image})`);
+      await execa('kind', ['create', 'cluster', '--name', name, '--config', file, '--image', image, '--wait', '180s'], { timeout: 600_000 });
+      created = true;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  } else {
+    opts.log?.(`reusing kind cluster ${name} (its NodePorts must be published as zerodrop's config does: ${PUBLISHED_NODE_PORTS[0]?.hostPort}-${PUBLISHED_NODE_PORTS.at(-1)?.hostPort})`);
+  }
+  const { stdout: kubeconfig } = await execa('kind', ['get', 'kubeconfig', '--name', name], { timeout: 30_000 });
+  let deleted = false;
+  const remove = async () => {
+    if (!created || deleted) return;
+    deleted = true;
+    await execa('kind', ['delete', 'cluster', '--name', name], { timeout: 300_000 });
+  };
+  return {
+    name,
+    created,
+    kubeconfig,
+    kubeConfig: () => {
+      const kc = new KubeConfig();
+      kc.loadFromString(kubeconfig);
+      return kc;
+    },
+    delete: remove,
+    [Symbol.asyncDispose]: remove,
+  };
+}

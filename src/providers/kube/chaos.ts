@@ -1,0 +1,99 @@
+// Chaos as Kubernetes API calls, each exactly what kubectl sends for the same action, so that the
+// cluster does what it would do for an operator:
+// - delete a pod: DELETE with DeleteOptions.gracePeriodSeconds (0 = `kubectl delete --force --grace-period=0`)
+// - scale: merge patch of the Deployment's scale subresource (`kubectl scale`)
+// - rollout restart: strategic merge patch of the pod template's kubectl.kubernetes.io/restartedAt
+//   annotation (`kubectl rollout restart`)
+// - cordon: strategic merge patch spec.unschedulable on the Node (`kubectl cordon`)
+// - drain: cordon, then evict each of the run's pods on the node through the Eviction API, which
+//   honours PodDisruptionBudgets: a 429 means the budget forbids it now, and the eviction is tried
+//   again after a pause, as `kubectl drain` does (https://kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/).
+
+import { PATCH, statusOf, type KubeClient } from './client.ts';
+
+export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
+
+export async function deletePod(client: KubeClient, namespace: string, pod: string, gracePeriodSeconds?: number): Promise<void> {
+  await client.request('DELETE', `/api/v1/namespaces/${namespace}/pods/${pod}`, {
+    body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) },
+  });
+}
+
+/** Returns the replica count before the change. */
+export async function scaleDeployment(client: KubeClient, namespace: string, name: string, replicas: number): Promise<number | undefined> {
+  const path = `/apis/apps/v1/namespaces/${namespace}/deployments/${name}/scale`;
+  const { body: before } = await client.request<{ spec?: { replicas?: number } }>('GET', path);
+  await client.request('PATCH', path, { contentType: PATCH.merge, body: { spec: { replicas } } });
+  return before.spec?.replicas;
+}
+
+/** Returns the Deployment's new metadata.generation. */
+export async function rolloutRestart(client: KubeClient, namespace: string, name: string, now = new Date()): Promise<number | undefined> {
+  const { body } = await client.request<{ metadata?: { generation?: number } }>('PATCH', `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`, {
+    contentType: PATCH.strategic,
+    body: { spec: { template: { metadata: { annotations: { [RESTARTED_AT]: now.toISOString() } } } } },
+  });
+  return body?.metadata?.generation;
+}
+
+export async function cordon(client: KubeClient, node: string, unschedulable = true): Promise<void> {
+  await client.request('PATCH', `/api/v1/nodes/${node}`, { contentType: PATCH.strategic, body: { spec: { unschedulable } } });
+}
+
+/** One eviction request; false when a PodDisruptionBudget forbids it right now (429). */
+export async function evictPod(client: KubeClient, namespace: string, pod: string, gracePeriodSeconds?: number): Promise<boolean> {
+  try {
+    await client.request('POST', `/api/v1/namespaces/${namespace}/pods/${pod}/eviction`, {
+      body: {
+        apiVersion: 'policy/v1',
+        kind: 'Eviction',
+        metadata: { name: pod, namespace },
+        ...(gracePeriodSeconds !== undefined ? { deleteOptions: { gracePeriodSeconds } } : {}),
+      },
+    });
+    return true;
+  } catch (err) {
+    if (statusOf(err) === 429) return false;
+    if (statusOf(err) === 404) return true; // already gone
+    throw err;
+  }
+}
+
+export interface DrainOptions {
+  /** Pause between evictions a budget refused (kubectl drain waits 5 s). */
+  retryMs?: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onEvicted?: (pod: string) => void;
+  onBlocked?: (pod: string) => void;
+}
+
+/**
+ * Cordons the node and evicts the run's pods on it (only pods of `namespace`: a drain by the harness
+ * never touches anything it did not create). Resolves once every eviction was accepted.
+ */
+export async function drainNode(client: KubeClient, namespace: string, node: string, opts: DrainOptions): Promise<string[]> {
+  await cordon(client, node);
+  const { body } = await client.request<{ items?: { metadata: { name: string; deletionTimestamp?: string } }[] }>('GET', `/api/v1/namespaces/${namespace}/pods`, {
+    query: { fieldSelector: `spec.nodeName=${node}` },
+  });
+  const pending = (body.items ?? []).filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
+  const evicted: string[] = [];
+  const deadline = Date.now() + opts.timeoutMs;
+  while (pending.length > 0) {
+    opts.signal?.throwIfAborted();
+    const pod = pending[0] as string;
+    if (await evictPod(client, namespace, pod)) {
+      pending.shift();
+      evicted.push(pod);
+      opts.onEvicted?.(pod);
+      continue;
+    }
+    opts.onBlocked?.(pod);
+    if (Date.now() + (opts.retryMs ?? 5000) > deadline) {
+      throw new Error(`drain of ${node}: PodDisruptionBudget still blocks eviction of ${pod} after ${opts.timeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, opts.retryMs ?? 5000));
+  }
+  return evicted;
+}

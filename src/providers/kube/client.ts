@@ -1,0 +1,164 @@
+// The one door to a Kubernetes API server. Configuration and authentication come from
+// @kubernetes/client-node (KubeConfig: certificates, tokens, exec plugins; Watch: the newline-
+// delimited JSON watch stream). Requests are written out by path, method and content type so that
+// every call the harness makes is visible in one place and testable against a fake API server:
+// a chaos step is a specific PATCH with a specific patch type, not whatever a generated client does.
+
+import { HttpMethod, KubeConfig, RequestContext, Watch } from '@kubernetes/client-node';
+import { fetch, type Dispatcher } from 'undici';
+
+/** Patch types the API server accepts (https://kubernetes.io/docs/tasks/manage-kubernetes-objects/update-api-object-kubectl-patch/). */
+export const PATCH = {
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  json: 'application/json-patch+json',
+  /** Server-side apply (https://kubernetes.io/docs/reference/using-api/server-side-apply/). JSON is valid YAML. */
+  apply: 'application/apply-patch+yaml',
+} as const;
+
+export type ContentType = (typeof PATCH)[keyof typeof PATCH] | 'application/json';
+
+/** The field manager the harness applies and patches as: `kubectl get --show-managed-fields` names it. */
+export const FIELD_MANAGER = 'zerodrop';
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export class KubeApiError extends Error {
+  readonly status: number;
+  readonly reason: string | undefined;
+  constructor(method: string, path: string, status: number, body: unknown) {
+    const status_ = body as { message?: string; reason?: string } | undefined;
+    super(`${method} ${path}: ${status}${status_?.message ? ` ${status_.message}` : ''}`);
+    this.status = status;
+    this.reason = status_?.reason;
+  }
+}
+
+export interface RawWatchEvent {
+  type: string;
+  object: Record<string, unknown>;
+}
+
+export class KubeClient {
+  readonly config: KubeConfig;
+  private readonly watcher: Watch;
+
+  constructor(config: KubeConfig) {
+    this.config = config;
+    this.watcher = new Watch(config);
+  }
+
+  /** A client for a bare API server URL with no credentials (fake API servers in tests). */
+  static forServer(server: string): KubeClient {
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ name: 'zerodrop', server, skipTLSVerify: true }],
+      users: [{ name: 'zerodrop' }],
+      contexts: [{ name: 'zerodrop', cluster: 'zerodrop', user: 'zerodrop' }],
+      currentContext: 'zerodrop',
+    });
+    return new KubeClient(config);
+  }
+
+  get server(): string {
+    const cluster = this.config.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    return cluster.server.replace(/\/+$/, '');
+  }
+
+  async request<T = Record<string, unknown>>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    opts: { query?: Query; body?: unknown; contentType?: ContentType; signal?: AbortSignal; allow?: number[] } = {},
+  ): Promise<{ status: number; body: T }> {
+    const url = new URL(this.server + path);
+    for (const [key, value] of Object.entries(opts.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const ctx = new RequestContext(url.toString(), HttpMethod[method]);
+    await this.config.applySecurityAuthentication(ctx);
+    const headers = ctx.getHeaders() as unknown as Record<string, string>;
+    headers['accept'] = 'application/json';
+    if (opts.body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
+    const dispatcher = ctx.getDispatcher() as unknown as Dispatcher | undefined;
+    const response = await fetch(url, {
+      method,
+      headers,
+      ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+      ...(dispatcher ? { dispatcher } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = { message: text.slice(0, 200) };
+    }
+    if (response.status >= 400 && !(opts.allow ?? []).includes(response.status)) {
+      throw new KubeApiError(method, url.pathname, response.status, body);
+    }
+    return { status: response.status, body: body as T };
+  }
+
+  /**
+   * Follows a streaming GET (a pod's log with follow=true) line by line until the server ends it or
+   * the signal aborts. Resolves when the stream ends; rejects on an HTTP error.
+   */
+  async stream(path: string, query: Query, onLine: (line: string) => void, signal: AbortSignal): Promise<void> {
+    const url = new URL(this.server + path);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    const ctx = new RequestContext(url.toString(), HttpMethod.GET);
+    await this.config.applySecurityAuthentication(ctx);
+    const dispatcher = ctx.getDispatcher() as unknown as Dispatcher | undefined;
+    const response = await fetch(url, {
+      headers: ctx.getHeaders() as unknown as Record<string, string>,
+      signal,
+      ...(dispatcher ? { dispatcher } : {}),
+    });
+    if (response.status >= 400 || !response.body) {
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = { message: text.slice(0, 200) };
+      }
+      throw new KubeApiError('GET', url.pathname, response.status, body);
+    }
+    const decoder = new TextDecoder();
+    let pending = '';
+    try {
+      for await (const chunk of response.body) {
+        pending += decoder.decode(chunk as Uint8Array, { stream: true });
+        let nl;
+        while ((nl = pending.indexOf('\n')) >= 0) {
+          onLine(pending.slice(0, nl));
+          pending = pending.slice(nl + 1);
+        }
+      }
+    } catch (err) {
+      if (!signal.aborted) throw err;
+    }
+    if (pending) onLine(pending);
+  }
+
+  /**
+   * Opens one watch request (client-node's Watch: newline-delimited JSON, one event a line).
+   * `done` is called once, when the stream ends or fails; a non-200 answer arrives there as an error
+   * with `statusCode`.
+   */
+  watch(path: string, query: Query, onEvent: (e: RawWatchEvent) => void, done: (err: unknown) => void): Promise<AbortController> {
+    return this.watcher.watch(
+      path,
+      query,
+      (type: string, object: Record<string, unknown>) => onEvent({ type, object }),
+      done,
+    );
+  }
+}
+
+/** The HTTP status of an error from `request` or a watch's `done`, when it has one. */
+export function statusOf(err: unknown): number | undefined {
+  if (err instanceof KubeApiError) return err.status;
+  const code = (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof code === 'number' ? code : undefined;
+}

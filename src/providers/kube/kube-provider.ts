@@ -1,0 +1,289 @@
+// The Provider on a real Kubernetes API, shared by kind, k3s and existing clusters: they differ only
+// in how the cluster is obtained and how the harness reaches a Service (a NodePort published to the
+// host by kind or the k3s container, or a LoadBalancer address). Everything a run creates lives in
+// one namespace labelled with the run id; teardown deletes that namespace and nothing else.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Topology } from '../../model/workload.ts';
+import type { Recorder } from '../../observe/recorder.ts';
+import type { DeleteOptions, PodInfo, Provider, ProviderCapabilities, ServiceAddress } from '../provider.ts';
+import { assertNamespaceFree, deleteRunNamespace, serverSideApply } from './apply.ts';
+import * as chaos from './chaos.ts';
+import type { KubeClient } from './client.ts';
+import { fixturesOf, namespaceFor, renderTopology, validateManifests } from './manifests.ts';
+import { observeNamespace, type NamespaceObservers } from './observers.ts';
+
+/** How the harness reaches Services from the host. */
+export type Exposure =
+  /** NodePorts the cluster publishes on the host (kind extraPortMappings, k3s container port mappings). */
+  | { kind: 'nodePort'; host: string; ports: { nodePort: number; hostPort: number }[] }
+  /** Services get type LoadBalancer and the harness uses the address the cloud assigns. */
+  | { kind: 'loadBalancer' };
+
+export interface KubeProviderOptions {
+  name: 'kind' | 'k3s' | 'cluster';
+  client: KubeClient;
+  recorder: Recorder;
+  runId: string;
+  /** Repository root: fixtures are read from here into the ConfigMap. */
+  cwd: string;
+  exposure: Exposure;
+  capabilities: ProviderCapabilities;
+  /** Cordon and drain act on Nodes, outside the run's namespace: only on clusters the harness created. */
+  allowNodeOperations: boolean;
+  /** Poll period while waiting for rollouts (reads, not measurements). */
+  pollMs?: number;
+  /** Floor of the deploy timeout (default 180 s); tests against a fake API server lower it. */
+  minDeployTimeoutMs?: number;
+  /** Runs after the namespace is gone (e.g. releasing a cluster the provider holds). */
+  onTeardown?: () => Promise<void>;
+}
+
+const DEFAULT_DEPLOY_TIMEOUT_MS = 180_000;
+/**
+ * A cluster deploy includes pulling images on first use and scheduling across nodes: callers' short
+ * local timeouts (the runner's 30 s) are raised to this floor.
+ */
+const MIN_DEPLOY_TIMEOUT_MS = 180_000;
+
+export class KubeProvider implements Provider {
+  readonly name: string;
+  readonly capabilities: ProviderCapabilities;
+  readonly namespace: string;
+  private readonly opts: KubeProviderOptions;
+  private readonly client: KubeClient;
+  private readonly recorder: Recorder;
+  private readonly stopping = new AbortController();
+  private observers?: NamespaceObservers;
+  private readonly addresses = new Map<string, Map<string, ServiceAddress>>();
+  private readonly generations = new Map<string, number>();
+  private created = false;
+  private teardownPromise?: Promise<void>;
+
+  constructor(opts: KubeProviderOptions) {
+    this.opts = opts;
+    this.name = opts.name;
+    this.capabilities = opts.capabilities;
+    this.client = opts.client;
+    this.recorder = opts.recorder;
+    this.namespace = namespaceFor(opts.runId);
+  }
+
+  /** The NodePort each Service port gets, in the order the topology lists them. */
+  static assignNodePorts(topology: Topology, exposure: Exposure): Record<string, Record<string, number>> | undefined {
+    if (exposure.kind !== 'nodePort') return undefined;
+    const free = [...exposure.ports];
+    const assigned: Record<string, Record<string, number>> = {};
+    for (const service of topology.services) {
+      for (const port of service.ports) {
+        const next = free.shift();
+        if (!next) throw new Error(`the cluster publishes ${exposure.ports.length} NodePort(s); the topology needs more`);
+        (assigned[service.name] ??= {})[port.name] = next.nodePort;
+      }
+    }
+    return assigned;
+  }
+
+  async deploy(topology: Topology, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+    this.assertRunning();
+    const fixtures: Record<string, string> = {};
+    for (const path of fixturesOf(topology)) fixtures[path] = await readFile(join(this.opts.cwd, path), 'utf8');
+    const nodePorts = KubeProvider.assignNodePorts(topology, this.opts.exposure);
+    const objects = renderTopology(topology, {
+      namespace: this.namespace,
+      runId: this.opts.runId,
+      fixtures,
+      ...(nodePorts ? { nodePorts } : {}),
+      ...(this.opts.exposure.kind === 'loadBalancer' ? { loadBalancers: topology.services.map((s) => s.name) } : {}),
+    });
+    // Nothing reaches the cluster unless every object is valid.
+    validateManifests(objects);
+
+    const [namespace, ...rest] = objects;
+    if (!namespace) throw new Error('no namespace rendered');
+    await assertNamespaceFree(this.client, this.namespace);
+    this.created = true;
+    await serverSideApply(this.client, namespace, opts.signal);
+    // Watch before the pods exist, so that their whole life is on the Timeline.
+    const selectors = new Map(topology.services.map((s) => [s.name, s.selector]));
+    this.observers = await observeNamespace(this.client, this.namespace, this.recorder, this.stopping.signal, {
+      selectorOf: (service) => selectors.get(service),
+    });
+    for (const object of rest) await serverSideApply(this.client, object, opts.signal);
+
+    const timeoutMs = Math.max(opts.timeoutMs ?? DEFAULT_DEPLOY_TIMEOUT_MS, this.opts.minDeployTimeoutMs ?? MIN_DEPLOY_TIMEOUT_MS);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.stopping.signal]) : this.stopping.signal;
+    await this.pollUntil(async () => {
+      for (const w of topology.workloads) if (!(await this.rolledOut(w.name, w.replicas))) return false;
+      for (const s of topology.services) {
+        const replicas = topology.workloads.find((w) => w.name === s.selector)?.replicas ?? 0;
+        if ((this.observers?.endpoints.readyPods(s.name).length ?? 0) < replicas) return false;
+      }
+      return true;
+    }, { timeoutMs, signal, what: 'deployment to be ready with every endpoint ready' });
+    // A cloud load balancer gets its address some time after the Service exists.
+    await this.pollUntil(async () => this.resolveAddresses(topology, nodePorts), {
+      timeoutMs,
+      signal,
+      what: 'every Service to have an address the harness can reach',
+    });
+  }
+
+  serviceAddress(service: string, port?: string): ServiceAddress {
+    const ports = this.addresses.get(service);
+    if (!ports) throw new Error(`unknown service ${service}`);
+    const address = port ? ports.get(port) : ports.values().next().value;
+    if (!address) throw new Error(`service ${service} has no port ${port ?? ''}`);
+    return address;
+  }
+
+  pods(workload: string): PodInfo[] {
+    return this.observers?.pods.podsOf(workload) ?? [];
+  }
+
+  async deletePod(pod: string, opts: DeleteOptions = {}): Promise<void> {
+    this.assertRunning();
+    const observers = this.requireObservers();
+    observers.pods.deletesIssued.add(pod);
+    const t = this.recorder.now();
+    await chaos.deletePod(this.client, this.namespace, pod, opts.gracePeriodSeconds);
+    observers.pods.deleteAccepted(pod, opts.gracePeriodSeconds, t);
+  }
+
+  async scale(workload: string, replicas: number): Promise<void> {
+    this.assertRunning();
+    const from = await chaos.scaleDeployment(this.client, this.namespace, workload, replicas);
+    this.recorder.event('scale', { workload, detail: { from, to: replicas } });
+  }
+
+  async rolloutRestart(workload: string): Promise<void> {
+    this.assertRunning();
+    const generation = await chaos.rolloutRestart(this.client, this.namespace, workload);
+    if (generation !== undefined) this.generations.set(workload, generation);
+    this.recorder.event('rollout-start', { workload, detail: { generation } });
+  }
+
+  /** Cordons a node and evicts the run's pods from it, honouring PodDisruptionBudgets. */
+  async drainNode(node: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string[]> {
+    this.assertRunning();
+    if (!this.opts.allowNodeOperations) throw new Error(`provider ${this.name} does not cordon or drain nodes of a cluster it did not create`);
+    this.recorder.event('note', { message: `cordon and drain node ${node}`, detail: { node } });
+    return chaos.drainNode(this.client, this.namespace, node, {
+      ...opts,
+      onBlocked: (pod) => this.recorder.event('note', { pod, message: `eviction of ${pod} refused by its PodDisruptionBudget (429)` }),
+      onEvicted: (pod) => this.recorder.event('note', { pod, message: `eviction of ${pod} accepted` }),
+    });
+  }
+
+  async waitForRollout(workload: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.stopping.signal]) : this.stopping.signal;
+    await this.pollUntil(() => this.rolledOut(workload), { timeoutMs: opts.timeoutMs, signal, what: `rollout of ${workload}` });
+    this.recorder.event('rollout-complete', { workload, detail: { generation: this.generations.get(workload) } });
+  }
+
+  async waitForPodGone(pod: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+    const state = this.observers?.pods.pods.get(pod);
+    if (!state) throw new Error(`pod ${pod} not found`);
+    if (state.info.phase === 'Gone') return;
+    await this.recorder.waitFor((e) => e.kind === 'pod-removed' && e.pod === pod, {
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal ? AbortSignal.any([opts.signal, this.stopping.signal]) : this.stopping.signal,
+      what: `pod ${pod} to be gone`,
+    });
+  }
+
+  teardown(): Promise<void> {
+    this.teardownPromise ??= this.stopAll();
+    return this.teardownPromise;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.teardown();
+  }
+
+  private async stopAll(): Promise<void> {
+    this.stopping.abort(new Error(`${this.name} provider torn down`));
+    // Let the watches and log streams close (bounded: a watch still waiting for its response
+    // headers only notices the abort at client-node's own request timeout).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.observers?.stopped(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
+    clearTimeout(timer);
+    try {
+      if (this.created) await deleteRunNamespace(this.client, this.namespace, this.opts.runId);
+    } finally {
+      await this.opts.onTeardown?.();
+    }
+  }
+
+  /** Deployment status says the rollout is done: new generation observed, every replica updated and ready, no old pod left. */
+  private async rolledOut(workload: string, expected?: number): Promise<boolean> {
+    const { body } = await this.client.request<{
+      metadata?: { generation?: number };
+      spec?: { replicas?: number };
+      status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; readyReplicas?: number; availableReplicas?: number };
+    }>('GET', `/apis/apps/v1/namespaces/${this.namespace}/deployments/${workload}`);
+    const want = expected ?? body.spec?.replicas ?? 0;
+    const s = body.status ?? {};
+    const terminating = this.pods(workload).some((p) => p.phase === 'Terminating');
+    return (
+      (s.observedGeneration ?? 0) >= (body.metadata?.generation ?? 0) &&
+      (s.updatedReplicas ?? 0) === want &&
+      (s.readyReplicas ?? 0) === want &&
+      (s.availableReplicas ?? 0) === want &&
+      (s.replicas ?? 0) === want &&
+      !terminating
+    );
+  }
+
+  /** Records where each Service is reached; false while a LoadBalancer has no address yet. */
+  private async resolveAddresses(topology: Topology, nodePorts: Record<string, Record<string, number>> | undefined): Promise<boolean> {
+    const exposure = this.opts.exposure;
+    for (const service of topology.services) {
+      const ports = new Map<string, ServiceAddress>();
+      if (exposure.kind === 'nodePort') {
+        for (const p of service.ports) {
+          const nodePort = nodePorts?.[service.name]?.[p.name];
+          const mapping = exposure.ports.find((m) => m.nodePort === nodePort);
+          if (mapping) ports.set(p.name, { host: exposure.host, port: mapping.hostPort });
+        }
+      } else {
+        const { body } = await this.client.request<{ status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } } }>(
+          'GET',
+          `/api/v1/namespaces/${this.namespace}/services/${service.name}`,
+        );
+        const ingress = body.status?.loadBalancer?.ingress?.[0];
+        const host = ingress?.ip ?? ingress?.hostname;
+        if (!host) return false;
+        for (const p of service.ports) ports.set(p.name, { host, port: p.port });
+      }
+      this.addresses.set(service.name, ports);
+    }
+    return true;
+  }
+
+  private async pollUntil(done: () => Promise<boolean>, opts: { timeoutMs: number; signal: AbortSignal; what: string }): Promise<void> {
+    const deadline = Date.now() + opts.timeoutMs;
+    for (;;) {
+      opts.signal.throwIfAborted();
+      if (await done()) return;
+      if (Date.now() > deadline) throw new Error(`timed out after ${opts.timeoutMs} ms waiting for ${opts.what}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.opts.pollMs ?? 250);
+        opts.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      });
+    }
+  }
+
+  private requireObservers(): NamespaceObservers {
+    if (!this.observers) throw new Error('nothing deployed yet');
+    return this.observers;
+  }
+
+  private assertRunning(): void {
+    if (this.stopping.signal.aborted) throw new Error(`${this.name} provider is torn down`);
+  }
+}

@@ -1,0 +1,298 @@
+// Renders a Topology to the Kubernetes objects of one run, and validates them with kubernetes-models
+// (the OpenAPI schemas of the Kubernetes API) before anything is sent to a cluster.
+//
+// One Namespace per run holds everything the run creates, so that teardown is one namespace delete
+// and can never touch anything else. The reference apps (fixtures/*.mjs) are shipped in a ConfigMap
+// and run on a stock Node.js image: no image is built or loaded. The Workload's fields are named
+// after core/v1 and apps/v1 and map one to one; where Kubernetes is coarser than the local provider
+// (probe periods in whole seconds, minimum 1) the value is rounded up.
+
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { Service as ServiceModel } from 'kubernetes-models/v1/Service';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { posix } from 'node:path';
+import type { Probe, Service, Topology, Workload } from '../../model/workload.ts';
+import type { KubeObject } from './list-watch.ts';
+
+export const LABELS = {
+  run: 'zerodrop.dev/run',
+  workload: 'zerodrop.dev/workload',
+  managedBy: 'app.kubernetes.io/managed-by',
+} as const;
+
+/** A stock image with Node.js 24 and nothing else: the reference apps need only node: built-ins. */
+export const NODE_IMAGE = 'node:24-alpine';
+/** Where the fixtures ConfigMap is mounted in every container; `fixtures/x.mjs` becomes `/zerodrop/fixtures/x.mjs`. */
+export const FIXTURES_MOUNT = '/zerodrop/fixtures';
+export const FIXTURES_CONFIGMAP = 'zerodrop-fixtures';
+export const MAIN_CONTAINER = 'main';
+
+/** Scratch directory of a pod that renders its configuration (render.mjs's ZERODROP_POD_DIR), an emptyDir. */
+export const POD_DIR = '/zerodrop/pod';
+
+/**
+ * The stock image each program of a command runs on in a cluster. Programs not listed cannot run
+ * there. The real systems' official images carry their own STOPSIGNAL (nginx: SIGQUIT, haproxy:
+ * SIGUSR1), so the renderer always states the workload's stop signal for them.
+ */
+export const IMAGES: Readonly<Record<string, string>> = {
+  node: NODE_IMAGE,
+  nginx: 'nginx:1.29-alpine',
+  haproxy: 'haproxy:3.2-alpine',
+  caddy: 'caddy:2.10-alpine',
+  turnserver: 'coturn/coturn:4.6',
+};
+
+/** A repository path to a fixture, as an argument or inside a shell script. */
+const FIXTURE_REF = /(?<![\w/$])fixtures\/[\w.-]+(?:\/[\w.-]+)*/g;
+/** `$("$ZERODROP_NODE" fixtures/gateways/render.mjs TEMPLATE...)`: a config rendered for the pod before the system starts. */
+const RENDER_STEP = /\$\("\$ZERODROP_NODE" ([^)]*)\)/;
+
+export interface RenderOptions {
+  namespace: string;
+  runId: string;
+  /** Contents of every fixture a command names, by its repository path (`fixtures/reference-backend.mjs`). */
+  fixtures: Record<string, string>;
+  /** NodePorts the provider publishes to the harness, by Service and port name; those Services become type NodePort. */
+  nodePorts?: Record<string, Record<string, number>>;
+  /** Services that get type LoadBalancer (clusters with a load balancer controller). */
+  loadBalancers?: readonly string[];
+  images?: Readonly<Record<string, string>>;
+}
+
+export class ManifestError extends Error {}
+
+/** Repository paths of the fixtures the topology's commands name (arguments, or paths inside a shell script). */
+export function fixturesOf(topology: Topology): string[] {
+  const paths = new Set<string>();
+  for (const w of topology.workloads) for (const arg of w.command) for (const m of arg.matchAll(FIXTURE_REF)) paths.add(m[0]);
+  return [...paths].sort();
+}
+
+/** ConfigMap keys allow only [-._a-zA-Z0-9]: `fixtures/gateways/nginx/nginx.conf` -> `gateways__nginx__nginx.conf`. */
+export function fixtureKey(path: string): string {
+  return path.replace(/^fixtures\//, '').replaceAll('/', '__');
+}
+
+function mountedPath(arg: string): string {
+  return arg.replace(FIXTURE_REF, (m) => `${FIXTURES_MOUNT}/${m.replace(/^fixtures\//, '')}`);
+}
+
+export function namespaceFor(runId: string): string {
+  return `zerodrop-${runId}`;
+}
+
+function wholeSeconds(value: number, min: number): number {
+  return Math.max(min, Math.ceil(value));
+}
+
+function renderProbe(probe: Probe): Record<string, unknown> {
+  const handler =
+    'tcpSocket' in probe.handler
+      ? { tcpSocket: { port: probe.handler.tcpSocket.port } }
+      : { httpGet: { port: probe.handler.httpGet.port, path: probe.handler.httpGet.path } };
+  return {
+    ...handler,
+    periodSeconds: wholeSeconds(probe.periodSeconds, 1),
+    timeoutSeconds: wholeSeconds(probe.timeoutSeconds, 1),
+    successThreshold: wholeSeconds(probe.successThreshold, 1),
+    failureThreshold: wholeSeconds(probe.failureThreshold, 1),
+    initialDelaySeconds: wholeSeconds(probe.initialDelaySeconds, 0),
+  };
+}
+
+interface RenderedCommand {
+  image: string;
+  command: string[];
+  /** The system is a real one on its own image (not node): its stop signal is stated explicitly. */
+  system: boolean;
+  /** argv of an init container (on the node image) that renders the pod's configuration into POD_DIR. */
+  render?: string[];
+}
+
+/**
+ * Maps a pod's argv to a cluster container. Two shapes exist: `node fixtures/x.mjs ...` (a reference
+ * app), and `sh -c '... exec SYSTEM ...'` (a real system), optionally preceded by a render step on
+ * Node.js, which becomes an init container writing into the pod's emptyDir.
+ */
+function renderCommand(workload: Workload, images: Readonly<Record<string, string>>): RenderedCommand {
+  const [program = '', ...args] = workload.command;
+  const script = (program === 'sh' || program === '/bin/sh') && args[0] === '-c' ? args[1] : undefined;
+  const executable = script !== undefined ? /\bexec\s+(\S+)/.exec(script)?.[1] ?? '' : program;
+  const image = images[posix.basename(executable)];
+  if (!image) {
+    throw new ManifestError(
+      `workload ${workload.name} runs "${executable}", which has no image for clusters (known: ${Object.keys(images).join(', ')})`,
+    );
+  }
+  if (script === undefined) return { image, command: [program, ...args.map(mountedPath)], system: posix.basename(program) !== 'node' };
+  const step = RENDER_STEP.exec(script);
+  const render = step ? ['node', ...(step[1] ?? '').trim().split(/\s+/).map(mountedPath)] : undefined;
+  const rewritten = mountedPath(step ? script.replace(RENDER_STEP, POD_DIR) : script);
+  return { image, command: [program, '-c', rewritten], system: true, ...(render ? { render } : {}) };
+}
+
+function labelsOf(opts: RenderOptions, extra: Record<string, string> = {}): Record<string, string> {
+  return { [LABELS.run]: opts.runId, [LABELS.managedBy]: 'zerodrop', ...extra };
+}
+
+function renderDeployment(workload: Workload, opts: RenderOptions): KubeObject {
+  const { image, command, system, render } = renderCommand(workload, opts.images ?? IMAGES);
+  const selector = { [LABELS.workload]: workload.name };
+  const lifecycle: Record<string, unknown> = {};
+  if (workload.preStop) {
+    // The kubelet's built-in sleep action (PodLifecycleSleepAction, beta and on by default since 1.30).
+    lifecycle['preStop'] = 'sleep' in workload.preStop
+      ? { sleep: { seconds: wholeSeconds(workload.preStop.sleep.seconds, 1) } }
+      : { exec: { command: workload.preStop.exec.command } };
+  }
+  // Container stop signals (KEP-4960, alpha in 1.33, feature gate ContainerStopSignals) need the
+  // pod's OS to be set. A system image has its own STOPSIGNAL, so its signal is always stated.
+  const stopSignal = system ? (workload.stopSignal ?? 'SIGTERM') : workload.stopSignal && workload.stopSignal !== 'SIGTERM' ? workload.stopSignal : undefined;
+  if (stopSignal) lifecycle['stopSignal'] = stopSignal;
+  const env = [
+    ...Object.entries(workload.env).map(([name, value]) => ({ name, value })),
+    // The reference apps identify themselves in every response and bind the pod's own address.
+    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    { name: 'ZERODROP_RUN_ID', value: opts.runId },
+  ];
+  const usesFixtures = fixturesOf({ workloads: [workload], services: [] }).length > 0;
+  const mounts = [
+    ...(usesFixtures ? [{ name: 'fixtures', mountPath: FIXTURES_MOUNT, readOnly: true }] : []),
+    ...(render ? [{ name: 'pod', mountPath: POD_DIR }] : []),
+  ];
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: workload.name, namespace: opts.namespace, labels: labelsOf(opts, { ...selector, ...(workload.labels ?? {}) }) },
+    spec: {
+      replicas: workload.replicas,
+      selector: { matchLabels: selector },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: workload.strategy.maxSurge, maxUnavailable: workload.strategy.maxUnavailable } },
+      template: {
+        metadata: { labels: labelsOf(opts, { ...selector, ...(workload.labels ?? {}) }) },
+        spec: {
+          terminationGracePeriodSeconds: workload.terminationGracePeriodSeconds,
+          enableServiceLinks: true,
+          ...(stopSignal ? { os: { name: 'linux' } } : {}),
+          ...(render
+            ? {
+                initContainers: [
+                  { name: 'render', image: NODE_IMAGE, command: render, env: [...env, { name: 'ZERODROP_POD_DIR', value: POD_DIR }], volumeMounts: mounts },
+                ],
+              }
+            : {}),
+          containers: [
+            {
+              name: MAIN_CONTAINER,
+              image,
+              command,
+              env,
+              ports: workload.ports.map((p) => ({ name: p.name, containerPort: p.containerPort, protocol: p.protocol })),
+              ...(workload.readinessProbe ? { readinessProbe: renderProbe(workload.readinessProbe) } : {}),
+              ...(Object.keys(lifecycle).length > 0 ? { lifecycle } : {}),
+              ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),
+              // The config is rendered by the node image's root user into the pod directory; a system
+              // image that drops to its own user (haproxy runs as uid 99) could not write its pid
+              // file there, so the system runs as root, as it would from a Debian package.
+              ...(render ? { securityContext: { runAsUser: 0 } } : {}),
+            },
+          ],
+          ...(mounts.length > 0
+            ? {
+                volumes: [
+                  ...(usesFixtures ? [{ name: 'fixtures', configMap: { name: FIXTURES_CONFIGMAP, items: fixtureItems(workload) } }] : []),
+                  ...(render ? [{ name: 'pod', emptyDir: {} }] : []),
+                ],
+              }
+            : {}),
+        },
+      },
+    },
+  };
+}
+
+/** The ConfigMap keys a workload needs, each at its path under the mount (nested directories kept). */
+function fixtureItems(workload: Workload): { key: string; path: string }[] {
+  return fixturesOf({ workloads: [workload], services: [] }).map((p) => ({ key: fixtureKey(p), path: p.replace(/^fixtures\//, '') }));
+}
+
+function renderService(service: Service, opts: RenderOptions): KubeObject {
+  const nodePorts = opts.nodePorts?.[service.name];
+  const type = opts.loadBalancers?.includes(service.name) ? 'LoadBalancer' : nodePorts ? 'NodePort' : 'ClusterIP';
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: service.name, namespace: opts.namespace, labels: labelsOf(opts) },
+    spec: {
+      type,
+      selector: { [LABELS.workload]: service.selector },
+      ports: service.ports.map((p) => ({
+        name: p.name,
+        port: p.port,
+        targetPort: p.targetPort,
+        protocol: p.protocol,
+        ...(type === 'NodePort' && nodePorts?.[p.name] !== undefined ? { nodePort: nodePorts[p.name] } : {}),
+      })),
+    },
+  };
+}
+
+/** Every object of the run, in apply order: Namespace, ConfigMap, Services, Deployments, PodDisruptionBudgets. */
+export function renderTopology(topology: Topology, opts: RenderOptions): KubeObject[] {
+  const objects: KubeObject[] = [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: opts.namespace, labels: labelsOf(opts) } },
+  ];
+  const fixtures = fixturesOf(topology);
+  if (fixtures.length > 0) {
+    const data: Record<string, string> = {};
+    for (const path of fixtures) {
+      const content = opts.fixtures[path];
+      if (content === undefined) throw new ManifestError(`fixture ${path} was not provided`);
+      data[fixtureKey(path)] = content;
+    }
+    objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: FIXTURES_CONFIGMAP, namespace: opts.namespace, labels: labelsOf(opts) }, data });
+  }
+  for (const service of topology.services) objects.push(renderService(service, opts));
+  for (const workload of topology.workloads) {
+    objects.push(renderDeployment(workload, opts));
+    // Lets a node drain (the Eviction API) take one pod at a time, as the rolling update does.
+    objects.push({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: workload.name, namespace: opts.namespace, labels: labelsOf(opts) },
+      spec: { maxUnavailable: 1, selector: { matchLabels: { [LABELS.workload]: workload.name } } },
+    });
+  }
+  return objects;
+}
+
+const MODELS: Record<string, (data: KubeObject) => { validate(): void }> = {
+  'v1/Namespace': (d) => new Namespace(d as never),
+  'v1/ConfigMap': (d) => new ConfigMap(d as never),
+  'v1/Service': (d) => new ServiceModel(d as never),
+  'apps/v1/Deployment': (d) => new Deployment(d as never),
+  'policy/v1/PodDisruptionBudget': (d) => new PodDisruptionBudget(d as never),
+};
+
+/** Validates every object against its kubernetes-models schema; throws one error listing every problem. */
+export function validateManifests(objects: readonly KubeObject[], extra: Record<string, (d: KubeObject) => { validate(): void }> = {}): void {
+  const problems: string[] = [];
+  for (const object of objects) {
+    const key = `${object.apiVersion}/${object.kind}`;
+    const model = extra[key] ?? MODELS[key];
+    if (!model) {
+      problems.push(`${key} ${object.metadata.name}: no schema to validate it against`);
+      continue;
+    }
+    try {
+      model(object).validate();
+    } catch (err) {
+      problems.push(`${key} ${object.metadata.name}: ${(err as Error).message}`);
+    }
+  }
+  if (problems.length > 0) throw new ManifestError(`invalid manifests:\n  ${problems.join('\n  ')}`);
+}

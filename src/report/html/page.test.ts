@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { TimelineBuilder } from '../../assert/testing.ts';
+import type { Timeline } from '../../model/timeline.ts';
+import { countsOf, type RunResult, type ScenarioResult } from '../results.ts';
+import { renderContext } from './context.ts';
+import { analyzeFailures } from './failures.ts';
+import { renderHtml } from './page.ts';
+import { recordRenderers, unrenderedRecords, type RecordRenderer } from './records.ts';
+
+function drained(): TimelineBuilder {
+  return new TimelineBuilder()
+    .pod('backend-1')
+    .pod('backend-2')
+    .drain('backend-1', { at: 1000, step: 'delete', preStopMs: 300, exitAfterSigtermMs: 20, gracePeriodSeconds: 5 });
+}
+
+function resultOf(timeline: Timeline, verdict: ScenarioResult['verdict'] = 'pass'): ScenarioResult {
+  return { id: 'backend-delete-http', profile: 'reference', verdict, durationMs: 2000, assertions: [], counts: countsOf(timeline), timeline };
+}
+
+function runOf(...scenarios: ScenarioResult[]): RunResult {
+  return { tool: { name: 'zerodrop', version: '0.1.0', node: 'v24' }, provider: 'local', startedAt: new Date(0).toISOString(), durationMs: 5000, scenarios };
+}
+
+describe('the HTML report', () => {
+  it('counts Timeline record kinds it has no renderer for, instead of hiding them', () => {
+    const timeline = drained().build() as Timeline & { mysteryPackets: unknown[]; turnAllocations: Record<string, unknown> };
+    timeline.mysteryPackets = [{}, {}, {}];
+    timeline.turnAllocations = { a: 1, b: 2 };
+    expect(unrenderedRecords(timeline)).toEqual([
+      { key: 'mysteryPackets', count: 3 },
+      { key: 'turnAllocations', count: 2 },
+    ]);
+    const html = renderHtml(runOf(resultOf(timeline)));
+    expect(html).toContain('Also recorded, not drawn by this report version: <b>mysteryPackets</b> 3, <b>turnAllocations</b> 2');
+  });
+
+  it('draws a new record kind once a renderer for it is registered', () => {
+    const timeline = drained().build() as Timeline & { mysteryPackets: { t: number }[] };
+    timeline.mysteryPackets = [{ t: 1100 }, { t: 1150 }];
+    const mystery: RecordRenderer = {
+      key: 'mysteryPackets',
+      noun: 'packet',
+      rows: (ctx) => {
+        const values = new Array<number>(ctx.buckets).fill(0);
+        for (const p of timeline.mysteryPackets) values[ctx.bucketOf(p.t)] = (values[ctx.bucketOf(p.t)] ?? 0) + 1;
+        return [{ type: 'bars', id: 'mystery', label: 'mystery', unit: 'per bucket', up: [{ name: 'seen', color: '#000', values }], down: [] }];
+      },
+    };
+    const html = renderHtml(runOf(resultOf(timeline)), [...recordRenderers, mystery]);
+    expect(html).toContain('data-row="mystery"');
+    expect(html).not.toContain('not drawn by this report version');
+  });
+
+  it('keeps only failed requests individually: 50,000 requests make a small page', () => {
+    const builder = drained();
+    for (let i = 0; i < 50_000; i++) {
+      const start = 100 + (i % 1800);
+      builder.request({ start, end: start + 5, pod: i % 2 === 0 ? 'backend-1' : 'backend-2', outcome: i < 7 ? 'reset' : 'ok' });
+    }
+    const timeline = builder.build();
+    const html = renderHtml(runOf(resultOf(timeline, 'fail')));
+    expect(html.length).toBeLessThan(250_000);
+    expect(html.match(/<tr><td class="n dim">/g)).toHaveLength(7);
+    expect(html).toContain('7 of 50,000 requests failed');
+  });
+
+  it('aggregates throughput per 100 ms bucket by completion time', () => {
+    const builder = drained();
+    builder.request({ start: 90, end: 150, pod: 'backend-2' });
+    builder.request({ start: 140, end: 199, pod: 'backend-2' });
+    builder.request({ start: 180, end: 210, pod: 'backend-2', outcome: 'refused' });
+    const timeline = builder.build();
+    const ctx = renderContext(resultOf(timeline), timeline);
+    expect(ctx.start).toBe(0);
+    expect(ctx.bucketMs).toBe(100);
+    const [row] = recordRenderers[0]!.rows!(ctx);
+    if (row?.type !== 'bars') throw new Error('expected bars');
+    expect(row.up[0]!.values.slice(0, 3)).toEqual([0, 2, 0]);
+    expect(row.down[0]!.values.slice(0, 3)).toEqual([0, 0, 1]);
+  });
+
+  it('places each failure on its gateway pod, with the time since that pod\'s SIGTERM', () => {
+    const b = new TimelineBuilder()
+      .pod('gw-1', { workload: 'gateway', service: 'gateway' })
+      .pod('gw-2', { workload: 'gateway', service: 'gateway' })
+      .pod('backend-1')
+      .drain('gw-1', { at: 1000, workload: 'gateway', service: 'gateway', preStopMs: 500, exitAfterSigtermMs: 50 });
+    b.request({ start: 1490, end: 1510, pod: 'gw-1', gateway: 'gw-1', backendPod: 'backend-1', outcome: 'reset', error: 'ECONNRESET' });
+    b.request({ start: 1400, end: 1450, pod: 'gw-2', gateway: 'gw-2', backendPod: 'backend-1' });
+    const timeline = b.build();
+    const analysis = analyzeFailures(timeline);
+    expect(analysis.viaGateway).toBe(true);
+    expect(analysis.rows).toHaveLength(1);
+    expect(analysis.rows[0]).toMatchObject({ t: 1510, gateway: 'gw-1', backend: 'backend-1', outcome: 'reset', sinceSigterm: { pod: 'gw-1', ms: 10 } });
+    expect(analysis.rows[0]?.phase).toMatch(/^after SIGTERM of gw-1/);
+    expect(analysis.groups).toEqual([expect.objectContaining({ pod: 'gw-1', lifecycle: 'after SIGTERM', count: 1, minSinceSigterm: 10 })]);
+    const html = renderHtml(runOf(resultOf(timeline, 'fail')));
+    expect(html).toContain('<th>gateway pod</th><th>backend pod</th>');
+    expect(html).toContain('+0.010 s <span class="dim">gw-1</span>');
+  });
+
+  it('renders a timeline from another version that lacks some record kinds', () => {
+    const result = resultOf(drained().build());
+    const timeline = result.timeline as Partial<Timeline>;
+    delete timeline.harness;
+    delete timeline.podOutput;
+    delete timeline.connections;
+    const html = renderHtml(runOf(result));
+    expect(html).toContain('data-row="pods"');
+    expect(html).toContain('No pod wrote any output.');
+  });
+
+  it('escapes pod output and names, and renders a skipped run without a timeline', () => {
+    const timeline = drained().build();
+    timeline.podOutput['backend-1'] = [{ t: 10, stream: 'stderr', line: '</script><script>alert(1)</script>' }];
+    const skipped: ScenarioResult = { id: 'backend-idle-exit', profile: 'nginx', verdict: 'skipped', durationMs: 0, reason: 'nginx not installed <hint>', assertions: [], counts: { requests: 0, ok: 0, failed: 0, byOutcome: {}, connections: 0 } };
+    const html = renderHtml(runOf(resultOf(timeline), skipped));
+    expect(html).not.toContain('<script>alert(1)');
+    expect(html).toContain('&#60;/script&#62;&#60;script&#62;alert(1)');
+    expect(html).toContain('nginx not installed &#60;hint&#62;');
+    expect(html.match(/<script>/g)).toHaveLength(1);
+  });
+});

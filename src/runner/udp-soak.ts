@@ -1,0 +1,86 @@
+// Zero false loss, measured: UDP flows through the local provider's Service load balancer to the
+// reference UDP echo with no chaos at all. Every packet must come back; a loss here would be the
+// harness's own (balancer, generator, socket buffers), and would make every UDP verdict suspect.
+// The test suite runs it small (suites/udp/zero-false-loss.test.ts); `npm run bench` runs the full
+// figure of the issue (20,000 packets/s across 50 flows for 30 s, 20 runs in a row).
+
+import { noLostPackets } from '../assert/no-lost-packets.ts';
+import { harnessResponsive, loadHeld } from '../assert/validity.ts';
+import { startUdpLoad, type PacketLoadSummary } from '../load/udp.ts';
+import type { Timeline } from '../model/timeline.ts';
+import { combineVerdicts, type AssertionResult, type Verdict } from '../model/verdict.ts';
+import { defaultProbe, type Topology } from '../model/workload.ts';
+import { startLoopMonitor } from '../observe/loop-monitor.ts';
+import { Recorder } from '../observe/recorder.ts';
+import { LocalProvider } from '../providers/local/local-provider.ts';
+import { repoRoot } from './paths.ts';
+
+export interface UdpSoakOptions {
+  flows: number;
+  ratePerFlow: number;
+  durationMs: number;
+  /** Datagram size (default 100 bytes). */
+  payloadBytes?: number;
+  /** Echo replicas behind the Service (default 1). */
+  replicas?: number;
+  replyTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface UdpSoakResult {
+  verdict: Exclude<Verdict, 'skipped'>;
+  /** noLostPackets, loadHeld and harnessResponsive. */
+  assertions: AssertionResult[];
+  summary: PacketLoadSummary;
+  timeline: Timeline;
+}
+
+const ECHO_PORT = 9001;
+const HEALTH_PORT = 8086;
+
+export function udpEchoTopology(replicas: number): Topology {
+  return {
+    workloads: [
+      {
+        name: 'echo',
+        replicas,
+        command: ['node', 'fixtures/reference-udp-echo.mjs'],
+        env: { PORT: String(ECHO_PORT), HEALTH_PORT: String(HEALTH_PORT), DRAIN_MODE: 'graceful' },
+        ports: [
+          { name: 'udp', containerPort: ECHO_PORT, protocol: 'UDP' },
+          { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
+        ],
+        readinessProbe: defaultProbe({ httpGet: { port: HEALTH_PORT, path: '/healthz' } }),
+        terminationGracePeriodSeconds: 2,
+        strategy: { maxSurge: 1, maxUnavailable: 0 },
+      },
+    ],
+    services: [{ name: 'echo', selector: 'echo', ports: [{ name: 'udp', port: ECHO_PORT, targetPort: ECHO_PORT, protocol: 'UDP' }], programmingDelayMs: 0 }],
+  };
+}
+
+export async function runUdpEchoSoak(o: UdpSoakOptions): Promise<UdpSoakResult> {
+  const recorder = new Recorder();
+  await using provider = new LocalProvider({ recorder, runId: 'udp-soak', cwd: repoRoot });
+  await provider.deploy(udpEchoTopology(o.replicas ?? 1), { timeoutMs: 30_000, ...(o.signal ? { signal: o.signal } : {}) });
+  const monitor = startLoopMonitor(recorder, { intervalMs: 100 });
+  const load = startUdpLoad(
+    'udp',
+    {
+      kind: 'udp',
+      service: 'echo',
+      flows: o.flows,
+      ratePerFlow: o.ratePerFlow,
+      durationMs: o.durationMs,
+      payloadBytes: o.payloadBytes ?? 100,
+      replyTimeoutMs: o.replyTimeoutMs ?? 1000,
+    },
+    provider.serviceAddress('echo', 'udp'),
+    recorder,
+    o.signal ? { signal: o.signal } : {},
+  );
+  const summary = await load.done;
+  monitor.stop();
+  const assertions = [noLostPackets({ assert: 'noLostPackets', load: 'udp' }, { timeline: recorder.timeline }), loadHeld([summary]), harnessResponsive(recorder.timeline)];
+  return { verdict: combineVerdicts(assertions), assertions, summary, timeline: recorder.timeline };
+}

@@ -1,0 +1,172 @@
+// A TURN gateway pod is deleted while it relays live allocations (seed 000, STUNner #138: media
+// sessions through a TURN relay must survive the relay's rollout). client -> gateway Service (UDP,
+// kube-proxy semantics) -> TURN server pod (the profile under test) -> relay -> backend Service ->
+// UDP echo pods. Each flow of a TURN load is one allocation with long-term credentials and one
+// channel to the backend Service's address; its packets are accounted one by one (src/load/udp.ts).
+//
+// What coturn 4.6.1 does when its pod is deleted (measured here, and the reason for its two
+// profiles): turnserver is terminated by SIGTERM itself, 2-5 ms after the signal, logging nothing
+// and sending nothing to its clients; its allocations and relay ports vanish with the process (a
+// client's Refresh to delete its allocation goes unanswered). So with the packaged
+// behaviour (`coturn-naive`) every allocation it held stops relaying at the delete, and the
+// Allocate requests the Service still routes to it until it deprograms the pod go unanswered. The
+// drain-correct deployment (`coturn`) holds SIGTERM back with a preStop sleep until just before the
+// grace period ends.
+
+import type { Topology } from '../model/workload.ts';
+import { defaultProbe } from '../model/workload.ts';
+import { TURN_PASSWORD, TURN_USER } from '../profiles/coturn.ts';
+import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
+import { REFERENCE_UDP_ECHO, UDP_ECHO_PORT, UDP_HEALTH_PORT } from './backend-scale-to-zero-udp.ts';
+import { defineScenario } from './definition.ts';
+
+export const TURN_BACKEND = 'backend';
+export const TURN_GATEWAY = 'gateway';
+export const TURN_PORT = 3478;
+
+type Options = {
+  gatewayReplicas: number;
+  graceSeconds: number;
+  programmingDelayMs: number;
+  flows: number;
+  ratePerFlow: number;
+  flowMs: number;
+  newFlows: number;
+  newFlowMs: number;
+  deleteAtMs: number;
+  settleMs: number;
+};
+
+function topology(profile: Profile, o: Options): Topology {
+  if (!profile.gateway) throw new ProfileCannotPlay(`profile ${profile.name} provides no gateway`);
+  const plan = profile.gateway({
+    protocol: 'turn',
+    port: TURN_PORT,
+    backendService: TURN_BACKEND,
+    backendPort: UDP_ECHO_PORT,
+    programmingDelayMs: o.programmingDelayMs,
+    graceSeconds: o.graceSeconds,
+  });
+  return {
+    workloads: [
+      {
+        name: TURN_BACKEND,
+        replicas: 2,
+        command: ['node', REFERENCE_UDP_ECHO],
+        env: { PORT: String(UDP_ECHO_PORT), HEALTH_PORT: String(UDP_HEALTH_PORT), DRAIN_MODE: 'graceful' },
+        ports: [
+          { name: 'udp', containerPort: UDP_ECHO_PORT, protocol: 'UDP' },
+          { name: 'health', containerPort: UDP_HEALTH_PORT, protocol: 'TCP' },
+        ],
+        readinessProbe: defaultProbe({ httpGet: { port: UDP_HEALTH_PORT, path: '/healthz' } }),
+        terminationGracePeriodSeconds: 5,
+        strategy: { maxSurge: 1, maxUnavailable: 0 },
+        labels: { 'zerodrop.dev/profile': 'reference' },
+      },
+      {
+        name: TURN_GATEWAY,
+        replicas: o.gatewayReplicas,
+        command: plan.command,
+        env: plan.env,
+        ports: [{ name: 'turn', containerPort: TURN_PORT, protocol: 'UDP' }],
+        readinessProbe: plan.readinessProbe,
+        ...(plan.preStop ? { preStop: plan.preStop } : {}),
+        terminationGracePeriodSeconds: plan.terminationGracePeriodSeconds ?? o.graceSeconds,
+        ...(plan.stopSignal ? { stopSignal: plan.stopSignal } : {}),
+        strategy: { maxSurge: 1, maxUnavailable: 0 },
+        labels: { 'zerodrop.dev/profile': profile.name },
+      },
+    ],
+    services: [
+      {
+        name: TURN_BACKEND,
+        selector: TURN_BACKEND,
+        ports: [{ name: 'udp', port: UDP_ECHO_PORT, targetPort: UDP_ECHO_PORT, protocol: 'UDP' }],
+        programmingDelayMs: o.programmingDelayMs,
+      },
+      {
+        name: TURN_GATEWAY,
+        selector: TURN_GATEWAY,
+        ports: [{ name: 'turn', port: TURN_PORT, targetPort: TURN_PORT, protocol: 'UDP' }],
+        programmingDelayMs: o.programmingDelayMs,
+      },
+    ],
+  };
+}
+
+function turnLoad(flows: number, ratePerFlow: number, durationMs: number) {
+  return {
+    kind: 'turn' as const,
+    service: TURN_GATEWAY,
+    port: 'turn',
+    peerService: TURN_BACKEND,
+    peerPort: 'udp',
+    username: TURN_USER,
+    password: TURN_PASSWORD,
+    flows,
+    ratePerFlow,
+    durationMs,
+    payloadBytes: 64,
+    replyTimeoutMs: 1000,
+  };
+}
+
+/** Last end of a flow (plus its reply time) or of the deleted pod's grace period, ms after load start. */
+function lastMoment(o: Options): number {
+  const replyMs = 1000;
+  return Math.max(o.flowMs + replyMs, o.deleteAtMs + 50 + o.newFlowMs + replyMs, o.deleteAtMs + o.graceSeconds * 1000);
+}
+
+export default defineScenario<Options>({
+  id: 'gateway-delete-turn',
+  description:
+    'Active TURN allocations (long-term credentials, a channel each, ChannelData at a fixed rate to UDP echo backends) are relayed by a gateway pod that is deleted; more allocations are made while it drains. The allocations it holds must keep relaying every packet until their flows end or its grace period expires, and every new allocation must succeed. coturn 4.6.1 has no drain: SIGTERM terminates turnserver within milliseconds (killed by the signal, nothing logged, nothing sent to clients) and its allocations die with it, so `coturn-naive` (as packaged) fails both and `coturn` (preStop sleep until just before the grace period ends) passes.',
+  features: ['turn', 'udp', 'gateway'],
+  seeds: ['000'],
+  role: 'gateway',
+  defaults: {
+    gatewayReplicas: 2,
+    graceSeconds: 4,
+    programmingDelayMs: 300,
+    flows: 4,
+    // 50 packets/s: one audio frame every 20 ms, as a voice call sends.
+    ratePerFlow: 50,
+    flowMs: 3000,
+    newFlows: 4,
+    newFlowMs: 1500,
+    deleteAtMs: 1000,
+    settleMs: 200,
+  },
+  nightly: { graceSeconds: 300, programmingDelayMs: 5000, flows: 50, ratePerFlow: 50, flowMs: 120_000, newFlows: 20, newFlowMs: 30_000, deleteAtMs: 10_000, settleMs: 2000 },
+  optionDocs: {
+    gatewayReplicas: 'TURN gateway replicas',
+    graceSeconds: 'terminationGracePeriodSeconds of the gateway pods',
+    programmingDelayMs: 'delay before the Services apply an endpoint change',
+    flows: 'allocations live when the gateway pod is deleted',
+    ratePerFlow: 'packets per second on each allocation',
+    flowMs: 'how long each of those allocations relays',
+    newFlows: 'allocations made 50 ms after the delete, while the pod drains',
+    newFlowMs: 'how long each new allocation relays',
+    deleteAtMs: 'when the gateway pod is deleted, after load starts',
+    settleMs: 'time kept after the deleted pod is gone',
+  },
+  build: (profile, o) => ({
+    id: 'gateway-delete-turn',
+    profile: profile.name,
+    topology: topology(profile, o),
+    loads: [
+      { id: 'allocations', startMs: 0, spec: turnLoad(o.flows, o.ratePerFlow, o.flowMs) },
+      { id: 'new-allocations', startMs: o.deleteAtMs + 50, spec: turnLoad(o.newFlows, o.ratePerFlow, o.newFlowMs) },
+    ],
+    steps: [{ id: 'delete', when: { atMs: o.deleteAtMs }, action: { kind: 'delete-pod', workload: TURN_GATEWAY, pick: 'oldest' } }],
+    // Until every flow has run its course and the deleted pod's grace period is over, whichever is
+    // later: a pod that dies early must not end the run before its flows show the losses.
+    end: { afterMs: lastMoment(o) + o.settleMs },
+    maxDurationMs: lastMoment(o) + o.settleMs + 15_000,
+    expectations: [
+      { assert: 'allocationsKeepRelaying', load: 'allocations', pod: { step: 'delete' } },
+      { assert: 'newAllocationsSucceed', load: 'new-allocations' },
+      { assert: 'notKilled', pod: { step: 'delete' } },
+    ],
+  }),
+});

@@ -1,0 +1,54 @@
+// seed 003 (ztunnel draining): a pooled HTTP/2 client keeps its connections for as long as the
+// server lets it, so a draining gateway must say GOAWAY (RFC 9113 section 6.8) for the client to
+// move to another replica; closing the connection instead fails the streams on it.
+
+import { defineScenario } from './definition.ts';
+import { drainExpectations, GATEWAY, gatewayHttp2Load, gatewayOptionDocs, gatewayTopology } from './gateway-http-topology.ts';
+
+export default defineScenario({
+  id: 'gateway-http2-goaway',
+  description:
+    'Pooled h2c clients (connections x concurrent streams) through two gateway pods; one is deleted. Its clients must receive GOAWAY, no stream may fail, and the clients must move to the other replica; the pod drains within its bounds.',
+  features: ['gateway', 'http2'],
+  seeds: ['003'],
+  role: 'gateway',
+  defaults: {
+    gateways: 2,
+    backends: 2,
+    programmingDelayMs: 200,
+    graceSeconds: 5,
+    sessions: 4,
+    streamsPerSession: 2,
+    ratePerStream: 10,
+    requestMs: 50,
+    deleteAtMs: 1000,
+    settleMs: 500,
+    idleExitMs: 1500,
+  },
+  nightly: { gateways: 3, backends: 3, sessions: 10, streamsPerSession: 10, programmingDelayMs: 1000, graceSeconds: 30, deleteAtMs: 10_000, settleMs: 5000 },
+  optionDocs: {
+    ...gatewayOptionDocs,
+    sessions: 'pooled HTTP/2 connections',
+    streamsPerSession: 'concurrent streams per connection',
+    ratePerStream: 'requests per second per stream slot',
+    requestMs: 'server time of each stream (/delay?ms=): with ratePerStream 10, each slot has a stream in flight most of the time',
+    deleteAtMs: 'when the gateway pod is deleted, after load starts',
+  },
+  build: (profile, o) => {
+    const setup = gatewayTopology(profile, { ...o, protocol: 'h2c' });
+    return {
+      id: 'gateway-http2-goaway',
+      profile: profile.name,
+      topology: setup.topology,
+      loads: [{ id: 'h2', startMs: 0, spec: gatewayHttp2Load(o) }],
+      steps: [{ id: 'delete', when: { atMs: o.deleteAtMs }, action: { kind: 'delete-pod', workload: GATEWAY, pick: 'oldest' } }],
+      end: { podGone: { step: 'delete' }, settleMs: o.settleMs },
+      maxDurationMs: o.deleteAtMs + setup.graceSeconds * 1000 + o.settleMs + 15_000,
+      expectations: [
+        { assert: 'noFailedRequests' },
+        { assert: 'http2Goaway', pod: { step: 'delete' }, load: 'h2' },
+        ...drainExpectations({ step: 'delete' }, setup, o.idleExitMs),
+      ],
+    };
+  },
+});

@@ -1,0 +1,3 @@
+import { systemSuite } from './system-suite.ts';
+
+systemSuite('nginx', true);

@@ -1,12 +1,13 @@
 // The command line as a user runs it: a real `zerodrop` process, its exit codes and its files.
 
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startRunUntil } from './helpers/interrupted-run.ts';
 import { leftoverProcesses, listeningAddressesOf, listeningSockets } from './helpers/leftovers.ts';
 
 const run = promisify(execFile);
@@ -74,19 +75,8 @@ describe('zerodrop run', () => {
 
   it('leaves no process and no listening socket behind when interrupted with Ctrl-C mid-run', async () => {
     const mark = randomUUID();
-    const child = spawn(process.execPath, [...CLI, 'run', '--scenario', 'backend-delete-http', '--report-dir', await tempDir()], {
-      env: { ...process.env, ZERODROP_TEST_MARK: mark },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const running = new Promise<void>((resolve) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('step delete')) resolve();
-      });
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await running;
+    const { child, reached, exited } = startRunUntil(['run', '--scenario', 'backend-delete-http', '--report-dir', await tempDir()], { ZERODROP_TEST_MARK: mark }, 'step delete');
+    await reached;
     // The harness and its pods are really running and listening (the pods inherit the mark).
     const held = await listeningAddressesOf(await leftoverProcesses(mark));
     expect(held.length).toBeGreaterThan(1);

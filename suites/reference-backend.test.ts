@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { killChildren } from './helpers/children.ts';
 
 const SCRIPT = fileURLToPath(new URL('../fixtures/reference-backend.mjs', import.meta.url));
 
@@ -30,14 +31,7 @@ const sockets: net.Socket[] = [];
 
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.destroy();
-  await Promise.all(
-    children.splice(0).map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await gone;
-    }),
-  );
+  await killChildren(children);
 });
 
 async function startBackend(mode: string, env: Record<string, string> = {}): Promise<Backend> {

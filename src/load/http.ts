@@ -23,6 +23,7 @@ import type { HttpLoadSpec, SingleRequestSpec } from '../model/load.ts';
 import type { Outcome, RequestRecord } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { classifyError, classifyStatus, harnessError } from './outcome.ts';
+import { headerValue, nextDue, RequestLoad, requestRecord, type InFlightRequest } from './request-load.ts';
 
 export interface LoadTarget {
   host: string;
@@ -72,9 +73,7 @@ export interface HttpLoadOptions {
 
 /** A request starting later than this after its scheduled time is `late` (open mode). */
 export const LATE_THRESHOLD_MS = 50;
-/** Records cost a few hundred bytes each; at `hey -c 100 -q 10` (1,000/s) this is over 15 minutes of load. */
-export const DEFAULT_MAX_REQUESTS = 1_000_000;
-export const DEFAULT_MAX_DURATION_MS = 60 * 60 * 1000;
+export { DEFAULT_MAX_DURATION_MS, DEFAULT_MAX_REQUESTS } from './request-load.ts';
 /** Header by which reference apps and gateway configs say which pod served a request. */
 export const POD_HEADER = 'x-zerodrop-pod';
 /**
@@ -139,11 +138,6 @@ interface Conn {
   error?: Error;
 }
 
-interface InFlight {
-  cancel(err: Error): void;
-  done: Promise<void>;
-}
-
 /** One connection slot: one undici Client, one socket at a time, one request at a time. */
 class Worker {
   client: Client;
@@ -199,55 +193,26 @@ class Worker {
   }
 }
 
-class HttpLoad implements LoadHandle {
-  readonly id: string;
-  readonly done: Promise<LoadSummary>;
+class HttpLoad extends RequestLoad {
   private readonly spec: HttpLoadSpec | SingleRequestSpec;
   private readonly mode: LoadSummary['mode'];
-  private readonly recorder: Recorder;
-  private readonly origin: string;
-  private readonly signal: AbortSignal | undefined;
-  private readonly maxRequests: number;
-  private readonly maxDurationMs: number;
-  private resolveDone!: (s: LoadSummary) => void;
 
   private readonly workers: Worker[] = [];
   private readonly idle: Worker[] = [];
-  private readonly inFlight = new Set<InFlight>();
-  private readonly loops: Promise<void>[] = [];
-  private readonly sleepers = new Set<() => void>();
   private timer: NodeJS.Timeout | undefined;
 
-  private startedAt = 0;
-  private schedulingStoppedAt: number | undefined;
-  private stopping = false;
-  private stopPromise: Promise<LoadSummary> | undefined;
   /** open mode: index of the next request to start; it is due at startedAt + next / rate. */
   private next = 0;
-  private sent = 0;
-  private completed = 0;
-  private failed = 0;
   private late = 0;
 
   constructor(id: string, spec: HttpLoadSpec | SingleRequestSpec, target: LoadTarget, recorder: Recorder, opts: HttpLoadOptions) {
-    this.id = id;
+    super(id, target, recorder, opts);
     this.spec = spec;
     this.mode = spec.kind === 'single' ? 'single' : spec.mode;
-    this.recorder = recorder;
-    this.origin = `http://${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
-    this.signal = opts.signal;
-    this.maxRequests = opts.maxRequests ?? DEFAULT_MAX_REQUESTS;
-    this.maxDurationMs = opts.maxDurationMs ?? DEFAULT_MAX_DURATION_MS;
-    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.notesBounds = this.mode !== 'single';
   }
 
-  start(): void {
-    this.startedAt = this.recorder.now();
-    if (this.signal?.aborted) {
-      void this.stop();
-      return;
-    }
-    this.signal?.addEventListener('abort', this.onAbort, { once: true });
+  protected schedule(): void {
     const spec = this.spec;
     if (spec.kind === 'single') {
       const worker = this.newWorker();
@@ -260,59 +225,23 @@ class HttpLoad implements LoadHandle {
     }
   }
 
-  stop(): Promise<LoadSummary> {
-    this.endScheduling();
-    this.stopPromise ??= this.shutdown();
-    return this.stopPromise;
-  }
-
-  private readonly onAbort = (): void => {
-    this.endScheduling();
-    for (const request of [...this.inFlight]) request.cancel(harnessError('ZERODROP_ABORTED', 'aborted'));
-    void this.stop();
-  };
-
-  private endScheduling(): void {
-    if (this.stopping) return;
-    this.stopping = true;
-    this.schedulingStoppedAt = this.recorder.now();
+  protected override onSchedulingEnd(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const wake of [...this.sleepers]) wake();
   }
 
-  private async shutdown(): Promise<LoadSummary> {
-    try {
-      await Promise.all(this.loops);
-      // Each in-flight request ends within its timeout (plus CANCEL_GRACE_MS): see send().
-      while (this.inFlight.size > 0) await Promise.all([...this.inFlight].map((r) => r.done));
-      await Promise.all(this.workers.map((w) => w.close()));
-    } finally {
-      this.signal?.removeEventListener('abort', this.onAbort);
-    }
-    const summary = this.summary();
-    this.resolveDone(summary);
-    return summary;
+  protected async closeConnections(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
   }
 
-  private summary(): LoadSummary {
-    const stoppedAt = this.recorder.now();
-    const summary: LoadSummary = {
-      load: this.id,
-      mode: this.mode,
-      sent: this.sent,
-      completed: this.completed,
-      failed: this.failed,
-      startedAt: this.startedAt,
-      stoppedAt,
-      late: this.late,
-    };
+  protected summary(stoppedAt: number): LoadSummary {
+    const summary = this.baseSummary(this.mode, stoppedAt, this.late);
     const spec = this.spec;
     if (spec.kind === 'http') {
       if (spec.mode === 'open') summary.targetRate = spec.rate;
       else if (spec.ratePerWorker !== undefined) summary.targetRate = spec.ratePerWorker * spec.connections;
-      const windowMs = (this.schedulingStoppedAt ?? stoppedAt) - this.startedAt;
-      if (windowMs > 0) summary.achievedRate = ((this.completed + this.failed) * 1000) / windowMs;
+      const rate = this.achievedRate(stoppedAt);
+      if (rate !== undefined) summary.achievedRate = rate;
     }
     return summary;
   }
@@ -321,18 +250,6 @@ class HttpLoad implements LoadHandle {
     const worker = new Worker(this.origin, this.spec.timeoutMs, () => this.recorder.now());
     this.workers.push(worker);
     return worker;
-  }
-
-  /** Whether another request may start; when a bound is reached the load stops by itself. */
-  private mayStart(now = this.recorder.now()): boolean {
-    if (this.stopping) return false;
-    if (this.sent >= this.maxRequests || now - this.startedAt >= this.maxDurationMs) {
-      const bound = this.sent >= this.maxRequests ? `maxRequests ${this.maxRequests}` : `maxDurationMs ${this.maxDurationMs}`;
-      if (this.mode !== 'single') this.recorder.event('note', { message: `load ${this.id} stopped by itself at ${bound}`, detail: { load: this.id } });
-      void this.stop();
-      return false;
-    }
-    return true;
   }
 
   /** open mode: start every request that is due, on idle workers, and arm a timer for the next one. */
@@ -369,27 +286,13 @@ class HttpLoad implements LoadHandle {
     while (this.mayStart()) {
       if (interval > 0) {
         const wait = due - this.recorder.now();
-        if (wait > 0) await this.sleep(wait);
+        if (wait > 0) await this.sleepers.sleep(wait);
         if (!this.mayStart()) return;
       }
       this.sent++;
       await this.send(worker);
-      // Paced like a ticker: the next start is one interval after this one's due time, or now when a
-      // slow response already used that up (never a burst to catch up).
-      if (interval > 0) due = Math.max(due + interval, this.recorder.now());
+      if (interval > 0) due = nextDue(due, interval, this.recorder.now());
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.sleepers.add(wake);
-    });
   }
 
   /**
@@ -420,24 +323,14 @@ class HttpLoad implements LoadHandle {
       if (recorded) return;
       recorded = true;
       clearTimeout(timeoutTimer);
-      const rec: RequestRecord = {
-        id: recorder.timeline.requests.length + 1,
-        load: this.id,
-        start,
-        end: recorder.now(),
-        outcome,
-        newConnection,
-        path,
-      };
+      const rec = requestRecord(recorder, { load: this.id, start, outcome, newConnection, path, service: this.spec.service });
       if (status !== undefined) rec.status = status;
       attributeResponse(rec, pod, gateway);
-      rec.service = this.spec.service;
       if (localPort !== undefined) rec.localPort = localPort;
       if (connectionStart !== undefined) rec.connectionStart = connectionStart;
       if (error !== undefined) rec.error = error;
       recorder.request(rec);
-      if (outcome === 'ok') this.completed++;
-      else this.failed++;
+      this.count(outcome);
     };
     const release = (): void => {
       if (released) return;
@@ -465,7 +358,7 @@ class HttpLoad implements LoadHandle {
       () => cancel(harnessError('ZERODROP_TIMEOUT', `no complete response within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    const entry: InFlight = { cancel, done };
+    const entry: InFlightRequest = { cancel, done };
     this.inFlight.add(entry);
 
     const handler: Dispatcher.DispatchHandler = {
@@ -482,10 +375,8 @@ class HttpLoad implements LoadHandle {
       },
       onResponseStart: (_c, statusCode, headers) => {
         status = statusCode;
-        const value = headers[POD_HEADER];
-        pod = Array.isArray(value) ? value[0] : value;
-        const via = headers[GATEWAY_HEADER];
-        gateway = Array.isArray(via) ? via[0] : via;
+        pod = headerValue(headers[POD_HEADER]);
+        gateway = headerValue(headers[GATEWAY_HEADER]);
       },
       onResponseData: () => {},
       onResponseEnd: () => {

@@ -10,20 +10,11 @@
 
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import type { Http2LoadSpec } from '../model/load.ts';
-import type { Outcome, RequestRecord } from '../model/timeline.ts';
+import type { Outcome } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
-import {
-  attributeResponse,
-  DEFAULT_MAX_DURATION_MS,
-  DEFAULT_MAX_REQUESTS,
-  GATEWAY_HEADER,
-  POD_HEADER,
-  type HttpLoadOptions,
-  type LoadHandle,
-  type LoadSummary,
-  type LoadTarget,
-} from './http.ts';
+import { attributeResponse, GATEWAY_HEADER, POD_HEADER, type HttpLoadOptions, type LoadHandle, type LoadSummary, type LoadTarget } from './http.ts';
 import { classifyError, classifyStatus, harnessError } from './outcome.ts';
+import { headerValue, nextDue, RequestLoad, requestRecord } from './request-load.ts';
 
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
 const MAX_SLOTS = 10_000;
@@ -58,108 +49,34 @@ export function startHttp2Load(id: string, spec: Http2LoadSpec, target: LoadTarg
   return load;
 }
 
-class Http2Load implements LoadHandle {
-  readonly id: string;
-  readonly done: Promise<LoadSummary>;
-  private resolveDone!: (s: LoadSummary) => void;
+class Http2Load extends RequestLoad {
   private readonly spec: Http2LoadSpec;
-  private readonly recorder: Recorder;
-  private readonly origin: string;
-  private readonly signal: AbortSignal | undefined;
-  private readonly maxRequests: number;
-  private readonly maxDurationMs: number;
   /** The current connection of each pool slot. */
   private readonly pool: (Session | undefined)[];
   private readonly all = new Set<Session>();
-  private readonly inFlight = new Set<{ cancel(err: Error): void; done: Promise<void> }>();
-  private readonly loops: Promise<void>[] = [];
-  private readonly sleepers = new Set<() => void>();
-  private startedAt = 0;
-  private schedulingStoppedAt: number | undefined;
-  private stopping = false;
-  private stopPromise: Promise<LoadSummary> | undefined;
-  private sent = 0;
-  private completed = 0;
-  private failed = 0;
 
   constructor(id: string, spec: Http2LoadSpec, target: LoadTarget, recorder: Recorder, opts: HttpLoadOptions) {
-    this.id = id;
+    super(id, target, recorder, opts);
     this.spec = spec;
-    this.recorder = recorder;
-    this.origin = `http://${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
-    this.signal = opts.signal;
-    this.maxRequests = opts.maxRequests ?? DEFAULT_MAX_REQUESTS;
-    this.maxDurationMs = opts.maxDurationMs ?? DEFAULT_MAX_DURATION_MS;
     this.pool = new Array<Session | undefined>(spec.sessions).fill(undefined);
-    this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
 
-  start(): void {
-    this.startedAt = this.recorder.now();
-    if (this.signal?.aborted) {
-      void this.stop();
-      return;
-    }
-    this.signal?.addEventListener('abort', this.onAbort, { once: true });
+  protected schedule(): void {
     for (let slot = 0; slot < this.spec.sessions; slot++) {
       for (let s = 0; s < this.spec.streamsPerSession; s++) this.loops.push(this.streamLoop(slot));
     }
   }
 
-  stop(): Promise<LoadSummary> {
-    this.endScheduling();
-    this.stopPromise ??= this.shutdown();
-    return this.stopPromise;
+  protected async closeConnections(): Promise<void> {
+    await Promise.all([...this.all].map((s) => closeSession(s.session)));
   }
 
-  private readonly onAbort = (): void => {
-    this.endScheduling();
-    for (const request of [...this.inFlight]) request.cancel(harnessError('ZERODROP_ABORTED', 'aborted'));
-    void this.stop();
-  };
-
-  private endScheduling(): void {
-    if (this.stopping) return;
-    this.stopping = true;
-    this.schedulingStoppedAt = this.recorder.now();
-    for (const wake of [...this.sleepers]) wake();
-  }
-
-  private async shutdown(): Promise<LoadSummary> {
-    try {
-      await Promise.all(this.loops);
-      while (this.inFlight.size > 0) await Promise.all([...this.inFlight].map((r) => r.done));
-      await Promise.all([...this.all].map((s) => closeSession(s.session)));
-    } finally {
-      this.signal?.removeEventListener('abort', this.onAbort);
-    }
-    const stoppedAt = this.recorder.now();
-    const summary: LoadSummary = {
-      load: this.id,
-      mode: 'closed',
-      sent: this.sent,
-      completed: this.completed,
-      failed: this.failed,
-      startedAt: this.startedAt,
-      stoppedAt,
-      late: 0,
-    };
+  protected summary(stoppedAt: number): LoadSummary {
+    const summary = this.baseSummary('closed', stoppedAt, 0);
     if (this.spec.ratePerStream !== undefined) summary.targetRate = this.spec.ratePerStream * this.spec.sessions * this.spec.streamsPerSession;
-    const windowMs = (this.schedulingStoppedAt ?? stoppedAt) - this.startedAt;
-    if (windowMs > 0) summary.achievedRate = ((this.completed + this.failed) * 1000) / windowMs;
-    this.resolveDone(summary);
+    const rate = this.achievedRate(stoppedAt);
+    if (rate !== undefined) summary.achievedRate = rate;
     return summary;
-  }
-
-  private mayStart(): boolean {
-    if (this.stopping) return false;
-    if (this.sent >= this.maxRequests || this.recorder.now() - this.startedAt >= this.maxDurationMs) {
-      const bound = this.sent >= this.maxRequests ? `maxRequests ${this.maxRequests}` : `maxDurationMs ${this.maxDurationMs}`;
-      this.recorder.event('note', { message: `load ${this.id} stopped by itself at ${bound}`, detail: { load: this.id } });
-      void this.stop();
-      return false;
-    }
-    return true;
   }
 
   private async streamLoop(slot: number): Promise<void> {
@@ -169,11 +86,11 @@ class Http2Load implements LoadHandle {
     let due = this.recorder.now() + Math.random() * interval;
     while (this.mayStart()) {
       const wait = due - this.recorder.now();
-      if (wait > 0) await this.sleep(wait);
+      if (wait > 0) await this.sleepers.sleep(wait);
       if (!this.mayStart()) return;
       this.sent++;
       await this.send(slot);
-      if (interval > 0) due = Math.max(due + interval, this.recorder.now());
+      if (interval > 0) due = nextDue(due, interval, this.recorder.now());
     }
   }
 
@@ -207,18 +124,6 @@ class Http2Load implements LoadHandle {
     return s;
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.sleepers.add(wake);
-    });
-  }
-
   /**
    * Sends one stream on the slot's connection and records it. Never rejects; resolves once the
    * stream is over. `start` is given when the request is being put on a fresh connection because
@@ -249,16 +154,7 @@ class Http2Load implements LoadHandle {
       if (recorded) return;
       recorded = true;
       clearTimeout(timer);
-      const rec: RequestRecord = {
-        id: recorder.timeline.requests.length + 1,
-        load: this.id,
-        start,
-        end: recorder.now(),
-        outcome,
-        newConnection,
-        path: this.spec.path,
-        service: this.spec.service,
-      };
+      const rec = requestRecord(recorder, { load: this.id, start, outcome, newConnection, path: this.spec.path, service: this.spec.service });
       if (status !== undefined) rec.status = status;
       attributeResponse(rec, pod, gateway);
       const localPort = s.localPort ?? s.session.socket?.localPort;
@@ -267,8 +163,7 @@ class Http2Load implements LoadHandle {
       if (stream?.id !== undefined) rec.streamId = stream.id;
       if (error !== undefined) rec.error = error;
       recorder.request(rec);
-      if (outcome === 'ok') this.completed++;
-      else this.failed++;
+      this.count(outcome);
       this.inFlight.delete(entry);
       resolveDone();
     };
@@ -322,10 +217,8 @@ class Http2Load implements LoadHandle {
     }
     stream.on('response', (headers) => {
       status = Number(headers[':status']);
-      const p = headers[POD_HEADER];
-      const g = headers[GATEWAY_HEADER];
-      pod = Array.isArray(p) ? p[0] : p;
-      gateway = Array.isArray(g) ? g[0] : g;
+      pod = headerValue(headers[POD_HEADER]);
+      gateway = headerValue(headers[GATEWAY_HEADER]);
       const who = gateway ?? pod;
       if (who !== undefined) s.pod = who;
     });

@@ -9,10 +9,11 @@ import { harnessResponsive, loadHeld } from '../assert/validity.ts';
 import { startUdpLoad, type PacketLoadSummary } from '../load/udp.ts';
 import type { Timeline } from '../model/timeline.ts';
 import { combineVerdicts, type AssertionResult, type Verdict } from '../model/verdict.ts';
-import { defaultProbe, type Topology } from '../model/workload.ts';
+import type { Topology } from '../model/workload.ts';
 import { startLoopMonitor } from '../observe/loop-monitor.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { LocalProvider } from '../providers/local/local-provider.ts';
+import { udpEchoService, udpEchoWorkload } from '../scenarios/udp-echo-backend.ts';
 import { repoRoot } from './paths.ts';
 
 export interface UdpSoakOptions {
@@ -35,28 +36,9 @@ export interface UdpSoakResult {
   timeline: Timeline;
 }
 
-const ECHO_PORT = 9001;
-const HEALTH_PORT = 8086;
 
 export function udpEchoTopology(replicas: number): Topology {
-  return {
-    workloads: [
-      {
-        name: 'echo',
-        replicas,
-        command: ['node', 'fixtures/reference-udp-echo.mjs'],
-        env: { PORT: String(ECHO_PORT), HEALTH_PORT: String(HEALTH_PORT), DRAIN_MODE: 'graceful' },
-        ports: [
-          { name: 'udp', containerPort: ECHO_PORT, protocol: 'UDP' },
-          { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
-        ],
-        readinessProbe: defaultProbe({ httpGet: { port: HEALTH_PORT, path: '/healthz' } }),
-        terminationGracePeriodSeconds: 2,
-        strategy: { maxSurge: 1, maxUnavailable: 0 },
-      },
-    ],
-    services: [{ name: 'echo', selector: 'echo', ports: [{ name: 'udp', port: ECHO_PORT, targetPort: ECHO_PORT, protocol: 'UDP' }], programmingDelayMs: 0 }],
-  };
+  return { workloads: [udpEchoWorkload({ name: 'echo', replicas, graceSeconds: 2 })], services: [udpEchoService('echo', 0)] };
 }
 
 export async function runUdpEchoSoak(o: UdpSoakOptions): Promise<UdpSoakResult> {

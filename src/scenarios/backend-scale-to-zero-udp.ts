@@ -10,16 +10,14 @@
 // itself (idle after SIGTERM); packets sent after it exited would be counted apart, never as drain losses.
 
 import type { Topology } from '../model/workload.ts';
-import { defaultProbe } from '../model/workload.ts';
 import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
 import { defineScenario } from './definition.ts';
+import { gatewayWorkload } from './gateway-workload.ts';
+import { UDP_ECHO_PORT, UDP_HEALTH_PORT, udpEchoService, udpEchoWorkload } from './udp-echo-backend.ts';
 
 export const UDP_BACKEND = 'backend';
 export const UDP_GATEWAY = 'gateway';
-export const UDP_ECHO_PORT = 9001;
 export const UDP_GATEWAY_PORT = 3478;
-export const UDP_HEALTH_PORT = 8086;
-export const REFERENCE_UDP_ECHO = 'fixtures/reference-udp-echo.mjs';
 
 type Options = {
   preStopSeconds: number;
@@ -36,48 +34,27 @@ type Options = {
 function topology(profile: Profile, o: Options): Topology {
   if (!profile.gateway) throw new ProfileCannotPlay(`profile ${profile.name} provides no gateway`);
   const plan = profile.gateway({ protocol: 'udp', port: UDP_GATEWAY_PORT, backendService: UDP_BACKEND, backendPort: UDP_ECHO_PORT, programmingDelayMs: o.programmingDelayMs });
-  const health = { httpGet: { port: UDP_HEALTH_PORT, path: '/healthz' } };
   return {
     workloads: [
-      {
+      udpEchoWorkload({
         name: UDP_BACKEND,
         replicas: 1,
-        command: ['node', REFERENCE_UDP_ECHO],
-        env: { PORT: String(UDP_ECHO_PORT), HEALTH_PORT: String(UDP_HEALTH_PORT), DRAIN_MODE: 'graceful', DRAIN_IDLE_MS: String(o.echoIdleMs) },
-        ports: [
-          { name: 'udp', containerPort: UDP_ECHO_PORT, protocol: 'UDP' },
-          { name: 'health', containerPort: UDP_HEALTH_PORT, protocol: 'TCP' },
-        ],
-        readinessProbe: defaultProbe(health),
-        ...(o.preStopSeconds > 0 ? { preStop: { sleep: { seconds: o.preStopSeconds } } } : {}),
-        terminationGracePeriodSeconds: o.graceSeconds,
-        strategy: { maxSurge: 1, maxUnavailable: 0 },
-        labels: { 'zerodrop.dev/profile': 'reference' },
-      },
-      {
+        graceSeconds: o.graceSeconds,
+        preStopSeconds: o.preStopSeconds,
+        env: { DRAIN_IDLE_MS: String(o.echoIdleMs) },
+      }),
+      gatewayWorkload(profile, plan, {
         name: UDP_GATEWAY,
         replicas: 1,
-        command: plan.command,
-        env: plan.env,
         ports: [
           { name: 'udp', containerPort: UDP_GATEWAY_PORT, protocol: 'UDP' },
           { name: 'health', containerPort: UDP_HEALTH_PORT, protocol: 'TCP' },
         ],
-        readinessProbe: plan.readinessProbe,
-        ...(plan.preStop ? { preStop: plan.preStop } : {}),
-        terminationGracePeriodSeconds: plan.terminationGracePeriodSeconds ?? o.graceSeconds,
-        ...(plan.stopSignal ? { stopSignal: plan.stopSignal } : {}),
-        strategy: { maxSurge: 1, maxUnavailable: 0 },
-        labels: { 'zerodrop.dev/profile': profile.name },
-      },
+        graceSeconds: o.graceSeconds,
+      }),
     ],
     services: [
-      {
-        name: UDP_BACKEND,
-        selector: UDP_BACKEND,
-        ports: [{ name: 'udp', port: UDP_ECHO_PORT, targetPort: UDP_ECHO_PORT, protocol: 'UDP' }],
-        programmingDelayMs: o.programmingDelayMs,
-      },
+      udpEchoService(UDP_BACKEND, o.programmingDelayMs),
       {
         name: UDP_GATEWAY,
         selector: UDP_GATEWAY,

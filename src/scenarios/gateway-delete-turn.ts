@@ -14,11 +14,11 @@
 // grace period ends.
 
 import type { Topology } from '../model/workload.ts';
-import { defaultProbe } from '../model/workload.ts';
 import { TURN_PASSWORD, TURN_USER } from '../profiles/coturn.ts';
 import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
-import { REFERENCE_UDP_ECHO, UDP_ECHO_PORT, UDP_HEALTH_PORT } from './backend-scale-to-zero-udp.ts';
 import { defineScenario } from './definition.ts';
+import { gatewayWorkload } from './gateway-workload.ts';
+import { UDP_ECHO_PORT, udpEchoService, udpEchoWorkload } from './udp-echo-backend.ts';
 
 export const TURN_BACKEND = 'backend';
 export const TURN_GATEWAY = 'gateway';
@@ -49,41 +49,16 @@ function topology(profile: Profile, o: Options): Topology {
   });
   return {
     workloads: [
-      {
-        name: TURN_BACKEND,
-        replicas: 2,
-        command: ['node', REFERENCE_UDP_ECHO],
-        env: { PORT: String(UDP_ECHO_PORT), HEALTH_PORT: String(UDP_HEALTH_PORT), DRAIN_MODE: 'graceful' },
-        ports: [
-          { name: 'udp', containerPort: UDP_ECHO_PORT, protocol: 'UDP' },
-          { name: 'health', containerPort: UDP_HEALTH_PORT, protocol: 'TCP' },
-        ],
-        readinessProbe: defaultProbe({ httpGet: { port: UDP_HEALTH_PORT, path: '/healthz' } }),
-        terminationGracePeriodSeconds: 5,
-        strategy: { maxSurge: 1, maxUnavailable: 0 },
-        labels: { 'zerodrop.dev/profile': 'reference' },
-      },
-      {
+      udpEchoWorkload({ name: TURN_BACKEND, replicas: 2, graceSeconds: 5 }),
+      gatewayWorkload(profile, plan, {
         name: TURN_GATEWAY,
         replicas: o.gatewayReplicas,
-        command: plan.command,
-        env: plan.env,
         ports: [{ name: 'turn', containerPort: TURN_PORT, protocol: 'UDP' }],
-        readinessProbe: plan.readinessProbe,
-        ...(plan.preStop ? { preStop: plan.preStop } : {}),
-        terminationGracePeriodSeconds: plan.terminationGracePeriodSeconds ?? o.graceSeconds,
-        ...(plan.stopSignal ? { stopSignal: plan.stopSignal } : {}),
-        strategy: { maxSurge: 1, maxUnavailable: 0 },
-        labels: { 'zerodrop.dev/profile': profile.name },
-      },
+        graceSeconds: o.graceSeconds,
+      }),
     ],
     services: [
-      {
-        name: TURN_BACKEND,
-        selector: TURN_BACKEND,
-        ports: [{ name: 'udp', port: UDP_ECHO_PORT, targetPort: UDP_ECHO_PORT, protocol: 'UDP' }],
-        programmingDelayMs: o.programmingDelayMs,
-      },
+      udpEchoService(TURN_BACKEND, o.programmingDelayMs),
       {
         name: TURN_GATEWAY,
         selector: TURN_GATEWAY,

@@ -6,11 +6,12 @@
 
 import type { Expectation, PodRef } from '../model/scenario.ts';
 import type { HttpLoadSpec, Http2LoadSpec } from '../model/load.ts';
-import type { Topology, Workload } from '../model/workload.ts';
+import type { Topology } from '../model/workload.ts';
 import type { GatewayPlan, Profile } from '../profiles/profile.ts';
 import { ProfileCannotPlay } from '../profiles/profile.ts';
 import { referenceProfile } from '../profiles/reference.ts';
 import { backendTopology } from './backend-topology.ts';
+import { gatewayWorkload } from './gateway-workload.ts';
 
 export const GATEWAY = 'gateway';
 export const GATEWAY_PORT = 8000;
@@ -52,19 +53,12 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions): Ga
     programmingDelayMs: o.programmingDelayMs,
   });
   const graceSeconds = plan.terminationGracePeriodSeconds ?? o.graceSeconds;
-  const gateway: Workload = {
+  const gateway = gatewayWorkload(profile, plan, {
     name: GATEWAY,
     replicas: o.gateways,
-    command: plan.command,
-    env: plan.env,
     ports: [{ name: 'http', containerPort: GATEWAY_PORT, protocol: 'TCP' }],
-    readinessProbe: plan.readinessProbe,
-    ...(plan.preStop ? { preStop: plan.preStop } : {}),
-    terminationGracePeriodSeconds: graceSeconds,
-    strategy: { maxSurge: 1, maxUnavailable: 0 },
-    ...(plan.stopSignal ? { stopSignal: plan.stopSignal } : {}),
-    labels: { 'zerodrop.dev/profile': profile.name },
-  };
+    graceSeconds,
+  });
   return {
     topology: {
       workloads: [...backends.workloads, gateway],

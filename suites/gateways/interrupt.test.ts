@@ -2,13 +2,13 @@
 // workers, when installed; the reference gateway otherwise) is gone, and so is every pod's
 // rendered configuration directory.
 
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { onPath } from '../../src/profiles/requirements.ts';
+import { startRunUntil } from '../helpers/interrupted-run.ts';
 import { leftoverProcesses } from '../helpers/leftovers.ts';
 
 /**
@@ -43,19 +43,9 @@ describe('interrupting a gateway scenario', () => {
     const scratch = await mkdtemp(join(tmpdir(), 'zerodrop-interrupt-'));
     const reports = await mkdtemp(join(tmpdir(), 'zerodrop-interrupt-reports-'));
     dirs.push(scratch, reports);
-    const child = spawn(process.execPath, ['src/cli/main.ts', 'run', '--scenario', 'gateway-slow-lb', '--profile', profile, '--report-dir', reports], {
-      env: { ...process.env, ZERODROP_TEST_MARK: mark, TMPDIR: scratch },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const running = new Promise<void>((resolve) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('step delete')) resolve();
-      });
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await running;
+    const args = ['run', '--scenario', 'gateway-slow-lb', '--profile', profile, '--report-dir', reports];
+    const { child, reached, exited } = startRunUntil(args, { ZERODROP_TEST_MARK: mark, TMPDIR: scratch }, 'step delete');
+    await reached;
     expect((await leftoverProcesses(mark)).length).toBeGreaterThan(1);
     const ours = [...(await processesNamed('nginx'))].filter((pid) => !before.has(pid));
     // Two gateway pods and their replacement, each a master and a worker.

@@ -8,8 +8,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { killChildren } from '../helpers/children.ts';
 
-import { decodePacket, encodePacket } from '../../src/load/udp.ts';
+import { packetAsker } from '../../src/load/udp-ask.ts';
 
 const SCRIPT = fileURLToPath(new URL('../../fixtures/reference-udp-echo.mjs', import.meta.url));
 const children: ChildProcess[] = [];
@@ -17,14 +18,7 @@ const sockets: dgram.Socket[] = [];
 
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.close();
-  await Promise.all(
-    children.splice(0).map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await gone;
-    }),
-  );
+  await killChildren(children);
 });
 
 async function startEcho(mode: string, env: Record<string, string> = {}) {
@@ -48,22 +42,8 @@ async function startEcho(mode: string, env: Record<string, string> = {}) {
   const socket = dgram.createSocket('udp4');
   sockets.push(socket);
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  let seq = 0;
-  const waiting = new Map<number, (pod: string | undefined) => void>();
-  socket.on('message', (msg) => {
-    const p = decodePacket(msg);
-    if (p) waiting.get(p.seq)?.(p.pod);
-  });
-  const ask = (timeoutMs = 300) =>
-    new Promise<string | undefined>((resolve) => {
-      const s = seq++;
-      const timer = setTimeout(() => resolve(undefined), timeoutMs);
-      waiting.set(s, (pod) => {
-        clearTimeout(timer);
-        resolve(pod);
-      });
-      socket.send(encodePacket({ token: 9, flow: 0, seq: s, sentAt: 1 }, 64), port, '127.0.0.1');
-    });
+  const asker = packetAsker(socket, { host: '127.0.0.1', port }, { token: 9, size: 64, sentAt: 1 });
+  const ask = (timeoutMs = 300) => asker(timeoutMs);
   return { child, lines, exited, ask, healthPort };
 }
 

@@ -10,10 +10,12 @@ import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { decodePacket, echoPacket, encodePacket } from '../../src/load/udp.ts';
+import { echoPacket } from '../../src/load/udp.ts';
+import { packetAsker } from '../../src/load/udp-ask.ts';
 import { Recorder } from '../../src/observe/recorder.ts';
 import { LocalApiServer } from '../../src/providers/local/api-server.ts';
 import { EndpointStore, type EndpointSource } from '../../src/providers/local/endpoints.ts';
+import { endpointSource } from '../../src/providers/local/testing.ts';
 
 const SCRIPT = fileURLToPath(new URL('../../fixtures/reference-udp-relay.mjs', import.meta.url));
 const cleanups: (() => void)[] = [];
@@ -38,9 +40,7 @@ async function setup(discovery: 'endpointslices' | 'endpoints', history?: number
   await api.listen();
   api.addService(store);
   cleanups.push(() => api.close());
-  const pod = (o: Partial<EndpointSource> = {}): EndpointSource => ({
-    name: 'media-1', workload: { name: 'media' }, ip: '127.0.0.1', started: true, ready: true, terminating: false, forceDeleted: false, exited: false, removed: false, ...o,
-  });
+  const pod = (o: Partial<EndpointSource> = {}): EndpointSource => endpointSource('media-1', 'media', '127.0.0.1', o);
   store.sync(pod());
 
   const child: ChildProcess = spawn(process.execPath, [SCRIPT], {
@@ -57,22 +57,8 @@ async function setup(discovery: 'endpointslices' | 'endpoints', history?: number
     }),
   );
   const relayPort = await listening;
-  let seq = 0;
-  const waiting = new Map<number, (pod: string | undefined) => void>();
-  const client = await udpSocket((_s, msg) => {
-    const p = decodePacket(msg);
-    if (p) waiting.get(p.seq)?.(p.pod);
-  });
-  const ask = (timeoutMs = 300) =>
-    new Promise<string | undefined>((resolve) => {
-      const s = seq++;
-      const timer = setTimeout(() => resolve(undefined), timeoutMs);
-      waiting.set(s, (p) => {
-        clearTimeout(timer);
-        resolve(p);
-      });
-      client.send(encodePacket({ token: 1, flow: 0, seq: s, sentAt: 0 }), relayPort, '127.0.0.1');
-    });
+  const asker = packetAsker(await udpSocket(), { host: '127.0.0.1', port: relayPort }, { token: 1 });
+  const ask = (timeoutMs = 300) => asker(timeoutMs);
   const discovered = async (ok: (peers: { ip: string; ready: boolean }[]) => boolean) => {
     for (let i = 0; i < 100; i++) {
       const last = lines.filter((l) => l.ev === 'discovered').at(-1);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { profiles } from '../../profiles/index.ts';
@@ -9,6 +9,7 @@ import { catalog } from '../../scenarios/index.ts';
 import type { Topology } from '../../model/workload.ts';
 import { KubeProvider } from './kube-provider.ts';
 import {
+  FIXTURE_SHARED_MODULE,
   FIXTURES_CONFIGMAP,
   FIXTURES_MOUNT,
   fixturesOf,
@@ -97,10 +98,31 @@ describe('what a backend Deployment carries to the cluster', () => {
     expect(container.command).toEqual(['node', `${FIXTURES_MOUNT}/reference-backend.mjs`]);
     expect(container.volumeMounts).toEqual([{ name: 'fixtures', mountPath: FIXTURES_MOUNT, readOnly: true }]);
     expect(deployment.spec.template.spec.volumes).toEqual([
-      { name: 'fixtures', configMap: { name: FIXTURES_CONFIGMAP, items: [{ key: 'reference-backend.mjs', path: 'reference-backend.mjs' }] } },
+      {
+        name: 'fixtures',
+        configMap: {
+          name: FIXTURES_CONFIGMAP,
+          items: [
+            { key: 'pod-env.mjs', path: 'pod-env.mjs' },
+            { key: 'reference-backend.mjs', path: 'reference-backend.mjs' },
+          ],
+        },
+      },
     ]);
     const configMap = objects.find((o) => o.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
     expect(configMap.data['reference-backend.mjs']).toBe(readFileSync(join(repoRoot, 'fixtures/reference-backend.mjs'), 'utf8'));
+    expect(configMap.data['pod-env.mjs']).toBe(readFileSync(join(repoRoot, FIXTURE_SHARED_MODULE), 'utf8'));
+  });
+
+  it('ships every module a reference app imports, mounted beside it so that the relative import resolves', () => {
+    const apps = readdirSync(join(repoRoot, 'fixtures')).filter((f) => f.endsWith('.mjs') && `fixtures/${f}` !== FIXTURE_SHARED_MODULE);
+    expect(apps.length).toBeGreaterThan(0);
+    for (const app of apps) {
+      const source = readFileSync(join(repoRoot, 'fixtures', app), 'utf8');
+      const imports = [...source.matchAll(/^import .* from '\.\/([\w.-]+)';$/gm)].map((m) => `fixtures/${m[1]}`);
+      const shipped = fixturesOf({ workloads: [{ ...workload, command: ['node', `fixtures/${app}`] }], services: [] });
+      expect(shipped, app).toEqual([...new Set([`fixtures/${app}`, ...imports])].sort());
+    }
   });
 
   it('keeps the drain settings: preStop sleep, grace period, rolling update, and whole-second probes', () => {

@@ -64,10 +64,22 @@ export interface RenderOptions {
 
 export class ManifestError extends Error {}
 
-/** Repository paths of the fixtures the topology's commands name (arguments, or paths inside a shell script). */
+/** A reference app at the top of fixtures/ (not a gateway template or render.mjs). */
+const REFERENCE_APP = /^fixtures\/[\w.-]+\.mjs$/;
+/**
+ * The module every reference app imports (`./pod-env.mjs`). It is mounted beside the app, so Node
+ * resolves the relative import inside the ConfigMap volume as it does in the repository.
+ */
+export const FIXTURE_SHARED_MODULE = 'fixtures/pod-env.mjs';
+
+/**
+ * Repository paths of the fixtures the topology's commands name (arguments, or paths inside a shell
+ * script), plus the shared module of the reference apps among them.
+ */
 export function fixturesOf(topology: Topology): string[] {
   const paths = new Set<string>();
   for (const w of topology.workloads) for (const arg of w.command) for (const m of arg.matchAll(FIXTURE_REF)) paths.add(m[0]);
+  if ([...paths].some((p) => REFERENCE_APP.test(p))) paths.add(FIXTURE_SHARED_MODULE);
   return [...paths].sort();
 }
 

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Recorder } from '../../observe/recorder.ts';
 import { LocalApiServer, parseLabelSelector } from './api-server.ts';
 import { EndpointStore, type EndpointSource } from './endpoints.ts';
+import { endpointSource } from './testing.ts';
 
 const service = {
   name: 'media-plane',
@@ -19,18 +20,7 @@ const service = {
 };
 
 function pod(name: string, ip: string, overrides: Partial<EndpointSource> = {}): EndpointSource {
-  return {
-    name,
-    workload: { name: 'media-plane' },
-    ip,
-    started: true,
-    ready: true,
-    terminating: false,
-    forceDeleted: false,
-    exited: false,
-    removed: false,
-    ...overrides,
-  };
+  return endpointSource(name, 'media-plane', ip, overrides);
 }
 
 let server: LocalApiServer | undefined;

@@ -4,21 +4,10 @@ import { describe, expect, it } from 'vitest';
 
 import { Recorder } from '../../observe/recorder.ts';
 import { EndpointStore, endpointConditions, type EndpointSource, type EndpointWatchEvent } from './endpoints.ts';
-import { tcpService } from './testing.ts';
+import { endpointSource, tcpService } from './testing.ts';
 
 function pod(overrides: Partial<EndpointSource> = {}): EndpointSource {
-  return {
-    name: 'web-1',
-    workload: { name: 'web' },
-    ip: '127.9.9.9',
-    started: true,
-    ready: true,
-    terminating: false,
-    forceDeleted: false,
-    exited: false,
-    removed: false,
-    ...overrides,
-  };
+  return endpointSource('web-1', 'web', '127.9.9.9', overrides);
 }
 
 describe('endpointConditions', () => {

@@ -8,6 +8,7 @@ import { defaultProbe, type Service, type Workload } from '../../model/workload.
 import { Recorder } from '../../observe/recorder.ts';
 import type { ServiceAddress } from '../provider.ts';
 import type { BalancerFault } from './balancer.ts';
+import type { EndpointSource } from './endpoints.ts';
 import { LocalProvider } from './local-provider.ts';
 
 /**
@@ -90,6 +91,11 @@ export function httpWorkload(name: string, overrides: Partial<Workload> = {}): W
 
 export function tcpService(name: string, selector: string, programmingDelayMs = 0, targetPort = POD_PORT): Service {
   return { name, selector, ports: [{ name: 'tcp', port: 8080, targetPort, protocol: 'TCP' }], programmingDelayMs };
+}
+
+/** What the endpoint store knows of one pod: started and ready, not terminating, changed by `overrides`. */
+export function endpointSource(name: string, workload: string, ip: string, overrides: Partial<EndpointSource> = {}): EndpointSource {
+  return { name, workload: { name: workload }, ip, started: true, ready: true, terminating: false, forceDeleted: false, exited: false, removed: false, ...overrides };
 }
 
 export function newProvider(balancerFault?: BalancerFault): { provider: LocalProvider; recorder: Recorder } {

@@ -6,7 +6,7 @@ import dgram from 'node:dgram';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { decodePacket, encodePacket } from '../../load/udp.ts';
+import { packetAsker } from '../../load/udp-ask.ts';
 import type { Service } from '../../model/workload.ts';
 import { udpEchoTopology } from '../../runner/udp-soak.ts';
 import type { ServiceAddress } from '../provider.ts';
@@ -26,25 +26,10 @@ async function client(address: ServiceAddress) {
   const socket = dgram.createSocket('udp4');
   sockets.push(socket);
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  let seq = 0;
-  const waiting = new Map<number, (pod: string | undefined) => void>();
-  socket.on('message', (msg) => {
-    const p = decodePacket(msg);
-    if (p) waiting.get(p.seq)?.(p.pod);
-  });
+  const asker = packetAsker(socket, address, { token: 1 });
   return {
     port: socket.address().port,
-    ask(timeoutMs = 500): Promise<string | undefined> {
-      const s = seq++;
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(undefined), timeoutMs);
-        waiting.set(s, (pod) => {
-          clearTimeout(timer);
-          resolve(pod);
-        });
-        socket.send(encodePacket({ token: 1, flow: 0, seq: s, sentAt: 0 }), address.port, address.host);
-      });
-    },
+    ask: (timeoutMs = 500) => asker(timeoutMs),
   };
 }
 

@@ -1,0 +1,30 @@
+// The gateway Deployment of every gateway scenario, as the profile's GatewayPlan describes it: the
+// profile decides command, probe, preStop, stop signal and (when its drain needs one) the grace
+// period; the scenario decides the name, replicas, ports and its default grace period.
+
+import type { ContainerPort, Workload } from '../model/workload.ts';
+import type { GatewayPlan, Profile } from '../profiles/profile.ts';
+
+export interface GatewayWorkloadOptions {
+  name: string;
+  replicas: number;
+  ports: ContainerPort[];
+  /** terminationGracePeriodSeconds when the plan does not set its own. */
+  graceSeconds: number;
+}
+
+export function gatewayWorkload(profile: Profile, plan: GatewayPlan, o: GatewayWorkloadOptions): Workload {
+  return {
+    name: o.name,
+    replicas: o.replicas,
+    command: plan.command,
+    env: plan.env,
+    ports: o.ports,
+    readinessProbe: plan.readinessProbe,
+    ...(plan.preStop ? { preStop: plan.preStop } : {}),
+    terminationGracePeriodSeconds: plan.terminationGracePeriodSeconds ?? o.graceSeconds,
+    ...(plan.stopSignal ? { stopSignal: plan.stopSignal } : {}),
+    strategy: { maxSurge: 1, maxUnavailable: 0 },
+    labels: { 'zerodrop.dev/profile': profile.name },
+  };
+}

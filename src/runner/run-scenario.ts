@@ -7,11 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 import { evaluate, harnessResponsive, loadHeld } from '../assert/index.ts';
 import { runChaosAction } from '../chaos/actions.ts';
-import { startHttpLoad, type LoadHandle, type LoadSummary } from '../load/http.ts';
-import { startHttp2Load } from '../load/http2.ts';
-import { startTcpStreamLoad } from '../load/tcp-stream.ts';
-import { startTurnLoad } from '../load/turn/transport.ts';
-import { startUdpLoad, type PacketLoadHandle, type PacketLoadSummary } from '../load/udp.ts';
+import { startLoad, type AnyLoadHandle, type AnyLoadSummary } from '../load/start-load.ts';
 import type { ChaosStep, EndCondition, PodRef, Scenario } from '../model/scenario.ts';
 import { combineVerdicts, type AssertionResult, type Verdict } from '../model/verdict.ts';
 import { joinRequestsToConnections } from '../observe/join.ts';
@@ -40,9 +36,8 @@ export interface ScenarioOutcome {
   assertions: AssertionResult[];
   /** Why the run could not be measured, when it could not. */
   reason?: string;
-  loads: LoadSummary[];
-  /** Packet loads (UDP flows), with their own counters. */
-  packetLoads?: PacketLoadSummary[];
+  /** One summary per load: requests, streams or packets, each with its own counters. */
+  loads: AnyLoadSummary[];
 }
 
 export async function runScenario(scenario: Scenario, opts: RunScenarioOptions): Promise<ScenarioOutcome> {
@@ -66,8 +61,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
 
   const monitor = startLoopMonitor(recorder, { intervalMs: 100 });
   const activeConnections = startActiveConnectionSampler(recorder, { intervalMs: 100 });
-  const loads: LoadHandle[] = [];
-  const packetLoads: PacketLoadHandle[] = [];
+  const loads: AnyLoadHandle[] = [];
   const loadTimers: NodeJS.Timeout[] = [];
   const t0 = recorder.now();
   let reason: string | undefined;
@@ -76,27 +70,8 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
   try {
     for (const phase of scenario.loads) {
       const start = () => {
-        const address = provider.serviceAddress(phase.spec.service);
         recorder.event('load-start', { message: `load ${phase.id} started`, detail: { load: phase.id } });
-        const spec = phase.spec;
-        if (spec.kind === 'udp') {
-          const target = provider.serviceAddress(spec.service, spec.port);
-          packetLoads.push(startUdpLoad(phase.id, spec, target, recorder, { signal: run.signal }));
-          return;
-        }
-        if (spec.kind === 'turn') {
-          const server = provider.serviceAddress(spec.service, spec.port);
-          const peer = provider.serviceAddress(spec.peerService, spec.peerPort);
-          packetLoads.push(startTurnLoad(phase.id, spec, { address: server.host, port: server.port }, { address: peer.host, port: peer.port }, recorder, { signal: run.signal }));
-          return;
-        }
-        loads.push(
-          spec.kind === 'http2'
-            ? startHttp2Load(phase.id, spec, address, recorder, { signal: run.signal })
-            : spec.kind === 'tcp-stream'
-            ? startTcpStreamLoad(phase.id, spec, address, recorder, { signal: run.signal })
-            : startHttpLoad(phase.id, spec, address, recorder, { signal: run.signal }),
-        );
+        loads.push(startLoad(phase.id, phase.spec, provider, recorder, run.signal));
       };
       if (phase.startMs <= 0) start();
       else loadTimers.push(setTimeout(start, phase.startMs));
@@ -117,8 +92,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
   }
 
   const summaries = await Promise.all(loads.map((l) => l.stop()));
-  const packetSummaries = await Promise.all(packetLoads.map((l) => l.stop()));
-  for (const s of [...summaries, ...packetSummaries]) recorder.event('load-stop', { message: `load ${s.load} stopped`, detail: { load: s.load } });
+  for (const s of summaries) recorder.event('load-stop', { message: `load ${s.load} stopped`, detail: { load: s.load } });
   monitor.stop();
   activeConnections.stop();
   signal.throwIfAborted();
@@ -127,13 +101,13 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
   joinRequestsToConnections(recorder.timeline);
   const assertions = [
     ...evaluate(scenario.expectations, recorder.timeline),
-    loadHeld([...summaries, ...packetSummaries]),
+    loadHeld(summaries),
     harnessResponsive(recorder.timeline),
   ];
   let verdict = combineVerdicts(assertions);
   // A run that did not reach its end is never a pass, whatever was measured before it stopped.
   if (reason !== undefined && verdict === 'pass') verdict = 'inconclusive';
-  return { verdict, assertions, ...(reason !== undefined ? { reason } : {}), loads: summaries, ...(packetSummaries.length > 0 ? { packetLoads: packetSummaries } : {}) };
+  return { verdict, assertions, ...(reason !== undefined ? { reason } : {}), loads: summaries };
 }
 
 class DeadlineExceeded extends Error {

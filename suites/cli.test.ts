@@ -61,9 +61,9 @@ describe('zerodrop run', () => {
     [['run', '--profile', 'nginx-typo'], /--profile nginx-typo: unknown profile/],
     [['run', '--provider', 'minikube'], /--provider minikube: unknown provider/],
     [['run', '--set', 'graceSeconds'], /--set graceSeconds: expected key=value/],
-    [['run', '--set', 'graceSeconds=soon'], /--set graceSeconds=soon: must be a non-negative number/],
+    [['run', '--set', 'graceSeconds=soon'], /--set graceSeconds=soon: graceSeconds must be a whole number of seconds from 0 to 3600/],
     [['run', '--scenario', 'backend-idle-exit', '--set', 'connections=5'], /--set connections: no selected scenario has this option/],
-    [['run', '--bogus'], /Unknown option '--bogus'/],
+    [['run', '--bogus'], /run: unknown flag --bogus; flags: --provider/],
     [['launch'], /unknown command "launch"/],
   ])('rejects %j with exit code 2, naming the problem, before starting anything', async (args, message) => {
     const dir = await tempDir();

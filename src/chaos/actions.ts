@@ -35,6 +35,24 @@ export async function runChaosAction(provider: Provider, recorder: Recorder, ste
       await provider.scale(action.workload, action.replicas);
       return;
     }
+    case 'drain-node': {
+      const pod = pickPod(provider.pods(action.workload), 'oldest');
+      if (!pod?.node) throw new Error(`chaos step ${stepId}: workload ${action.workload} has no running pod on a known node`);
+      if (!provider.drainNode || !provider.capabilities.nodeDrain) throw new Error(`chaos step ${stepId}: provider ${provider.name} cannot drain nodes`);
+      recorder.event('chaos', {
+        workload: action.workload,
+        message: `drain node ${pod.node} (hosting ${pod.name})`,
+        detail: { step: stepId, action: action.kind, node: pod.node },
+      });
+      const evicted = await provider.drainNode(pod.node, { retryMs: action.retryMs, timeoutMs: action.timeoutMs });
+      // The end condition `nodeDrained` waits for exactly these pods to be gone.
+      recorder.event('note', {
+        workload: action.workload,
+        message: `node ${pod.node} drained: evicted ${evicted.join(', ') || 'nothing'}`,
+        detail: { step: stepId, drained: pod.node, evicted },
+      });
+      return;
+    }
     case 'rollout-restart': {
       recorder.event('chaos', {
         workload: action.workload,

@@ -1,13 +1,20 @@
 // Parses and validates the command line before anything starts, so that a typo costs nothing:
 // every error names the flag, the value and what is allowed.
 
-import { parseArgs } from 'node:util';
 import { findProfile, profiles } from '../profiles/index.ts';
 import type { ProviderName, ProviderSettings } from '../providers/index.ts';
 import type { Profile } from '../profiles/profile.ts';
 import { catalog, findScenario } from '../scenarios/index.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
 import { UsageError } from './usage-error.ts';
+import { chooseDriver } from './driver.ts';
+import type { LoadDriver } from '../load/drivers.ts';
+import { parseFlags } from './flags.ts';
+import { KIND_NODE_IMAGES } from '../providers/kind/kind.ts';
+import { K3S_IMAGES } from '../providers/k3s/k3s.ts';
+import { optionProblem } from '../scenarios/option-kinds.ts';
+import { optionsFor } from '../runner/run-matrix.ts';
+import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
 
 export const PROVIDERS = ['local', 'kind', 'k3s', 'cluster'] as const;
@@ -25,35 +32,31 @@ export interface RunArgs {
   reporters: ReporterName[];
   /** Open the HTML report at the end (--open). */
   open: boolean;
+  /** Scenario x profile pairs run at once (--workers; default 1), each on a provider of its own. */
+  workers: number;
+  /** Which client carries out the loads (--driver; default builtin). */
+  driver: LoadDriver;
 }
 
 export function parseRunArgs(argv: string[]): RunArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        provider: { type: 'string', default: 'local' },
-        profile: { type: 'string', multiple: true },
-        scenario: { type: 'string', multiple: true },
-        'report-dir': { type: 'string', default: 'reports' },
-        set: { type: 'string', multiple: true },
-        nightly: { type: 'boolean', default: false },
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        'kube-version': { type: 'string' },
-        'cluster-name': { type: 'string' },
-        // Read before parsing (see config.ts); listed so that strict parsing accepts it.
-        config: { type: 'string' },
-        reporter: { type: 'string', multiple: true },
-        open: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See \`zerodrop run --help\`.`);
-  }
+  const { values } = parseFlags('run', argv, {
+    provider: { type: 'string', default: 'local' },
+    profile: { type: 'string', multiple: true },
+    scenario: { type: 'string', multiple: true },
+    'report-dir': { type: 'string', default: 'reports' },
+    set: { type: 'string', multiple: true },
+    nightly: { type: 'boolean', default: false },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    'kube-version': { type: 'string' },
+    'cluster-name': { type: 'string' },
+    // Read before parsing (see config.ts); listed so that strict parsing accepts it.
+    config: { type: 'string' },
+    reporter: { type: 'string', multiple: true },
+    open: { type: 'boolean', default: false },
+    driver: { type: 'string', default: 'builtin' },
+    workers: { type: 'string', default: '1' },
+  });
 
   const provider = values.provider;
   if (!(PROVIDERS as readonly string[]).includes(provider)) {
@@ -66,7 +69,8 @@ export function parseRunArgs(argv: string[]): RunArgs {
     if (!def) throw new UsageError(`--scenario ${id}: unknown scenario; known: ${catalog.map((s) => s.id).join(', ')}`);
     return def;
   });
-  const selected = scenarios.length > 0 ? scenarios : catalog.filter((s) => !s.control);
+  // --driver narrows an unnamed selection to the scenarios it can load (src/cli/driver.ts).
+  const { driver, scenarios: selected } = chooseDriver(values.driver, scenarios.length > 0 ? scenarios : catalog.filter((s) => !s.control), scenarios.length > 0);
 
   const chosen = (values.profile ?? ['reference']).map((name) => {
     const profile = findProfile(name);
@@ -75,7 +79,8 @@ export function parseRunArgs(argv: string[]): RunArgs {
   });
 
   const reportDir = values['report-dir'];
-  if (reportDir.trim() === '') throw new UsageError('--report-dir: must not be empty');
+  const reportDirIssue = reportDirProblem(reportDir);
+  if (reportDirIssue !== undefined) throw new UsageError(`--report-dir ${JSON.stringify(reportDir)}: ${reportDirIssue}`);
 
   const reporters = (values.reporter ?? [...REPORTER_NAMES]).flatMap((r) => r.split(',')).map((name) => {
     if (!(REPORTER_NAMES as readonly string[]).includes(name)) {
@@ -84,15 +89,25 @@ export function parseRunArgs(argv: string[]): RunArgs {
     return name as ReporterName;
   });
 
+  const workers = Number(values.workers);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
+    throw new UsageError(`--workers ${values.workers}: expected a whole number of scenarios to run at once, from 1 to 64`);
+  }
+
+  const overrides = parseOverrides(values.set ?? [], selected);
+  checkCombinations(selected, overrides, values.nightly);
+
   return {
+    workers,
     reporters: [...new Set(reporters)],
     open: values.open,
     provider: provider as ProviderName,
     providerSettings,
     scenarios: selected,
     profiles: chosen,
-    overrides: parseOverrides(values.set ?? [], selected),
+    overrides,
     nightly: values.nightly,
+    driver,
     reportDir,
   };
 }
@@ -108,13 +123,26 @@ function parseOverrides(sets: string[], selected: readonly ScenarioDefinition[])
       const keys = [...new Set(selected.flatMap((s) => Object.keys(s.defaults)))].sort();
       throw new UsageError(`--set ${key}: no selected scenario has this option; options: ${keys.join(', ')}`);
     }
-    const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value) || value < 0) {
-      throw new UsageError(`--set ${key}=${raw}: must be a non-negative number`);
+    const value = raw.trim() === '' ? NaN : Number(raw);
+    const problem = optionProblem(key, value);
+    if (problem !== undefined) {
+      const ids = known.map((s) => s.id);
+      const which = ids.length > 3 ? `${ids.slice(0, 3).join(', ')} and ${ids.length - 3} more` : ids.join(', ');
+      throw new UsageError(`--set ${key}=${raw}: ${problem} (scenario${ids.length > 1 ? 's' : ''} ${which})`);
     }
     overrides[key] = value;
   }
   return overrides;
+}
+
+/** Each selected scenario's options as it would run with them, held to its own constraints between options. */
+function checkCombinations(selected: readonly ScenarioDefinition[], overrides: OptionValues, nightly: boolean): void {
+  for (const def of selected) {
+    const problem = def.checkOptions?.(optionsFor(def, overrides, nightly));
+    if (problem === undefined) continue;
+    const given = Object.entries(overrides).filter(([key]) => key in def.defaults).map(([key, value]) => `--set ${key}=${value}`);
+    throw new UsageError(`${given.length > 0 ? given.join(' ') : nightly ? '--nightly' : 'defaults'}: ${problem} (scenario ${def.id})`);
+  }
 }
 
 /** --kubeconfig/--context belong to --provider cluster, --kube-version to kind and k3s, --cluster-name to kind. */
@@ -135,8 +163,15 @@ function providerSettingsOf(
     if (values[flag] !== undefined && values[flag].trim() === '') throw new UsageError(`--${flag}: must not be empty`);
   }
   const kubeVersion = values['kube-version'];
-  if (kubeVersion !== undefined && !/^v?\d+\.\d+(\.\d+)?$/.test(kubeVersion)) {
-    throw new UsageError(`--kube-version ${kubeVersion}: expected a Kubernetes version such as 1.36`);
+  const checks = [
+    ['kube-version', (v: string) => kubeVersionProblem(v, name === 'k3s' ? { provider: 'k3s', table: K3S_IMAGES } : { provider: 'kind', table: KIND_NODE_IMAGES })],
+    ['cluster-name', dnsLabelProblem],
+    ['kubeconfig', (v: string) => kubeconfigProblem(v)],
+  ] as const;
+  for (const [flag, check] of checks) {
+    const value = values[flag];
+    const problem = value === undefined ? undefined : check(value);
+    if (problem !== undefined) throw new UsageError(`--${flag} ${value}: ${problem}`);
   }
   return {
     name,

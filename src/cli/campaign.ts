@@ -6,12 +6,14 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Verdict } from '../model/verdict.ts';
 import { profiles as allProfiles } from '../profiles/index.ts';
 import { runMatrix } from '../runner/run-matrix.ts';
+import type { ScenarioResult } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
 import { UsageError } from './usage-error.ts';
+import { parseFlags } from './flags.ts';
+import { reportDirProblem } from './checks.ts';
 
 export interface CampaignRow {
   scenario: string;
@@ -19,17 +21,39 @@ export interface CampaignRow {
   counts: Record<Verdict, number>;
   /** True when not every run gave the same verdict. */
   disagreement: boolean;
+  /** Each run whose verdict differed from the first run's, with why, so a disagreement can be diagnosed. */
+  outliers: { run: number; verdict: Verdict; why: string }[];
+  /** The first run's verdict, the one outliers differ from. */
+  first?: Verdict;
 }
 
-export function tally(rows: Map<string, CampaignRow>, scenario: string, profile: string, verdict: Verdict): void {
+/** Counts one run's verdict; returns the outlier entry when it differs from the pair's first verdict. */
+export function tally(
+  rows: Map<string, CampaignRow>,
+  scenario: string,
+  profile: string,
+  verdict: Verdict,
+  run = 0,
+  why = '',
+): CampaignRow['outliers'][number] | undefined {
   const key = `${scenario}\u0000${profile}`;
   let row = rows.get(key);
   if (!row) {
-    row = { scenario, profile, counts: { pass: 0, fail: 0, inconclusive: 0, skipped: 0 }, disagreement: false };
+    row = { scenario, profile, counts: { pass: 0, fail: 0, inconclusive: 0, skipped: 0 }, disagreement: false, outliers: [], first: verdict };
     rows.set(key, row);
   }
   row.counts[verdict]++;
   row.disagreement = Object.values(row.counts).filter((n) => n > 0).length > 1;
+  if (verdict === row.first) return undefined;
+  const outlier = { run, verdict, why };
+  row.outliers.push(outlier);
+  return outlier;
+}
+
+/** The reason a result came out as it did: its first assertion with that verdict, or the run's reason. */
+function whyOf(result: ScenarioResult): string {
+  const assertion = result.assertions.find((a) => a.verdict === result.verdict && a.verdict !== 'pass');
+  return assertion ? `${assertion.name}: ${assertion.message}` : (result.reason ?? '');
 }
 
 export function formatCampaign(rows: readonly CampaignRow[], runs: number): string {
@@ -45,19 +69,24 @@ export function formatCampaign(rows: readonly CampaignRow[], runs: number): stri
   return lines.join('\n');
 }
 
-async function main(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: { runs: { type: 'string', default: '20' }, 'report-dir': { type: 'string', default: 'reports' } },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const runs = Number(values.runs);
+/** The campaign's flags, checked before anything runs. */
+export function parseCampaignArgs(argv: string[]): { runs: number; reportDir: string } {
+  const { values } = parseFlags('campaign', argv, { runs: { type: 'string', default: '20' }, 'report-dir': { type: 'string', default: 'reports' } });
+  const runs = /^\d+$/.test(values.runs) ? Number(values.runs) : NaN;
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UsageError(`--runs ${values.runs}: must be a whole number from 1 to 1000`);
+  const problem = reportDirProblem(values['report-dir']);
+  if (problem !== undefined) throw new UsageError(`--report-dir ${JSON.stringify(values['report-dir'])}: ${problem}`);
+  return { runs, reportDir: values['report-dir'] };
+}
+
+async function writeCampaign(reportDir: string, campaign: { runs: number; of: number; durationMs: number; rows: CampaignRow[] }): Promise<void> {
+  const dir = resolve(reportDir);
+  await mkdir(dir, { recursive: true });
+  await writeFile(resolve(dir, 'campaign.json'), `${JSON.stringify(campaign, null, 2)}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { runs, reportDir } = parseCampaignArgs(argv);
 
   const controller = new AbortController();
   const stop = () => controller.abort(new Error('interrupted'));
@@ -76,18 +105,17 @@ async function main(argv: string[]): Promise<number> {
       signal: controller.signal,
       keepTimeline: false,
     });
-    for (const s of run.scenarios) tally(rows, s.id, s.profile, s.verdict);
+    for (const s of run.scenarios) {
+      const outlier = tally(rows, s.id, s.profile, s.verdict, i, whyOf(s));
+      if (outlier) console.log(`  run ${i}: ${s.id} [${s.profile}] ${outlier.verdict}, first run ${rows.get(`${s.id}\u0000${s.profile}`)?.first}: ${outlier.why}`);
+    }
     const flagged = [...rows.values()].filter((r) => r.disagreement).length;
     console.log(`run ${i}/${runs} done in ${(run.durationMs / 1000).toFixed(0)} s; ${flagged} disagreement(s) so far`);
+    // Written after every run, so an interrupted or crashed campaign still leaves what it measured.
+    await writeCampaign(reportDir, { runs: i, of: runs, durationMs: Math.round(performance.now() - started), rows: [...rows.values()] });
   }
   const table = [...rows.values()];
   console.log(`\n${formatCampaign(table, runs)}`);
-  const dir = resolve(values['report-dir']);
-  await mkdir(dir, { recursive: true });
-  await writeFile(
-    resolve(dir, 'campaign.json'),
-    `${JSON.stringify({ runs, durationMs: Math.round(performance.now() - started), rows: table }, null, 2)}\n`,
-  );
   return table.some((r) => r.disagreement) ? 1 : 0;
 }
 

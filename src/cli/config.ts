@@ -12,6 +12,9 @@ import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.
 import type { Implementation } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
 import { UsageError } from './usage-error.ts';
+import { DRIVERS, type LoadDriver } from '../load/drivers.ts';
+import { optionProblem } from '../scenarios/option-kinds.ts';
+import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
 
 export interface ZerodropConfig {
   /** Where pods run (default local). */
@@ -39,6 +42,8 @@ export interface ZerodropConfig {
   context?: string;
   /** Names the system in conformance.yaml (Gateway API ConformanceReport `implementation`). */
   implementation?: Implementation;
+  /** Which client carries out the loads: builtin (default), hey or iperf3; see the README's cross-checking section. */
+  driver?: LoadDriver;
 }
 
 /** Identity, for types and editor completion: `export default defineConfig({ ... })`. */
@@ -51,28 +56,49 @@ export const CONFIG_FILES = ['zerodrop.config.ts', 'zerodrop.config.mts', 'zerod
 const oneOf = (allowed: readonly string[], what: string) =>
   z.string().refine((v) => allowed.includes(v), { message: `unknown ${what}; allowed: ${allowed.join(', ')}` });
 
+/** A string checked by one of the shared checks (checks.ts), so flags and config say the same thing. */
+const checked = (problem: (value: string) => string | undefined, notString: string) =>
+  z.string({ error: notString }).superRefine((value, ctx) => {
+    const message = problem(value);
+    if (message !== undefined) ctx.addIssue({ code: 'custom', message });
+  });
+
+/** `set` values are checked against the option's kind, as `--set` is. */
+function checkSet(set: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  for (const [key, value] of Object.entries(set)) {
+    if (!catalog.some((s) => key in s.defaults)) {
+      const options = [...new Set(catalog.flatMap((s) => Object.keys(s.defaults)))].sort();
+      ctx.addIssue({ code: 'custom', path: [key], message: `no scenario has this option; options: ${options.join(', ')}` });
+      continue;
+    }
+    const problem = typeof value === 'number' ? optionProblem(key, value) : `${optionProblem(key, NaN) ?? ''}`;
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: problem });
+  }
+}
+
 const schema = z.strictObject({
   provider: oneOf(PROVIDER_NAMES, 'provider').optional(),
   profiles: z.array(oneOf(profiles.map((p) => p.name), 'profile')).min(1, 'must name at least one profile').optional(),
   scenarios: z.array(oneOf(catalog.map((s) => s.id), 'scenario')).min(1, 'must name at least one scenario').optional(),
-  set: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'option names are letters and digits'), z.number({ error: 'must be a number' }).finite().nonnegative('must be a non-negative number')).optional(),
+  set: z.record(z.string(), z.unknown()).superRefine(checkSet).optional(),
   nightly: z.boolean({ error: 'must be true or false' }).optional(),
-  reportDir: z.string({ error: 'must be a directory path' }).trim().min(1, 'must not be empty').optional(),
+  reportDir: checked(reportDirProblem, 'must be a directory path').optional(),
   reporters: z.array(oneOf(REPORTER_NAMES, 'reporter')).optional(),
   open: z.boolean({ error: 'must be true or false' }).optional(),
-  kubeVersion: z.string().optional(),
-  clusterName: z.string().optional(),
-  kubeconfig: z.string().optional(),
-  context: z.string().optional(),
+  kubeVersion: checked((v) => kubeVersionProblem(v), 'must be a Kubernetes version like v1.33').optional(),
+  clusterName: checked(dnsLabelProblem, 'must be a DNS label').optional(),
+  kubeconfig: checked((v) => kubeconfigProblem(v), 'must be the path of a kubeconfig file').optional(),
+  context: z.string({ error: 'must be a kubeconfig context name' }).trim().min(1, 'must not be empty').optional(),
   implementation: z
     .strictObject({
       organization: z.string().optional(),
       project: z.string().optional(),
-      url: z.string().optional(),
+      url: z.url({ error: 'must be a URL like https://example.com/project' }).optional(),
       version: z.string().optional(),
       contact: z.array(z.string()).optional(),
     })
     .optional(),
+  driver: oneOf(DRIVERS, 'driver').optional(),
 });
 
 const FIELDS = Object.keys(schema.shape);
@@ -164,6 +190,7 @@ export function configArgs(config: ZerodropConfig, argv: readonly string[]): str
   single('cluster-name', config.clusterName);
   single('kubeconfig', config.kubeconfig);
   single('context', config.context);
+  single('driver', config.driver);
   return out;
 }
 

@@ -5,13 +5,14 @@ import { reporters } from '../report/reporters/index.ts';
 
 const EXIT_CODES = 'Exit codes: 0 all passed or skipped, 1 a scenario failed or was inconclusive, 2 bad usage or configuration, 130 interrupted.';
 
-export const HELP: Record<'main' | 'run' | 'list' | 'report', string> = {
+export const HELP: Record<'main' | 'run' | 'list' | 'report' | 'clean', string> = {
   main: `zerodrop: prove that gateways and backends drain without dropping a request
 
 Usage:
   zerodrop run [options]     run scenarios against profiles, write the reports
   zerodrop list              the scenario catalog (descriptions, options, seeds) and the profiles
   zerodrop report DIR        rebuild index.html (and junit.xml, conformance.yaml) from DIR/results.json
+  zerodrop clean [--dry-run] remove what crashed runs left behind (processes, temp dirs, namespaces, kind clusters)
   zerodrop help [COMMAND]    this text, or a command's (also: zerodrop COMMAND --help)
 
 ${EXIT_CODES}`,
@@ -33,6 +34,10 @@ Options:
   --scenario    scenario id, repeatable (default: the whole catalog except controls)
   --set         override a scenario option, e.g. --set graceSeconds=30 (see \`zerodrop list\`)
   --nightly     realistic durations instead of the short defaults
+  --workers     scenarios run at once, each on a provider of its own (default 1; timing-sensitive
+                scenarios may turn inconclusive on a busy machine)
+  --driver      which client sends the load: builtin (default), hey (paced HTTP loads) or iperf3
+                (UDP loads to iperf3 servers); a cross-check of the built-in generators, judged alike
   --report-dir  where the reports go (default: reports)
   --reporter    which reports to write, repeatable or comma-separated (default: all):
 ${REPORTER_NAMES.map((n) => `                  ${n.padEnd(12)} ${reporters[n].description}`).join('\n')}
@@ -69,4 +74,26 @@ Options:
   --open        open index.html in the browser afterwards
 
 Exit codes: 0 written, 2 DIR has no readable results.json or bad usage.`,
+
+  clean: `zerodrop clean: remove what runs that crashed (were killed, lost power) left behind
+
+Usage:
+  zerodrop clean [--dry-run] [--local-only] [--kubeconfig FILE] [--context NAME]
+
+A run that ends by itself, Ctrl-C included, tears everything down. One that was killed leaves its
+state record in $ZERODROP_STATE_DIR, else $XDG_STATE_HOME/zerodrop, else ~/.local/state/zerodrop
+(runs/<id>.json). For each record whose zerodrop process is gone (runs still going are skipped),
+clean kills the process groups the run started (checking each process's start time, so that a
+reused pid is never killed), removes its zerodrop-* temporary directories and the kind clusters it
+created (only if their nodes carry zerodrop.dev/created-by=zerodrop), then the record. On the
+kubeconfig's current (or --context) cluster it deletes the namespaces labelled zerodrop.dev/run,
+and no other. Each thing removed is printed.
+
+Options:
+  --dry-run     list what would be removed, remove nothing
+  --local-only  leave clusters alone (no namespaces looked for)
+  --kubeconfig, --context  the cluster whose zerodrop namespaces to delete (default: $KUBECONFIG or
+                ~/.kube/config, its current context; skipped when there is no kubeconfig)
+
+Exit codes: 0 done, 1 something could not be removed (it is kept for the next clean), 2 bad usage.`,
 };

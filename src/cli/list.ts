@@ -1,6 +1,7 @@
 import { profiles } from '../profiles/index.ts';
 import { catalog } from '../scenarios/index.ts';
 import { SEEDS } from '../scenarios/seeds.ts';
+import { describeKind, OPTION_KINDS } from '../scenarios/option-kinds.ts';
 
 export function listCatalog(out: (line: string) => void = console.log): void {
   out('Scenarios:');
@@ -9,6 +10,8 @@ export function listCatalog(out: (line: string) => void = console.log): void {
     out(`      ${s.description}`);
     out(`      options: ${Object.entries(s.defaults).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   }
+  out('\nOption values (--set key=value, config `set`):');
+  for (const [key, kind] of Object.entries(OPTION_KINDS)) out(`  ${key.padEnd(20)} ${describeKind(kind)}`);
   out('\nSeeds (the discussions each scenario comes from):');
   for (const [seed, { title, url }] of Object.entries(SEEDS)) out(`  ${seed}  ${title}\n       ${url}`);
   out('\nProfiles:');

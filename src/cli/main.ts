@@ -3,7 +3,8 @@
 // 1 any failed or was inconclusive, 2 bad usage or configuration, 130 interrupted.
 
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { inspect } from 'node:util';
+import { redact } from '../observe/redact.ts';
 import { REPORTER_NAMES, writeReports, type ReporterName } from '../report/reporters/index.ts';
 import { readResults, RESULTS_FILE } from '../report/results.ts';
 import { runMatrix } from '../runner/run-matrix.ts';
@@ -15,18 +16,21 @@ import { HELP } from './help.ts';
 import { openInBrowser } from './open.ts';
 import { printSummary, ProgressView, summaryTable } from './progress.ts';
 import { UsageError } from './usage-error.ts';
+import { clean } from './clean.ts';
+import { RunRecordFile } from '../state/run-record.ts';
+import { parseFlags } from './flags.ts';
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const commands = ['run', 'list', 'report'] as const;
+  const commands = ['run', 'list', 'report', 'clean'] as const;
   const isCommand = (c: string | undefined): c is (typeof commands)[number] => (commands as readonly string[]).includes(c ?? '');
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     const topic = rest[0];
-    if (topic !== undefined && !isCommand(topic)) throw new UsageError(`help ${topic}: unknown command; use run, list or report`);
+    if (topic !== undefined && !isCommand(topic)) throw new UsageError(`help ${topic}: unknown command; use run, list, report or clean`);
     console.log(HELP[topic ?? 'main']);
     return command === undefined ? 2 : 0;
   }
-  if (!isCommand(command)) throw new UsageError(`unknown command "${command}"; use run, list, report or help`);
+  if (!isCommand(command)) throw new UsageError(`unknown command "${command}"; use run, list, report, clean or help`);
   if (rest.includes('--help') || rest.includes('-h')) {
     console.log(HELP[command]);
     return 0;
@@ -37,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'report') return report(rest);
+  if (command === 'clean') return clean(rest);
 
   // The config file first, then the flags over it, field by field; both validated before anything starts.
   const { config, file: configFile } = await loadConfig(configFlag(rest));
@@ -47,21 +52,34 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`--provider ${args.provider} cannot run here:\n  ${missing.join('\n  ')}`);
   }
   const controller = new AbortController();
+  let beforeForcedExit = (): void => {};
   const interrupted = () => {
-    if (controller.signal.aborted) return;
+    // A second Ctrl-C does not wait for teardown: the providers' exit hooks SIGKILL every pod
+    // and remove their directories synchronously as the process exits.
+    if (controller.signal.aborted) {
+      beforeForcedExit();
+      process.exit(130);
+    }
     console.error('\ninterrupted: stopping load and tearing down pods');
     controller.abort(new Error('interrupted'));
   };
   process.on('SIGINT', interrupted);
   process.on('SIGTERM', interrupted);
+  // A closed terminal: without a handler the default action would end the harness before teardown.
+  process.on('SIGHUP', interrupted);
 
   console.log(
     `zerodrop: ${args.scenarios.length} scenario(s) x ${args.profiles.length} profile(s) on provider ${args.provider}${configFile ? ` (config ${configFile})` : ''}`,
   );
   using view = new ProgressView();
   view.expect(args.scenarios.length * args.profiles.length);
+  // What this run starts is recorded until it has torn down, for `zerodrop clean` after a crash.
+  using record = openRunRecord();
+  // Locally the exit hooks remove everything the record lists; a cluster's namespaces and kind
+  // clusters stay listed for `zerodrop clean`.
+  if (args.provider === 'local') beforeForcedExit = () => record?.file.close();
   try {
-    await using session = await openSession(args.providerSettings, (line) => view.line(line));
+    await using session = await openSession(args.providerSettings, (line) => view.line(redact(line)), record?.file);
     const run = await runMatrix({
       provider: args.provider,
       session,
@@ -69,6 +87,8 @@ async function main(argv: string[]): Promise<number> {
       profiles: args.profiles,
       overrides: args.overrides,
       nightly: args.nightly,
+      driver: args.driver,
+      concurrency: args.workers,
       signal: controller.signal,
       onStart: (s) => view.started(s),
       onProgress: (p) => view.progress(p),
@@ -83,10 +103,22 @@ async function main(argv: string[]): Promise<number> {
     printSummary(run.scenarios);
     printWritten(written);
     if (args.open) await openReport(written.html);
+    if (controller.signal.aborted) return 130;
     return run.scenarios.every((s) => s.verdict === 'pass' || s.verdict === 'skipped') ? 0 : 1;
   } catch (error) {
     if (controller.signal.aborted) return 130;
     throw error;
+  }
+}
+
+/** The run's state record, deleted on dispose (after the session's teardown); none if the state directory is not writable. */
+function openRunRecord(): (Disposable & { file: RunRecordFile }) | undefined {
+  try {
+    const file = RunRecordFile.create();
+    return { file, [Symbol.dispose]: () => file.close() };
+  } catch (error) {
+    console.error(`zerodrop: no state record (${(error as Error).message}); \`zerodrop clean\` will not find this run's leftovers after a crash`);
+    return undefined;
   }
 }
 
@@ -109,18 +141,7 @@ async function openReport(html: string | undefined): Promise<void> {
 
 /** `zerodrop report DIR`: re-renders the derived reports from DIR/results.json. */
 async function report(argv: string[]): Promise<number> {
-  let values;
-  let positionals;
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: { reporter: { type: 'string', multiple: true }, open: { type: 'boolean', default: false } },
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See \`zerodrop report --help\`.`);
-  }
+  const { values, positionals } = parseFlags('report', argv, { reporter: { type: 'string', multiple: true }, open: { type: 'boolean', default: false } }, true);
   if (positionals.length !== 1) throw new UsageError('report: expects one directory, e.g. zerodrop report reports');
   const derived = REPORTER_NAMES.filter((n) => n !== 'json');
   const names = (values.reporter ?? derived).flatMap((r) => r.split(',')).map((name) => {
@@ -145,11 +166,12 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    // An error may quote what a server sent back, credentials included: redact before printing.
     if (error instanceof UsageError) {
-      console.error(`zerodrop: ${error.message}`);
+      console.error(redact(`zerodrop: ${error.message}`));
       process.exitCode = 2;
     } else {
-      console.error('zerodrop: internal error:', error);
+      console.error(redact(`zerodrop: internal error: ${inspect(error)}`));
       process.exitCode = 3;
     }
   },

@@ -75,9 +75,9 @@ describe('progress', () => {
   it('ends with a summary table', () => {
     const lines = summaryTable([{ ...result, profile: 'reference', verdict: 'pass', assertions: [] }, result], 100);
     expect(lines).toEqual([
-      '      scenario             profile                 requests  failed   time',
-      'PASS  backend-delete-http  reference                    300       4  3.1 s',
-      'FAIL  backend-delete-http  mutant-exit-on-sigterm       300       4  3.1 s  noFailedRequests: 4 of …',
+      '      scenario             profile                    sent  dropped   time',
+      'PASS  backend-delete-http  reference               300 req        4  3.1 s',
+      'FAIL  backend-delete-http  mutant-exit-on-sigterm  300 req        4  3.1 s  noFailedRequests: 4 of …',
     ]);
   });
 });

@@ -1,7 +1,7 @@
 // Plain progress lines: one per phase change and one per result. (A redrawing TTY view can build on
 // the same callbacks.)
 
-import type { ScenarioResult } from '../report/results.ts';
+import { describeCounts, droppedOf, type ScenarioResult } from '../report/results.ts';
 import type { ScenarioProgress } from '../runner/run-scenario.ts';
 
 const ICON: Record<ScenarioResult['verdict'], string> = { pass: 'PASS', fail: 'FAIL', inconclusive: 'INCONCLUSIVE', skipped: 'SKIP' };
@@ -12,8 +12,8 @@ export function printProgress(p: ScenarioProgress, out: (line: string) => void =
 
 export function printResult(r: ScenarioResult, out: (line: string) => void = console.log): void {
   const seconds = (r.durationMs / 1000).toFixed(1);
-  const counts = r.counts.requests > 0 ? `, ${r.counts.requests} requests, ${r.counts.failed} failed` : '';
-  out(`${ICON[r.verdict]} ${r.id} [${r.profile}] ${seconds} s${counts}`);
+  const counts = describeCounts(r.counts);
+  out(`${ICON[r.verdict]} ${r.id} [${r.profile}] ${seconds} s${counts ? `, ${counts}` : ''}`);
   if (r.reason) out(`    ${r.reason}`);
   for (const a of r.assertions) {
     if (a.verdict !== 'pass') out(`    ${a.verdict}: ${a.name}: ${a.message}`);
@@ -165,6 +165,15 @@ export class ProgressView {
   }
 }
 
+/** What the load sent, with its unit: requests, packets or stream messages. */
+function sentOf(counts: ScenarioResult['counts']): string {
+  const parts: string[] = [];
+  if (counts.requests > 0) parts.push(`${counts.requests.toLocaleString('en-US')} req`);
+  if (counts.packets) parts.push(`${counts.packets.sent.toLocaleString('en-US')} pkt`);
+  if (counts.streams) parts.push(`${counts.streams.messages.toLocaleString('en-US')} msg`);
+  return parts.join(' + ') || '0';
+}
+
 /** The closing table: one row per scenario x profile with its verdict, counts, duration and first problem. */
 export function summaryTable(results: readonly ScenarioResult[], width = 120): string[] {
   const rows = results.map((r) => {
@@ -173,13 +182,13 @@ export function summaryTable(results: readonly ScenarioResult[], width = 120): s
       ICON[r.verdict],
       r.id,
       r.profile,
-      r.verdict === 'skipped' ? '' : r.counts.requests.toLocaleString('en-US'),
-      r.verdict === 'skipped' ? '' : r.counts.failed.toLocaleString('en-US'),
+      r.verdict === 'skipped' ? '' : sentOf(r.counts),
+      r.verdict === 'skipped' ? '' : droppedOf(r.counts).toLocaleString('en-US'),
       `${(r.durationMs / 1000).toFixed(1)} s`,
       problem ? `${problem.name}: ${problem.message}` : (r.reason ?? ''),
     ];
   });
-  const head = ['', 'scenario', 'profile', 'requests', 'failed', 'time', ''];
+  const head = ['', 'scenario', 'profile', 'sent', 'dropped', 'time', ''];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const right = new Set([3, 4, 5]);
   const fmt = (row: string[]) => {

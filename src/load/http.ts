@@ -353,6 +353,9 @@ class HttpLoad extends RequestLoad {
       if (controller) controller.abort(err);
       else worker.replaceClient(err); // still connecting: only destroying the client stops it
       graceTimer = setTimeout(release, CANCEL_GRACE_MS);
+      // A backstop only: during a run the harness's listeners keep the process up anyway, and an
+      // interrupted harness that has torn everything down must not wait for it to exit.
+      graceTimer.unref();
     };
     const timeoutTimer = setTimeout(
       () => cancel(harnessError('ZERODROP_TIMEOUT', `no complete response within ${timeoutMs} ms`)),

@@ -5,6 +5,9 @@
 import type { LoadSpec } from '../model/load.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import type { Provider } from '../providers/provider.ts';
+import { driverMisfit, type LoadDriver } from './drivers.ts';
+import { startHeyLoad } from './external/hey.ts';
+import { startIperf3Load } from './external/iperf3.ts';
 import { startHttpLoad, type LoadSummary } from './http.ts';
 import { startHttp2Load } from './http2.ts';
 import { startTcpStreamLoad } from './tcp-stream.ts';
@@ -21,16 +24,28 @@ export interface AnyLoadHandle {
 export function startLoad(
   id: string,
   spec: LoadSpec,
-  provider: Pick<Provider, 'serviceAddress'>,
+  provider: Pick<Provider, 'serviceAddress' | 'peerAddress'>,
   recorder: Recorder,
   signal: AbortSignal,
+  options: { driver?: LoadDriver; plannedMs?: number } = {},
 ): AnyLoadHandle {
+  const driver = options.driver ?? 'builtin';
+  if (driver !== 'builtin') {
+    // Never fall back to the built-in generator: a cross-check that silently did not run agrees.
+    const misfit = driverMisfit(driver, spec);
+    if (misfit !== undefined) throw new Error(`load ${id}: ${misfit}`);
+    const plannedMs = options.plannedMs ?? 10_000;
+    if (spec.kind === 'http' && driver === 'hey') return startHeyLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, plannedMs });
+    if (spec.kind === 'udp' && driver === 'iperf3') return startIperf3Load(id, spec, provider.serviceAddress(spec.service, spec.port), recorder, { signal });
+  }
   switch (spec.kind) {
     case 'udp':
       return startUdpLoad(id, spec, provider.serviceAddress(spec.service, spec.port), recorder, { signal });
     case 'turn': {
       const server = provider.serviceAddress(spec.service, spec.port);
-      const peer = provider.serviceAddress(spec.peerService, spec.peerPort);
+      // The relay sends to the peer from inside the cluster: its in-cluster address where the
+      // provider has one (a ClusterIP), the harness's own otherwise (local pods share its network).
+      const peer = provider.peerAddress?.(spec.peerService, spec.peerPort) ?? provider.serviceAddress(spec.peerService, spec.peerPort);
       return startTurnLoad(id, spec, { address: server.host, port: server.port }, { address: peer.host, port: peer.port }, recorder, { signal });
     }
     case 'http2':

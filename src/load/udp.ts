@@ -56,6 +56,14 @@ const MAX_DATAGRAM_BYTES = 65_507;
 const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 /** The pacing timer's period: each tick sends every packet that is due. */
 const TICK_MS = 1;
+/**
+ * After the reply time of the last packet, the load keeps its sockets open while echoes are still
+ * arriving (none for this long ends the wait), at most STRAGGLER_MAX_MS: an overloaded machine
+ * queues echoes for longer than their reply time, and each one counted as a late echo shows that
+ * the packet was lost to the machine's queues, not dropped by the system under test.
+ */
+const STRAGGLER_QUIET_MS = 200;
+const STRAGGLER_MAX_MS = 5_000;
 
 export interface PacketFields {
   token: number;
@@ -320,6 +328,8 @@ class PacketLoad implements PacketLoadHandle {
   private startedAt = 0;
   private sendingStart = 0;
   private lastSend = 0;
+  /** Run-clock time the last echo of this load arrived, in time or not. */
+  private lastEchoAt = 0;
   private stopping = false;
   private summary?: Promise<PacketLoadSummary>;
   private resolveDone!: (s: PacketLoadSummary) => void;
@@ -423,6 +433,7 @@ class PacketLoad implements PacketLoadHandle {
     if (!packet || packet.type !== PACKET_ECHOED || packet.token !== this.token || packet.flow !== flow.index) return;
     const seq = packet.seq;
     if (seq >= flow.next) return;
+    this.lastEchoAt = now;
     const sentAt = flow.sentAt[seq] ?? 0;
     // Too late is lost: the flow's peer gave up on it (a media stream plays on without it). It is
     // counted, so that a loss to an overloaded machine's queues can be told from a dropped packet.
@@ -466,6 +477,12 @@ class PacketLoad implements PacketLoadHandle {
     if (!wasStopping && !this.abort.signal.aborted && this.lastSend > 0) {
       const wait = this.lastSend + this.spec.replyTimeoutMs - this.recorder.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    if (!this.abort.signal.aborted && this.lastSend > 0) {
+      const until = this.recorder.now() + STRAGGLER_MAX_MS;
+      while (this.recorder.now() - this.lastEchoAt < STRAGGLER_QUIET_MS && this.recorder.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, STRAGGLER_QUIET_MS / 4));
+      }
     }
     const socketDrops = dropsSince(this.dropsBefore, this.readDrops());
     await this.closeTransports();

@@ -22,7 +22,13 @@ export type When =
 export type ChaosAction =
   | { kind: 'delete-pod'; workload: string; pick: 'oldest' | 'newest'; gracePeriodSeconds?: number }
   | { kind: 'scale'; workload: string; replicas: number }
-  | { kind: 'rollout-restart'; workload: string };
+  | { kind: 'rollout-restart'; workload: string }
+  /**
+   * `kubectl drain` of the node hosting the workload's oldest running pod: cordon it, then evict its
+   * pods through the Eviction API, an eviction a PodDisruptionBudget refuses (429) tried again after a
+   * pause. Needs a provider that may cordon and drain nodes (capabilities.nodeDrain).
+   */
+  | { kind: 'drain-node'; workload: string; retryMs: number; timeoutMs: number };
 
 export interface ChaosStep {
   id: string;
@@ -43,6 +49,8 @@ export type EndCondition =
   | { rolloutComplete: string; settleMs: number }
   /** Every pod of the workload is gone (after a scale to 0). */
   | { workloadGone: string; settleMs: number }
+  /** The drain of step `nodeDrained` evicted every pod it had to, and each of those pods is gone. */
+  | { nodeDrained: string; settleMs: number }
   | { afterMs: number };
 
 export type Expectation =

@@ -54,6 +54,12 @@ export interface Workload {
   stopSignal?: NodeJS.Signals;
   /** Free-form labels carried to reports and manifests. */
   labels?: Record<string, string>;
+  /**
+   * The pods are not started from `command`: they are the dataplane of a system installed with its
+   * Helm chart (src/profiles/helm-charts.ts, by profile name), labelled zerodrop.dev/workload=<name>
+   * by the chart's values. Only cluster providers run such a workload.
+   */
+  installedBy?: ChartedDataplane;
 }
 
 export interface ServicePort {
@@ -81,9 +87,45 @@ export interface Service {
   udpTimeouts?: { unrepliedMs: number; streamMs: number };
 }
 
+/** A workload played by a Helm chart's dataplane: which chart, and where its routes send traffic. */
+export interface ChartedDataplane {
+  /** Name of the Helm profile (src/profiles/helm-charts.ts) whose chart provides the pods. */
+  helmProfile: string;
+  /** What the gateway carries: `http` (an HTTPRoute or Ingress) or `turn` (a UDPRoute). */
+  protocol: 'http' | 'turn';
+  /** The Service its route forwards to. */
+  routesTo: { service: string; port: number };
+}
+
+/**
+ * A policy/v1 PodDisruptionBudget over one workload's pods: exactly one of `minAvailable` and
+ * `maxUnavailable`. The Eviction API (a node drain) refuses, with 429, an eviction that would break it
+ * (https://kubernetes.io/docs/concepts/workloads/pods/disruptions/#pod-disruption-budgets).
+ */
+export interface DisruptionBudget {
+  workload: string;
+  minAvailable?: number;
+  maxUnavailable?: number;
+}
+
 export interface Topology {
   workloads: Workload[];
   services: Service[];
+  /**
+   * The budgets guarding the workloads against voluntary disruptions. When absent, every workload
+   * gets `maxUnavailable: 1` (one pod at a time, as its rolling update goes); an empty list means none.
+   */
+  disruptionBudgets?: DisruptionBudget[];
+}
+
+/**
+ * The budgets in force: the topology's own list when it has one (possibly empty), else
+ * `maxUnavailable: 1` per workload, so that a drain takes one pod at a time as the rolling update does.
+ * A charted workload gets none by default: its chart may render its own (ingress-nginx's does when
+ * it runs more than one replica), and the Eviction API refuses to evict a pod that two budgets select.
+ */
+export function disruptionBudgetsOf(topology: Topology): DisruptionBudget[] {
+  return topology.disruptionBudgets ?? topology.workloads.filter((w) => !w.installedBy).map((w) => ({ workload: w.name, maxUnavailable: 1 }));
 }
 
 /** Defaults that mirror the Kubernetes API's own defaults where it has them. */

@@ -3,6 +3,7 @@
 // (`waitFor`) but nothing reads the Timeline to decide a verdict until the run is over.
 
 import { Clock } from './clock.ts';
+import { redact } from './redact.ts';
 import {
   emptyTimeline,
   type ActiveConnectionsSample,
@@ -106,7 +107,8 @@ export class Recorder {
   }
 
   podOutput(pod: string, stream: 'stdout' | 'stderr', line: string): void {
-    (this.timeline.podOutput[pod] ??= []).push({ t: this.clock.now(), stream, line });
+    // Pod output goes into the report: a pod that echoes its credentials must not publish them.
+    (this.timeline.podOutput[pod] ??= []).push({ t: this.clock.now(), stream, line: redact(line) });
   }
 
   /**

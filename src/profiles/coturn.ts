@@ -19,9 +19,12 @@
 
 import { defaultProbe } from '../model/workload.ts';
 import { ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
+import { registerSecret } from '../observe/redact.ts';
 
 export const TURN_USER = 'zerodrop';
-export const TURN_PASSWORD = 'zerodrop-turn-secret';
+/** ZERODROP_TURN_PASSWORD sets the credential (a team's own secret need not live in code); never logged. */
+export const TURN_PASSWORD = process.env['ZERODROP_TURN_PASSWORD'] || 'zerodrop-turn-secret';
+registerSecret(TURN_PASSWORD);
 export const TURN_REALM = 'zerodrop.local';
 
 export interface CoturnOptions {

@@ -1,20 +1,34 @@
 // Real gateways installed with their own Helm charts, on cluster providers only. Each is data: the
 // chart, where it comes from, the pinned version, the values that carry the drain settings its
-// documentation recommends, the objects that configure the dataplane, and a `-naive` twin with the
-// setting that is known to drop traffic. src/providers/kube/helm.ts turns one into `helm` commands.
+// documentation recommends, the objects that configure the dataplane and route it to the scenario's
+// backend Service, the container port its dataplane listens on, and a `-naive` twin with the setting
+// that is known to drop traffic. src/providers/kube/helm.ts turns one into `helm` commands and
+// src/providers/kube/helm-gateway.ts into the objects of a run.
+//
+// How a chart plays a scenario's gateway role: the chart's controller creates the dataplane pods in
+// the run's namespace, labelled zerodrop.dev/workload=<the gateway workload> through the chart's own
+// pod-label setting; the scenario's gateway Service (rendered by zerodrop, type NodePort on kind)
+// selects them by that label and targets `dataplanePort`. The chart's own Service is ClusterIP, so
+// the traffic path is the same NodePort -> kube-proxy -> pod path as every other profile's.
 //
 // Sources for each drain setting:
-// - Envoy Gateway: the shutdown manager sidecar drains listeners in its preStop and exits once
-//   connections reach 0, no earlier than minDrainDuration and no later than drainTimeout
-//   (EnvoyProxy spec.shutdown; https://gateway.envoyproxy.io/latest/tasks/operations/graceful-shutdown/,
+// - Envoy Gateway: the shutdown manager sidecar drains Envoy's listeners when the pod terminates and
+//   exits once connections reach 0, no earlier than minDrainDuration and no later than drainTimeout
+//   (EnvoyProxy spec.shutdown; https://gateway.envoyproxy.io/v1.9/tasks/operations/graceful-shutdown/,
 //   PR 2633 = seed 004: minDrainDuration 15 s, drainTimeout 600 s, terminationGracePeriodSeconds 900 s).
-// - STUNner: the Dataplane's terminationGracePeriodSeconds (default 3600 s) lets live TURN
-//   allocations finish while the pod keeps accepting new ones (seeds 000 and 002).
-// - ingress-nginx: the chart's /wait-shutdown preStop makes the controller stop gracefully, and
-//   --shutdown-grace-period keeps it serving while load balancers deprogram it (controller flag,
-//   kubernetes/ingress-nginx PR 8143); terminationGracePeriodSeconds bounds both.
+//   A listener port >= 1024 is the container port too (servicePortToContainerPort adds 10000 only
+//   below 1024, internal/gatewayapi in envoyproxy/gateway).
+// - STUNner: the Dataplane's terminationGracePeriodSeconds (default 3600 s, stunner-gateway-operator
+//   api/v1/dataplane_types.go) lets live TURN allocations finish while the pod keeps accepting new
+//   ones (seeds 000 and 002). Gateway/UDPRoute/GatewayConfig as in l7mp/stunner docs/GATEWAY.md.
+// - ingress-nginx: the chart's /wait-shutdown preStop makes the controller stop gracefully, nginx's
+//   worker-shutdown-timeout bounds the old workers, and --shutdown-grace-period keeps it serving while
+//   load balancers deprogram it (controller flag, kubernetes/ingress-nginx PR 8143);
+//   terminationGracePeriodSeconds bounds all of them.
 
-import { ProfileCannotPlay, type Profile } from './profile.ts';
+import type { ChartedDataplane } from '../model/workload.ts';
+import { TURN_PASSWORD, TURN_USER } from './coturn.ts';
+import { ProfileCannotPlay, type GatewayPlan, type Profile } from './profile.ts';
 
 export interface HelmChart {
   /** Chart name in its repository, or an oci:// reference. */
@@ -26,26 +40,49 @@ export interface HelmChart {
   release: string;
 }
 
+/** What a run tells a chart: where it is installed and what its gateway must do. */
+export interface ChartContext {
+  namespace: string;
+  /** The gateway workload the dataplane plays: its pods carry zerodrop.dev/workload=<workload>. */
+  workload: string;
+  replicas: number;
+  /** The listener port clients reach (the scenario's gateway Service port). */
+  port: number;
+  dataplane: ChartedDataplane;
+}
+
+export interface ChartObject {
+  /** Cluster-scoped objects outlive the namespace: the provider deletes them, and refuses them where it must stay in its namespace. */
+  clusterScoped: boolean;
+  object: Record<string, unknown>;
+}
+
 export interface HelmProfileSpec {
   name: string;
   naive: boolean;
   description: string;
   chart: HelmChart;
-  values: Record<string, unknown>;
-  /**
-   * Objects applied after the chart (Gateway API objects, the system's own CRs). `namespace` is the
-   * run's namespace. Cluster-scoped objects are marked so that providers that must stay inside
-   * their namespace (an existing cluster) can refuse them.
-   */
-  objects: (namespace: string) => { clusterScoped: boolean; object: Record<string, unknown> }[];
-  /** Label selector of the dataplane pods a gateway scenario deletes, scales and rolls. */
-  dataplaneSelector: string;
+  /** What the dataplane carries (ChartedDataplane.protocol); other protocols make the profile unplayable. */
+  protocols: readonly ChartedDataplane['protocol'][];
+  values: (ctx: ChartContext) => Record<string, unknown>;
+  /** Objects applied after the chart (Gateway API objects, Ingress, the system's own CRs). */
+  objects: (ctx: ChartContext) => ChartObject[];
+  /** Container port of the dataplane for a listener on `port`: the gateway Service's targetPort. */
+  dataplanePort: (port: number) => number;
+  /** terminationGracePeriodSeconds of the dataplane pods, as the chart's settings make it. */
+  graceSeconds: number;
   /** What the documentation promises about the drain, for the timing assertions. */
-  drain?: { minDrainSeconds: number; drainTimeoutSeconds: number; terminationGracePeriodSeconds: number };
+  drain?: { minDrainSeconds: number; drainTimeoutSeconds: number };
   docs: string;
 }
 
 export const HELM_INSTALL_HINT = 'install Helm 3 (https://helm.sh/docs/intro/install/)';
+const WORKLOAD_LABEL = 'zerodrop.dev/workload';
+/** Name of the Gateway (or Ingress) each chart's objects create in the run's namespace. */
+export const CHART_GATEWAY_NAME = 'zerodrop';
+
+/** A per-run name for cluster-scoped objects, so that runs never share one. */
+const perRun = (namespace: string) => `zerodrop-${namespace.replace(/^zerodrop-/, '')}`;
 
 function envoyGateway(naive: boolean): HelmProfileSpec {
   // Seed 004's production settings; the naive twin zeroes the drain so that Envoy exits at once.
@@ -53,6 +90,7 @@ function envoyGateway(naive: boolean): HelmProfileSpec {
   // Envoy Gateway sets the Envoy pods' terminationGracePeriodSeconds to drainTimeout + 300 s
   // (expectedTerminationGracePeriodSeconds in PR 2633): 900 s for the 600 s drain.
   const grace = naive ? 300 : 900;
+  const controllerName = (ns: string) => `gateway.envoyproxy.io/${perRun(ns)}`;
   return {
     name: naive ? 'envoy-gateway-naive' : 'envoy-gateway',
     naive,
@@ -60,21 +98,32 @@ function envoyGateway(naive: boolean): HelmProfileSpec {
       ? 'Envoy Gateway with the shutdown manager drain zeroed (drainTimeout 0 s): Envoy exits as soon as the pod is deleted.'
       : 'Envoy Gateway with its shutdown manager: min drain 15 s, drain timeout 600 s, terminationGracePeriodSeconds 900 s (PR 2633).',
     chart: { chart: 'oci://docker.io/envoyproxy/gateway-helm', version: 'v1.9.1', release: 'eg' },
-    values: {},
-    objects: (namespace) => [
+    protocols: ['http'],
+    values: (ctx) => ({
+      config: {
+        envoyGateway: {
+          // A controller per run (chart value config.envoyGateway.gateway.controllerName), watching
+          // only the run's namespace, so that two installations never reconcile each other's Gateways.
+          gateway: { controllerName: controllerName(ctx.namespace) },
+          provider: { type: 'Kubernetes', kubernetes: { watch: { type: 'Namespaces', namespaces: [ctx.namespace] } } },
+        },
+      },
+    }),
+    objects: (ctx) => [
       {
         clusterScoped: false,
         object: {
           apiVersion: 'gateway.envoyproxy.io/v1alpha1',
           kind: 'EnvoyProxy',
-          metadata: { name: 'zerodrop', namespace },
+          metadata: { name: CHART_GATEWAY_NAME, namespace: ctx.namespace },
           spec: {
             shutdown,
             provider: {
               type: 'Kubernetes',
               kubernetes: {
-                envoyDeployment: { replicas: 3, pod: { labels: { 'zerodrop.dev/workload': 'gateway' } } },
-                envoyService: { type: 'NodePort' },
+                envoyDeployment: { replicas: ctx.replicas, pod: { labels: { [WORKLOAD_LABEL]: ctx.workload } } },
+                // The scenario's own Service reaches the pods; Envoy's stays inside the cluster.
+                envoyService: { type: 'ClusterIP' },
               },
             },
           },
@@ -85,17 +134,39 @@ function envoyGateway(naive: boolean): HelmProfileSpec {
         object: {
           apiVersion: 'gateway.networking.k8s.io/v1',
           kind: 'GatewayClass',
-          metadata: { name: `zerodrop-${namespace}` },
+          metadata: { name: perRun(ctx.namespace) },
           spec: {
-            controllerName: 'gateway.envoyproxy.io/gatewayclass-controller',
-            parametersRef: { group: 'gateway.envoyproxy.io', kind: 'EnvoyProxy', name: 'zerodrop', namespace },
+            controllerName: controllerName(ctx.namespace),
+            parametersRef: { group: 'gateway.envoyproxy.io', kind: 'EnvoyProxy', name: CHART_GATEWAY_NAME, namespace: ctx.namespace },
+          },
+        },
+      },
+      {
+        clusterScoped: false,
+        object: {
+          apiVersion: 'gateway.networking.k8s.io/v1',
+          kind: 'Gateway',
+          metadata: { name: CHART_GATEWAY_NAME, namespace: ctx.namespace },
+          spec: { gatewayClassName: perRun(ctx.namespace), listeners: [{ name: 'http', port: ctx.port, protocol: 'HTTP' }] },
+        },
+      },
+      {
+        clusterScoped: false,
+        object: {
+          apiVersion: 'gateway.networking.k8s.io/v1',
+          kind: 'HTTPRoute',
+          metadata: { name: CHART_GATEWAY_NAME, namespace: ctx.namespace },
+          spec: {
+            parentRefs: [{ name: CHART_GATEWAY_NAME }],
+            rules: [{ backendRefs: [{ name: ctx.dataplane.routesTo.service, port: ctx.dataplane.routesTo.port }] }],
           },
         },
       },
     ],
-    dataplaneSelector: 'zerodrop.dev/workload=gateway',
-    ...(naive ? {} : { drain: { minDrainSeconds: 15, drainTimeoutSeconds: 600, terminationGracePeriodSeconds: grace } }),
-    docs: 'https://gateway.envoyproxy.io/latest/tasks/operations/graceful-shutdown/',
+    dataplanePort: (port) => (port < 1024 ? port + 10_000 : port),
+    graceSeconds: grace,
+    ...(naive ? {} : { drain: { minDrainSeconds: 15, drainTimeoutSeconds: 600 } }),
+    docs: 'https://gateway.envoyproxy.io/v1.9/tasks/operations/graceful-shutdown/',
   };
 }
 
@@ -109,21 +180,73 @@ function stunner(naive: boolean): HelmProfileSpec {
       ? 'STUNner with terminationGracePeriodSeconds 30 (the Kubernetes default): allocations still relaying are cut when the grace period ends.'
       : 'STUNner with its graceful shutdown: the dataplane keeps relaying and accepting allocations for up to 3600 s after the delete.',
     chart: { chart: 'stunner-gateway-operator', repo: 'https://l7mp.io/stunner', version: '1.1.0', release: 'stunner' },
-    values: {},
-    objects: () => [
+    protocols: ['turn'],
+    values: () => ({}),
+    objects: (ctx) => [
       {
-        // Dataplane is cluster-scoped (stunner.l7mp.io/v1, api/v1/dataplane_types.go).
+        // Dataplane is cluster-scoped (api/v1/dataplane_types.go): one per run, named by the
+        // GatewayConfig's spec.dataplane. Its labels go onto the stunnerd pods.
         clusterScoped: true,
         object: {
           apiVersion: 'stunner.l7mp.io/v1',
           kind: 'Dataplane',
-          metadata: { name: 'default' },
-          spec: { replicas: 3, terminationGracePeriodSeconds: grace, labels: { 'zerodrop.dev/workload': 'gateway' } },
+          metadata: { name: perRun(ctx.namespace) },
+          spec: {
+            // stunnerd of the chart's release (appVersion of stunner-gateway-operator 1.1.0).
+            image: 'docker.io/l7mp/stunnerd:1.1.0',
+            replicas: ctx.replicas,
+            terminationGracePeriodSeconds: grace,
+            labels: { [WORKLOAD_LABEL]: ctx.workload },
+          },
+        },
+      },
+      {
+        clusterScoped: false,
+        object: {
+          apiVersion: 'stunner.l7mp.io/v1',
+          kind: 'GatewayConfig',
+          metadata: { name: CHART_GATEWAY_NAME, namespace: ctx.namespace },
+          // Static (plaintext) long-term credentials, the ones the TURN load authenticates with.
+          spec: { dataplane: perRun(ctx.namespace), realm: 'stunner.l7mp.io', authType: 'static', userName: TURN_USER, password: TURN_PASSWORD },
+        },
+      },
+      {
+        clusterScoped: true,
+        object: {
+          apiVersion: 'gateway.networking.k8s.io/v1',
+          kind: 'GatewayClass',
+          metadata: { name: perRun(ctx.namespace) },
+          spec: {
+            controllerName: 'stunner.l7mp.io/gateway-operator',
+            parametersRef: { group: 'stunner.l7mp.io', kind: 'GatewayConfig', name: CHART_GATEWAY_NAME, namespace: ctx.namespace },
+          },
+        },
+      },
+      {
+        clusterScoped: false,
+        object: {
+          apiVersion: 'gateway.networking.k8s.io/v1',
+          kind: 'Gateway',
+          // The operator's own Service for the Gateway stays ClusterIP (stunner.l7mp.io/service-type).
+          metadata: { name: CHART_GATEWAY_NAME, namespace: ctx.namespace, annotations: { 'stunner.l7mp.io/service-type': 'ClusterIP' } },
+          spec: { gatewayClassName: perRun(ctx.namespace), listeners: [{ name: 'turn-udp', port: ctx.port, protocol: 'TURN-UDP' }] },
+        },
+      },
+      {
+        clusterScoped: false,
+        object: {
+          apiVersion: 'gateway.networking.k8s.io/v1alpha2',
+          kind: 'UDPRoute',
+          metadata: { name: CHART_GATEWAY_NAME, namespace: ctx.namespace },
+          // STUNner ignores the port of a backend Service (l7mp/stunner issue 87); the Gateway API requires one.
+          spec: { parentRefs: [{ name: CHART_GATEWAY_NAME }], rules: [{ backendRefs: [{ name: ctx.dataplane.routesTo.service, port: ctx.dataplane.routesTo.port }] }] },
         },
       },
     ],
-    dataplaneSelector: 'zerodrop.dev/workload=gateway',
-    docs: 'https://docs.l7mp.io/en/stable/SCALING/ (graceful shutdown), seeds 000 and 002',
+    // stunnerd listens on the Gateway listener's port itself.
+    dataplanePort: (port) => port,
+    graceSeconds: grace,
+    docs: 'https://github.com/l7mp/stunner/blob/main/docs/GATEWAY.md (Gateway, UDPRoute, Dataplane), seeds 000 and 002',
   };
 }
 
@@ -135,24 +258,49 @@ function ingressNginx(naive: boolean): HelmProfileSpec {
       ? 'ingress-nginx without the /wait-shutdown preStop and with --shutdown-grace-period=0: nginx stops while load balancers still send to it.'
       : 'ingress-nginx with the chart\'s /wait-shutdown preStop and --shutdown-grace-period=15, inside terminationGracePeriodSeconds 300.',
     chart: { chart: 'ingress-nginx', repo: 'https://kubernetes.github.io/ingress-nginx', version: '4.13.3', release: 'ingress-nginx' },
-    values: {
+    protocols: ['http'],
+    values: (ctx) => ({
       controller: {
-        replicaCount: 3,
-        podLabels: { 'zerodrop.dev/workload': 'gateway' },
+        replicaCount: ctx.replicas,
+        podLabels: { [WORKLOAD_LABEL]: ctx.workload },
         // An IngressClass per run, so that two runs never program each other's controller.
-        ingressClassResource: { name: 'zerodrop', controllerValue: 'k8s.io/zerodrop-ingress-nginx' },
-        ingressClass: 'zerodrop',
+        ingressClassResource: { name: perRun(ctx.namespace), controllerValue: `k8s.io/${perRun(ctx.namespace)}` },
+        ingressClass: perRun(ctx.namespace),
+        // Watch only the run's namespace.
         scope: { enabled: true },
-        service: { type: 'NodePort' },
+        service: { type: 'ClusterIP' },
         admissionWebhooks: { enabled: false },
         terminationGracePeriodSeconds: naive ? 30 : 300,
         extraArgs: { 'shutdown-grace-period': naive ? '0' : '15' },
+        // The chart's default preStop is /wait-shutdown; the naive twin removes it.
         lifecycle: naive ? {} : { preStop: { exec: { command: ['/wait-shutdown'] } } },
+        config: { 'worker-shutdown-timeout': naive ? '0s' : '240s' },
       },
-    },
-    objects: () => [],
-    dataplaneSelector: 'zerodrop.dev/workload=gateway',
-    docs: 'https://kubernetes.github.io/ingress-nginx/ (controller flags: --shutdown-grace-period; chart values controller.lifecycle)',
+    }),
+    objects: (ctx) => [
+      {
+        clusterScoped: false,
+        object: {
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'Ingress',
+          metadata: { name: CHART_GATEWAY_NAME, namespace: ctx.namespace },
+          spec: {
+            ingressClassName: perRun(ctx.namespace),
+            rules: [
+              {
+                http: {
+                  paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: ctx.dataplane.routesTo.service, port: { number: ctx.dataplane.routesTo.port } } } }],
+                },
+              },
+            ],
+          },
+        },
+      },
+    ],
+    // The controller's http container port (chart value controller.containerPort.http, default 80).
+    dataplanePort: () => 80,
+    graceSeconds: naive ? 30 : 300,
+    docs: 'https://kubernetes.github.io/ingress-nginx/ (controller flags: --shutdown-grace-period; ConfigMap worker-shutdown-timeout; chart values controller.lifecycle)',
   };
 }
 
@@ -165,18 +313,38 @@ export const HELM_PROFILE_SPECS: readonly HelmProfileSpec[] = [
   ingressNginx(true),
 ];
 
+export function helmProfileSpec(name: string): HelmProfileSpec | undefined {
+  return HELM_PROFILE_SPECS.find((s) => s.name === name);
+}
+
+/** The profile's gateway: the chart's dataplane, routed to the scenario's backend Service. */
+function chartGateway(spec: HelmProfileSpec): Profile['gateway'] {
+  return (request): GatewayPlan => {
+    const protocol = request.protocol === 'turn' ? 'turn' : request.protocol === 'http' ? 'http' : undefined;
+    if (!protocol || !spec.protocols.includes(protocol)) {
+      throw new ProfileCannotPlay(`profile ${spec.name} carries ${spec.protocols.join(', ')}, not ${request.protocol}`);
+    }
+    return {
+      // Never started by zerodrop: the chart's controller runs the dataplane with its own probes.
+      command: [],
+      env: {},
+      readinessProbe: { handler: { tcpSocket: { port: request.port } }, periodSeconds: 1, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 1, initialDelaySeconds: 0 },
+      terminationGracePeriodSeconds: spec.graceSeconds,
+      ...(spec.drain ? { drain: spec.drain } : {}),
+      installedBy: { helmProfile: spec.name, protocol, routesTo: { service: request.backendService, port: request.backendPort } },
+    };
+  };
+}
+
 /**
- * The Helm systems as profiles: skipped with the install hint when helm is missing, and never
- * played by the local provider (they exist only as charts for a cluster).
+ * The Helm systems as profiles: skipped with the install hint when helm is missing; their gateway is
+ * the chart's dataplane, which only cluster providers install (the local provider skips the
+ * scenario with the reason, src/providers/support.ts).
  */
 export const helmProfiles: Profile[] = HELM_PROFILE_SPECS.map((spec) => ({
   name: spec.name,
   kind: spec.naive ? 'naive' : 'system',
   description: spec.description,
   requires: [{ binary: 'helm', install: HELM_INSTALL_HINT }],
-  gateway: () => {
-    throw new ProfileCannotPlay(
-      `profile ${spec.name} is installed with its Helm chart (${spec.chart.chart} ${spec.chart.version}) and runs only on a cluster provider (--provider kind|k3s|cluster); the runner does not install Helm gateways into a scenario yet`,
-    );
-  },
+  gateway: chartGateway(spec),
 }));

@@ -3,7 +3,7 @@
 // the topology around it. A profile that cannot play a role, or whose binary is missing, makes the
 // scenario `skipped` with the reason, never `fail`.
 
-import type { Probe, PreStop } from '../model/workload.ts';
+import type { ChartedDataplane, Probe, PreStop } from '../model/workload.ts';
 
 export type ProfileKind = 'reference' | 'mutant' | 'system' | 'naive';
 
@@ -63,6 +63,11 @@ export interface GatewayPlan extends BackendPlan {
    * `minDrainSeconds` after the delete and no later than `drainTimeoutSeconds`.
    */
   drain?: { minDrainSeconds: number; drainTimeoutSeconds: number };
+  /**
+   * The gateway is a Helm chart's dataplane, not a process started from `command`: cluster providers
+   * install the chart and route to the backend (src/providers/kube/helm-gateway.ts).
+   */
+  installedBy?: ChartedDataplane;
 }
 
 export interface Requirement {

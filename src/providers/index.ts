@@ -12,6 +12,8 @@ import { KubeProvider, type Exposure } from './kube/kube-provider.ts';
 import { dockerMissing, kindMissing, kubeconfigMissing } from './kube/prerequisites.ts';
 import { LocalProvider } from './local/local-provider.ts';
 import type { Provider } from './provider.ts';
+import { namespaceFor } from './kube/manifests.ts';
+import type { LeftoverTracker } from '../state/run-record.ts';
 
 export const PROVIDER_NAMES = ['local', 'kind', 'k3s', 'cluster'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -53,10 +55,11 @@ export interface ProviderSession extends AsyncDisposable {
   create(ctx: { recorder: Recorder; runId?: string; cwd: string }): Provider;
 }
 
-export function localSession(): ProviderSession {
+/** `tracker`: the run's state record (src/state/run-record.ts), for `zerodrop clean` after a crash. */
+export function localSession(tracker?: LeftoverTracker): ProviderSession {
   return {
     name: 'local',
-    create: ({ recorder, runId, cwd }) => new LocalProvider({ recorder, runId: runId ?? newRunId(), cwd }),
+    create: ({ recorder, runId, cwd }) => new LocalProvider({ recorder, runId: runId ?? newRunId(), cwd, ...(tracker ? { tracker } : {}) }),
     [Symbol.asyncDispose]: async () => {},
   };
 }
@@ -66,21 +69,25 @@ export function kubeSession(
   name: 'kind' | 'k3s' | 'cluster',
   client: KubeClient,
   exposure: Exposure,
-  opts: { allowNodeOperations: boolean; multiNode: boolean; udp?: boolean; onDispose?: () => Promise<void> },
+  opts: { allowNodeOperations: boolean; multiNode: boolean; udp?: boolean; onDispose?: () => Promise<void>; tracker?: LeftoverTracker },
 ): ProviderSession {
   return {
     name,
-    create: ({ recorder, runId, cwd }) =>
-      new KubeProvider({
+    create: ({ recorder, runId = newRunId(), cwd }) => {
+      opts.tracker?.namespaceCreated(namespaceFor(runId));
+      return new KubeProvider({
         name,
         client,
         recorder,
-        runId: runId ?? newRunId(),
+        runId,
         cwd,
         exposure,
-        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true },
+        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations },
         allowNodeOperations: opts.allowNodeOperations,
-      }),
+        // An existing cluster (`cluster`) is touched only inside the run's namespace.
+        clusterScopedObjects: name !== 'cluster',
+      });
+    },
     [Symbol.asyncDispose]: async () => {
       await opts.onDispose?.();
     },
@@ -88,20 +95,23 @@ export function kubeSession(
 }
 
 /** Opens the provider's cluster (creating or reusing it). Call `missingPrerequisites` first. */
-export async function openSession(settings: ProviderSettings, log: (line: string) => void = () => {}): Promise<ProviderSession> {
+export async function openSession(settings: ProviderSettings, log: (line: string) => void = () => {}, tracker?: LeftoverTracker): Promise<ProviderSession> {
+  const tracking = tracker ? { tracker } : {};
   switch (settings.name) {
     case 'local':
-      return localSession();
+      return localSession(tracker);
     case 'kind': {
       const cluster = await ensureKindCluster({
         ...(settings.clusterName ? { name: settings.clusterName } : {}),
         ...(settings.kubeVersion ? { kubeVersion: settings.kubeVersion } : {}),
         log,
+        ...tracking,
       });
       return kubeSession('kind', new KubeClient(cluster.kubeConfig()), { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] }, {
         allowNodeOperations: cluster.created,
         multiNode: true,
         onDispose: () => cluster.delete(),
+        ...tracking,
       });
     }
     case 'k3s': {
@@ -111,6 +121,7 @@ export async function openSession(settings: ProviderSettings, log: (line: string
         multiNode: false,
         // The container publishes its NodePorts for TCP only.
         udp: false,
+        ...tracking,
         onDispose: async () => {
           await cluster[Symbol.asyncDispose]();
         },
@@ -121,7 +132,7 @@ export async function openSession(settings: ProviderSettings, log: (line: string
         ...(settings.kubeconfig ? { kubeconfig: settings.kubeconfig } : {}),
         ...(settings.context ? { context: settings.context } : {}),
       });
-      return kubeSession('cluster', new KubeClient(kc), { kind: 'loadBalancer' }, { allowNodeOperations: false, multiNode: true });
+      return kubeSession('cluster', new KubeClient(kc), { kind: 'loadBalancer' }, { allowNodeOperations: false, multiNode: true, ...tracking });
     }
   }
 }

@@ -15,6 +15,8 @@ export interface PodInfo {
   ready: boolean;
   /** Run-clock time the pod object was created. */
   createdAt: number;
+  /** The node the pod is scheduled on (spec.nodeName), where the provider has nodes. */
+  node?: string;
 }
 
 export interface ServiceAddress {
@@ -26,6 +28,15 @@ export interface ProviderCapabilities {
   /** Can drain a node (needs several nodes). */
   multiNode: boolean;
   udp: boolean;
+  /** May cordon and drain nodes (`drainNode`): a multi-node cluster the harness itself created. */
+  nodeDrain?: boolean;
+}
+
+export interface DrainNodeOptions {
+  /** Pause before trying again an eviction a PodDisruptionBudget refused (kubectl drain waits 5 s). */
+  retryMs: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
 }
 
 export interface DeleteOptions {
@@ -43,6 +54,12 @@ export interface Provider extends AsyncDisposable {
   /** Where clients reach a Service from the harness. `port` is the ServicePort name; the first one when omitted. */
   serviceAddress(service: string, port?: string): ServiceAddress;
 
+  /**
+   * Where a pod inside the cluster reaches the Service (its ClusterIP and port): the peer a relay
+   * (a TURN gateway) sends to. Providers whose pods share the harness's addresses omit it.
+   */
+  peerAddress?(service: string, port?: string): ServiceAddress;
+
   /** Current pods of a workload that still exist in the API (Terminating pods included), oldest first. */
   pods(workload: string): PodInfo[];
 
@@ -51,6 +68,13 @@ export interface Provider extends AsyncDisposable {
 
   /** Sets the replica count; returns once the change is accepted. */
   scale(workload: string, replicas: number): Promise<void>;
+
+  /**
+   * `kubectl drain`: cordons the node and evicts the run's pods on it through the Eviction API,
+   * honouring PodDisruptionBudgets; resolves with the evicted pods once every eviction was accepted.
+   * Only providers whose capabilities say `nodeDrain`.
+   */
+  drainNode?(node: string, opts: DrainNodeOptions): Promise<string[]>;
 
   /** `kubectl rollout restart`: returns once the rollout has started. */
   rolloutRestart(workload: string): Promise<void>;

@@ -4,7 +4,7 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Timeline } from '../model/timeline.ts';
+import type { StreamEnding, Timeline } from '../model/timeline.ts';
 import type { AssertionResult, Verdict } from '../model/verdict.ts';
 
 export const RESULTS_FILE = 'results.json';
@@ -20,6 +20,8 @@ export interface Counts {
   connections: number;
   /** Packet loads (UDP flows): packets by what became of them; absent when none ran. */
   packets?: { flows: number; sent: number; received: number; lost: number; duplicated: number; reordered: number };
+  /** Stream loads (long-lived TCP streams): how many ran, and how many ended broken (eof, reset, refused, stall, error). */
+  streams?: { streams: number; broken: number; messages: number; unanswered: number };
 }
 
 export interface ScenarioResult {
@@ -77,7 +79,44 @@ export function countsOf(timeline: Timeline): Counts {
     }
     counts.packets = packets;
   }
+  if (timeline.streams && timeline.streams.length > 0) {
+    const streams = { streams: timeline.streams.length, broken: 0, messages: 0, unanswered: 0 };
+    for (const st of timeline.streams) {
+      if (!CLEAN_STREAM_ENDINGS.has(st.ending)) streams.broken++;
+      streams.messages += st.sent;
+      streams.unanswered += st.unanswered;
+    }
+    counts.streams = streams;
+  }
   return counts;
+}
+
+/** Endings of a stream that lost nothing: the backend announced its close, or the load stopped it. */
+const CLEAN_STREAM_ENDINGS: ReadonlySet<StreamEnding> = new Set(['closed', 'stopped']);
+
+/** One phrase per kind of load that ran, with what it dropped, e.g. "50 flows, 0 of 60,000 packets lost". */
+export function countParts(counts: Counts): { text: string; dropped: number }[] {
+  const n = (v: number) => v.toLocaleString('en-US');
+  const parts: { text: string; dropped: number }[] = [];
+  if (counts.requests > 0) parts.push({ text: `${n(counts.requests)} requests, ${n(counts.failed)} failed`, dropped: counts.failed });
+  if (counts.packets) {
+    const p = counts.packets;
+    parts.push({ text: `${n(p.flows)} flows, ${n(p.lost)} of ${n(p.sent)} packets lost`, dropped: p.lost });
+  }
+  if (counts.streams) parts.push({ text: `${n(counts.streams.streams)} streams, ${n(counts.streams.broken)} broken`, dropped: counts.streams.broken });
+  return parts;
+}
+
+/** What the load carried and what it lost, e.g. "1,204 requests, 0 failed; 50 flows, 0 of 60,000 packets lost". */
+export function describeCounts(counts: Counts): string {
+  return countParts(counts)
+    .map((p) => p.text)
+    .join('; ');
+}
+
+/** Requests failed, packets lost and streams broken: the one number a drain must keep at zero. */
+export function droppedOf(counts: Counts): number {
+  return counts.failed + (counts.packets?.lost ?? 0) + (counts.streams?.broken ?? 0);
 }
 
 /** Writes DIR/results.json (creating DIR), pretty-printed; returns the file's path. */

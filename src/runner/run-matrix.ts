@@ -4,7 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
 import { missingRequirement } from '../profiles/requirements.ts';
+import { missingDriver, type LoadDriver } from '../load/drivers.ts';
 import { localSession, type ProviderName, type ProviderSession } from '../providers/index.ts';
+import { unsupported } from '../providers/support.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { countsOf, type RunResult, type ScenarioResult } from '../report/results.ts';
 import type { Timeline } from '../model/timeline.ts';
@@ -28,6 +30,10 @@ export interface MatrixRequest {
   onStart?: (s: { scenario: string; profile: string; timeline: Timeline }) => void;
   /** Keep each scenario's full Timeline in the result (for reports). */
   keepTimeline?: boolean;
+  /** Which client carries out the loads (`--driver`, src/load/drivers.ts); built-in when omitted. */
+  driver?: LoadDriver;
+  /** How many scenario x profile pairs run at once (`--workers`); 1, one after the other, by default. */
+  concurrency?: number;
 }
 
 export function optionsFor(def: ScenarioDefinition, overrides: OptionValues, nightly: boolean): OptionValues {
@@ -42,15 +48,30 @@ export function optionsFor(def: ScenarioDefinition, overrides: OptionValues, nig
 export async function runMatrix(request: MatrixRequest): Promise<RunResult> {
   const startedAt = new Date();
   const started = performance.now();
+  // Scenario x profile pairs in catalog order; `concurrency` lanes take the next pair as they free up,
+  // each on a provider of its own (its own loopback block, src/providers/local/addresses.ts).
+  const pairs = request.scenarios.flatMap((def) => request.profiles.map((profile) => ({ def, profile })));
   const scenarios: ScenarioResult[] = [];
-  for (const def of request.scenarios) {
-    for (const profile of request.profiles) {
+  let next = 0;
+  let failed = false;
+  const lane = async (): Promise<void> => {
+    while (next < pairs.length && !failed) {
       request.signal.throwIfAborted();
-      const result = await runOne(def, profile, request);
-      scenarios.push(result);
-      request.onResult?.(result);
+      const i = next++;
+      const { def, profile } = pairs[i]!;
+      try {
+        scenarios[i] = await runOne(def, profile, request);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+      request.onResult?.(scenarios[i]);
     }
-  }
+  };
+  const lanes = Math.max(1, Math.min(request.concurrency ?? 1, pairs.length));
+  const settled = await Promise.allSettled(Array.from({ length: lanes }, lane));
+  const rejected = settled.find((s) => s.status === 'rejected');
+  if (rejected) throw rejected.reason;
   return {
     tool: { name: 'zerodrop', version: TOOL_VERSION, node: process.version },
     provider: request.provider,
@@ -71,7 +92,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     assertions: [],
     counts: { requests: 0, ok: 0, failed: 0, byOutcome: {}, connections: 0 },
   });
-  const missing = missingRequirement(profile);
+  const missing = missingRequirement(profile) ?? (request.driver ? missingDriver(request.driver) : undefined);
   if (missing) return skipped(missing);
   let scenario;
   try {
@@ -85,10 +106,13 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   request.onStart?.({ scenario: def.id, profile: profile.name, timeline: recorder.timeline });
   const started = performance.now();
   await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: repoRoot });
+  const cannot = unsupported(scenario, provider);
+  if (cannot) return skipped(cannot);
   const outcome = await runScenario(scenario, {
     provider,
     recorder,
     signal: request.signal,
+    ...(request.driver ? { driver: request.driver } : {}),
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
   });
   return {

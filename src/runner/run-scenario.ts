@@ -4,10 +4,12 @@
 // src/assert/. The caller owns the provider and tears it down (`await using`).
 
 import { setTimeout as delay } from 'node:timers/promises';
+import { redact } from '../observe/redact.ts';
 
 import { evaluate, harnessResponsive, loadHeld } from '../assert/index.ts';
 import { runChaosAction } from '../chaos/actions.ts';
 import { startLoad, type AnyLoadHandle, type AnyLoadSummary } from '../load/start-load.ts';
+import { plannedLoadMs, type LoadDriver } from '../load/drivers.ts';
 import type { ChaosStep, EndCondition, PodRef, Scenario } from '../model/scenario.ts';
 import { combineVerdicts, type AssertionResult, type Verdict } from '../model/verdict.ts';
 import { joinRequestsToConnections } from '../observe/join.ts';
@@ -29,6 +31,8 @@ export interface RunScenarioOptions {
   signal: AbortSignal;
   onProgress?: (p: ScenarioProgress) => void;
   deployTimeoutMs?: number;
+  /** Which client carries out the loads (src/load/drivers.ts); the built-in generators by default. */
+  driver?: LoadDriver;
 }
 
 export interface ScenarioOutcome {
@@ -71,7 +75,13 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     for (const phase of scenario.loads) {
       const start = () => {
         recorder.event('load-start', { message: `load ${phase.id} started`, detail: { load: phase.id } });
-        loads.push(startLoad(phase.id, phase.spec, provider, recorder, run.signal));
+        try {
+          loads.push(startLoad(phase.id, phase.spec, provider, recorder, run.signal, { ...(opts.driver ? { driver: opts.driver } : {}), plannedMs: plannedLoadMs(scenario, phase.startMs) }));
+        } catch (error) {
+          // A load that cannot start (a driver that does not fit it) stops the run: inconclusive.
+          // From a timer a throw would escape the run, so it aborts instead.
+          run.abort(error);
+        }
       };
       if (phase.startMs <= 0) start();
       else loadTimers.push(setTimeout(start, phase.startMs));
@@ -181,6 +191,13 @@ async function waitForEnd(end: EndCondition, provider: Provider, recorder: Recor
       what: `rollout of ${end.rolloutComplete} to start`,
     });
     await provider.waitForRollout(end.rolloutComplete, { timeoutMs, signal });
+  } else if ('nodeDrained' in end) {
+    const drained = await recorder.waitFor((e) => e.kind === 'note' && e.detail?.['step'] === end.nodeDrained && Array.isArray(e.detail['evicted']), {
+      timeoutMs,
+      signal,
+      what: `drain of step ${end.nodeDrained}`,
+    });
+    for (const pod of drained.detail?.['evicted'] as string[]) await provider.waitForPodGone(pod, { timeoutMs, signal });
   } else if ('workloadGone' in end) {
     // Pods of a workload scaled to 0 leave one by one; wait until none is left.
     for (let pods = provider.pods(end.workloadGone); pods.length > 0; pods = provider.pods(end.workloadGone)) {
@@ -191,8 +208,9 @@ async function waitForEnd(end: EndCondition, provider: Provider, recorder: Recor
   }
 }
 
+/** An error's text for the result; it may quote a server's reply, so known secrets are redacted. */
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return redact(error instanceof Error ? error.message : String(error));
 }
 
 /** Waits `ms`, rejecting as soon as `signal` aborts. */

@@ -5,7 +5,7 @@
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
 
-export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale';
+export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain';
 
 /** Seed discussions in ../shared/seeds, by their number. */
 export type Seed = '000' | '001' | '002' | '003' | '004';
@@ -30,6 +30,11 @@ export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
   nightly: Partial<O>;
   /** One line per option, shown by `zerodrop list`. */
   optionDocs: { [K in keyof O]: string };
+  /**
+   * Constraints between options, for a scenario that has them (each option's own range is declared
+   * once, in option-kinds.ts): what is wrong, or undefined. Checked before anything starts.
+   */
+  checkOptions?(options: O): string | undefined;
   build(profile: Profile, options: O): Scenario;
 }
 

@@ -29,6 +29,7 @@ export default defineScenario({
     replicasAfter: 'gateway replicas after the scale down',
     scaleAtMs: 'when the gateway is scaled down, after load starts',
   },
+  checkOptions: (o) => (o.replicasAfter < o.gateways ? undefined : `replicasAfter (${o.replicasAfter}) must be below gateways (${o.gateways}), or nothing is scaled down`),
   build: (profile, o) => {
     const setup = gatewayTopology(profile, o);
     return {

@@ -26,5 +26,6 @@ export function gatewayWorkload(profile: Profile, plan: GatewayPlan, o: GatewayW
     ...(plan.stopSignal ? { stopSignal: plan.stopSignal } : {}),
     strategy: { maxSurge: 1, maxUnavailable: 0 },
     labels: { 'zerodrop.dev/profile': profile.name },
+    ...(plan.installedBy ? { installedBy: plan.installedBy } : {}),
   };
 }

@@ -16,6 +16,7 @@ import gatewayHttp2Goaway from './gateway-http2-goaway.ts';
 import gatewayRolloutHttp from './gateway-rollout-http.ts';
 import gatewayScaleDown from './gateway-scale-down.ts';
 import gatewaySlowLb from './gateway-slow-lb.ts';
+import nodeDrainHttp from './node-drain-http.ts';
 import type { ScenarioDefinition } from './definition.ts';
 
 export const catalog: readonly ScenarioDefinition[] = [
@@ -33,6 +34,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewaySlowLb,
   gatewayHttp2Goaway,
   gatewayDeleteTurn,
+  nodeDrainHttp,
   forceDelete,
 ];
 

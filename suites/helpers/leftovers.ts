@@ -4,18 +4,40 @@
 
 import { readdir, readFile, readlink } from 'node:fs/promises';
 
-export async function leftoverProcesses(mark: string): Promise<number[]> {
-  const pids: number[] = [];
+/**
+ * The run's processes: those carrying its environment mark, those whose command line names `under`
+ * (its TMPDIR: nginx overwrites its environment block with its process title, so the mark cannot
+ * find it, but its master's title keeps `-c <pod dir>/nginx.conf`), and every descendant of those.
+ */
+export async function leftoverProcesses(mark: string, under?: string): Promise<number[]> {
+  const found = new Set<number>();
+  const parentOf = new Map<number, number>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
     try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const [state = '', ppid = ''] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // A zombie no longer runs or holds a socket; it waits for its parent to reap it.
+      if (state === 'Z' || state === 'X') continue;
+      parentOf.set(pid, Number(ppid));
       const environ = await readFile(`/proc/${entry}/environ`, 'utf8');
-      if (environ.split('\0').includes(`ZERODROP_TEST_MARK=${mark}`)) pids.push(Number(entry));
+      if (environ.split('\0').includes(`ZERODROP_TEST_MARK=${mark}`)) found.add(pid);
+      else if (under !== undefined && (await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(under)) found.add(pid);
     } catch {
       // The process ended while we looked, or is not ours to read.
     }
   }
-  return pids;
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of parentOf) {
+      if (!found.has(pid) && found.has(ppid)) {
+        found.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return [...found].sort((a, b) => a - b);
 }
 
 /** Listening IPv4 TCP sockets as "address:port", keyed by socket inode. */

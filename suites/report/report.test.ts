@@ -125,7 +125,7 @@ describe.skipIf(chromiumMissing !== undefined)(`the HTML report in headless Chro
     await expect.poll(() => cells.count()).toBe(2);
     expect(await cells.nth(0).getAttribute('data-verdict')).toBe(run.scenarios[0]!.verdict);
     expect(await cells.nth(1).getAttribute('data-verdict')).toBe('fail');
-    expect(await cells.nth(1).innerText()).toMatch(/failed[\s\S]*\d+ req · \d+ failed[\s\S]*\d+\.\d s/);
+    expect(await cells.nth(1).innerText()).toMatch(/failed[\s\S]*[\d,]+ requests, [\d,]+ failed[\s\S]*\d+\.\d s/);
     expect(await page.locator('#matrix thead th').allInnerTexts()).toEqual(['scenario', 'reference', 'mutant-exit-on-sigterm']);
   });
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { stringify } from 'yaml';
+import type { LeftoverTracker } from '../../state/run-record.ts';
 
 /**
  * Node images kind v0.33.0 publishes, pinned by digest as kind's release notes ask
@@ -24,6 +25,12 @@ export const KIND_NODE_IMAGES: Readonly<Record<string, string>> = {
 };
 export const DEFAULT_KUBE_VERSION = '1.36';
 export const DEFAULT_CLUSTER_NAME = 'zerodrop';
+/**
+ * Every node of a cluster zerodrop creates carries this label (kind's per-node `labels`,
+ * https://kind.sigs.k8s.io/docs/user/configuration/#extra-labels): with the run's state record it
+ * lets `zerodrop clean` tell a crashed run's cluster from one someone else made under that name.
+ */
+export const CREATED_BY_LABEL = { key: 'zerodrop.dev/created-by', value: 'zerodrop' } as const;
 
 /** NodePorts published to the host, one per Service port a topology may need (host port = node port). */
 export const PUBLISHED_NODE_PORTS: readonly { nodePort: number; hostPort: number }[] = Array.from({ length: 8 }, (_, i) => ({
@@ -55,13 +62,14 @@ export function kindConfig(opts: KindConfigOptions): string {
     nodes: [
       {
         role: 'control-plane',
+        labels: { [CREATED_BY_LABEL.key]: CREATED_BY_LABEL.value },
         // kube-proxy answers a NodePort on every node; publishing it from one node is enough.
         // TCP and UDP both: a Service port of either protocol can take any published NodePort.
         extraPortMappings: ports.flatMap((p) =>
           (['TCP', 'UDP'] as const).map((protocol) => ({ containerPort: p.nodePort, hostPort: p.hostPort, listenAddress: '127.0.0.1', protocol })),
         ),
       },
-      ...Array.from({ length: opts.workers }, () => ({ role: 'worker' })),
+      ...Array.from({ length: opts.workers }, () => ({ role: 'worker', labels: { [CREATED_BY_LABEL.key]: CREATED_BY_LABEL.value } })),
     ],
   };
   return stringify(config);
@@ -82,12 +90,17 @@ export async function kindClusters(): Promise<string[]> {
 }
 
 /** Reuses the cluster `name` when it exists, else creates it (and will delete it on dispose). */
-export async function ensureKindCluster(opts: { name?: string; kubeVersion?: string; workers?: number; log?: (line: string) => void } = {}): Promise<KindCluster> {
+export async function ensureKindCluster(
+  opts: { name?: string; kubeVersion?: string; workers?: number; log?: (line: string) => void; tracker?: LeftoverTracker } = {},
+): Promise<KindCluster> {
   const name = opts.name ?? DEFAULT_CLUSTER_NAME;
   let created = false;
   if (!(await kindClusters()).includes(name)) {
     const image = nodeImageFor(opts.kubeVersion ?? DEFAULT_KUBE_VERSION);
+    // Recorded before it exists: a crash during `kind create` leaves a cluster `clean` must find.
+    opts.tracker?.kindClusterCreating(name);
     const dir = await mkdtemp(join(tmpdir(), 'zerodrop-kind-'));
+    opts.tracker?.tempDirCreated(dir);
     try {
       const file = join(dir, 'kind.yaml');
       await writeFile(file, kindConfig({ workers: opts.workers ?? 2 }));
@@ -96,6 +109,7 @@ export async function ensureKindCluster(opts: { name?: string; kubeVersion?: str
       created = true;
     } finally {
       await rm(dir, { recursive: true, force: true });
+      opts.tracker?.tempDirRemoved(dir);
     }
   } else {
     opts.log?.(`reusing kind cluster ${name} (its NodePorts must be published as zerodrop's config does: ${PUBLISHED_NODE_PORTS[0]?.hostPort}-${PUBLISHED_NODE_PORTS.at(-1)?.hostPort})`);
@@ -106,6 +120,7 @@ export async function ensureKindCluster(opts: { name?: string; kubeVersion?: str
     if (!created || deleted) return;
     deleted = true;
     await execa('kind', ['delete', 'cluster', '--name', name], { timeout: 300_000 });
+    opts.tracker?.kindClusterDeleted(name);
   };
   return {
     name,

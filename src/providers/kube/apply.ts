@@ -12,6 +12,15 @@ const RESOURCES: Record<string, { prefix: string; plural: string; namespaced: bo
   'v1/Service': { prefix: '/api/v1', plural: 'services', namespaced: true },
   'apps/v1/Deployment': { prefix: '/apis/apps/v1', plural: 'deployments', namespaced: true },
   'policy/v1/PodDisruptionBudget': { prefix: '/apis/policy/v1', plural: 'poddisruptionbudgets', namespaced: true },
+  // The objects of the Helm profiles (src/profiles/helm-charts.ts), served by the CRDs their charts install.
+  'networking.k8s.io/v1/Ingress': { prefix: '/apis/networking.k8s.io/v1', plural: 'ingresses', namespaced: true },
+  'gateway.networking.k8s.io/v1/GatewayClass': { prefix: '/apis/gateway.networking.k8s.io/v1', plural: 'gatewayclasses', namespaced: false },
+  'gateway.networking.k8s.io/v1/Gateway': { prefix: '/apis/gateway.networking.k8s.io/v1', plural: 'gateways', namespaced: true },
+  'gateway.networking.k8s.io/v1/HTTPRoute': { prefix: '/apis/gateway.networking.k8s.io/v1', plural: 'httproutes', namespaced: true },
+  'gateway.networking.k8s.io/v1alpha2/UDPRoute': { prefix: '/apis/gateway.networking.k8s.io/v1alpha2', plural: 'udproutes', namespaced: true },
+  'gateway.envoyproxy.io/v1alpha1/EnvoyProxy': { prefix: '/apis/gateway.envoyproxy.io/v1alpha1', plural: 'envoyproxies', namespaced: true },
+  'stunner.l7mp.io/v1/GatewayConfig': { prefix: '/apis/stunner.l7mp.io/v1', plural: 'gatewayconfigs', namespaced: true },
+  'stunner.l7mp.io/v1/Dataplane': { prefix: '/apis/stunner.l7mp.io/v1', plural: 'dataplanes', namespaced: false },
 };
 
 /** The API path of one object. */
@@ -21,6 +30,18 @@ export function objectPath(object: KubeObject): string {
   if (!resource) throw new Error(`no API path known for ${key}`);
   const ns = resource.namespaced ? `/namespaces/${object.metadata.namespace ?? ''}` : '';
   return `${resource.prefix}${ns}/${resource.plural}/${object.metadata.name}`;
+}
+
+/**
+ * Deletes a cluster-scoped object the run created (a charted system's GatewayClass or Dataplane),
+ * after checking that it carries the run's label: the namespace delete does not reach it.
+ */
+export async function deleteRunObject(client: KubeClient, object: KubeObject, runId: string): Promise<void> {
+  const path = objectPath(object);
+  const { status, body } = await client.request<{ metadata?: { labels?: Record<string, string> } }>('GET', path, { allow: [404] });
+  if (status === 404) return;
+  if (body.metadata?.labels?.[LABELS.run] !== runId) throw new Error(`${path} is not labelled ${LABELS.run}=${runId}; refusing to delete it`);
+  await client.request('DELETE', path, { allow: [404] });
 }
 
 export async function serverSideApply(client: KubeClient, object: KubeObject, signal?: AbortSignal): Promise<KubeObject> {

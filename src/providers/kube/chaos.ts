@@ -9,6 +9,7 @@
 //   honours PodDisruptionBudgets: a 429 means the budget forbids it now, and the eviction is tried
 //   again after a pause, as `kubectl drain` does (https://kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/).
 
+import { evictEach, type EvictionLoopOptions } from '../../chaos/drain.ts';
 import { PATCH, statusOf, type KubeClient } from './client.ts';
 
 export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
@@ -59,14 +60,7 @@ export async function evictPod(client: KubeClient, namespace: string, pod: strin
   }
 }
 
-export interface DrainOptions {
-  /** Pause between evictions a budget refused (kubectl drain waits 5 s). */
-  retryMs?: number;
-  timeoutMs: number;
-  signal?: AbortSignal;
-  onEvicted?: (pod: string) => void;
-  onBlocked?: (pod: string) => void;
-}
+export type DrainOptions = Omit<EvictionLoopOptions, 'retryMs'> & { retryMs?: number };
 
 /**
  * Cordons the node and evicts the run's pods on it (only pods of `namespace`: a drain by the harness
@@ -77,23 +71,6 @@ export async function drainNode(client: KubeClient, namespace: string, node: str
   const { body } = await client.request<{ items?: { metadata: { name: string; deletionTimestamp?: string } }[] }>('GET', `/api/v1/namespaces/${namespace}/pods`, {
     query: { fieldSelector: `spec.nodeName=${node}` },
   });
-  const pending = (body.items ?? []).filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
-  const evicted: string[] = [];
-  const deadline = Date.now() + opts.timeoutMs;
-  while (pending.length > 0) {
-    opts.signal?.throwIfAborted();
-    const pod = pending[0] as string;
-    if (await evictPod(client, namespace, pod)) {
-      pending.shift();
-      evicted.push(pod);
-      opts.onEvicted?.(pod);
-      continue;
-    }
-    opts.onBlocked?.(pod);
-    if (Date.now() + (opts.retryMs ?? 5000) > deadline) {
-      throw new Error(`drain of ${node}: PodDisruptionBudget still blocks eviction of ${pod} after ${opts.timeoutMs} ms`);
-    }
-    await new Promise((r) => setTimeout(r, opts.retryMs ?? 5000));
-  }
-  return evicted;
+  const pods = (body.items ?? []).filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
+  return evictEach(node, pods, (pod) => evictPod(client, namespace, pod), { ...opts, retryMs: opts.retryMs ?? 5000 });
 }

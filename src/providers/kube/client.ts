@@ -6,6 +6,7 @@
 
 import { HttpMethod, KubeConfig, RequestContext, Watch } from '@kubernetes/client-node';
 import { fetch, type Dispatcher } from 'undici';
+import { redact, registerSecret } from '../../observe/redact.ts';
 
 /** Patch types the API server accepts (https://kubernetes.io/docs/tasks/manage-kubernetes-objects/update-api-object-kubectl-patch/). */
 export const PATCH = {
@@ -28,7 +29,8 @@ export class KubeApiError extends Error {
   readonly reason: string | undefined;
   constructor(method: string, path: string, status: number, body: unknown) {
     const status_ = body as { message?: string; reason?: string } | undefined;
-    super(`${method} ${path}: ${status}${status_?.message ? ` ${status_.message}` : ''}`);
+    // The server's message may quote the request's credentials back: never carry them on.
+    super(redact(`${method} ${path}: ${status}${status_?.message ? ` ${status_.message}` : ''}`));
     this.status = status;
     this.reason = status_?.reason;
   }
@@ -46,6 +48,12 @@ export class KubeClient {
   constructor(config: KubeConfig) {
     this.config = config;
     this.watcher = new Watch(config);
+    // Whatever authenticates this client is kept out of logs and reports (redact.ts).
+    for (const user of config.users) {
+      registerSecret(user.token);
+      registerSecret(user.password);
+      registerSecret(user.keyData);
+    }
   }
 
   /** A client for a bare API server URL with no credentials (fake API servers in tests). */

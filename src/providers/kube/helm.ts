@@ -35,13 +35,16 @@ export function helmUninstallArgs(spec: HelmProfileSpec, opts: { namespace: stri
   return ['uninstall', spec.chart.release, '--namespace', opts.namespace, '--kubeconfig', opts.kubeconfigFile, '--wait'];
 }
 
-/** Installs the chart; returns the function that uninstalls it. */
-export async function helmInstall(spec: HelmProfileSpec, opts: { namespace: string; kubeconfig: string; timeoutSeconds?: number }): Promise<() => Promise<void>> {
+/** Installs the chart with the run's values (HelmProfileSpec.values of its ChartContext); returns the function that uninstalls it. */
+export async function helmInstall(
+  spec: HelmProfileSpec,
+  opts: { namespace: string; kubeconfig: string; values: Record<string, unknown>; timeoutSeconds?: number },
+): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), 'zerodrop-helm-'));
   const kubeconfigFile = join(dir, 'kubeconfig');
   const valuesFile = join(dir, 'values.yaml');
   await writeFile(kubeconfigFile, opts.kubeconfig, { mode: 0o600 });
-  await writeFile(valuesFile, stringify(spec.values));
+  await writeFile(valuesFile, stringify(opts.values));
   try {
     await execa('helm', helmInstallArgs(spec, { namespace: opts.namespace, kubeconfigFile, valuesFile, ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}) }), {
       timeout: ((opts.timeoutSeconds ?? 600) + 60) * 1000,

@@ -127,7 +127,7 @@ describe('KubeProvider against a fake API server', () => {
     await provider.waitForRollout('backend', { timeoutMs: 2000 });
     expect(recorder.timeline.events.find((e) => e.kind === 'rollout-complete')?.detail).toEqual({ generation: 2 });
 
-    await expect(provider.drainNode('zerodrop-worker', { timeoutMs: 1000 })).rejects.toThrow(/does not cordon or drain nodes of a cluster it did not create/);
+    await expect(provider.drainNode('zerodrop-worker', { retryMs: 50, timeoutMs: 1000 })).rejects.toThrow(/does not cordon or drain nodes of a cluster it did not create/);
 
     await provider.teardown();
     const deletesSent = fake.requests.filter((r) => r.method === 'DELETE').map((r) => r.path);

@@ -7,10 +7,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Topology } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
-import type { DeleteOptions, PodInfo, Provider, ProviderCapabilities, ServiceAddress } from '../provider.ts';
-import { assertNamespaceFree, deleteRunNamespace, serverSideApply } from './apply.ts';
+import type { DeleteOptions, DrainNodeOptions, PodInfo, Provider, ProviderCapabilities, ServiceAddress } from '../provider.ts';
+import { assertNamespaceFree, deleteRunNamespace, deleteRunObject, serverSideApply } from './apply.ts';
 import * as chaos from './chaos.ts';
 import type { KubeClient } from './client.ts';
+import { helmInstall } from './helm.ts';
+import { chartInstalls } from './helm-gateway.ts';
+import type { KubeObject } from './list-watch.ts';
 import { fixturesOf, namespaceFor, renderTopology, validateManifests } from './manifests.ts';
 import { observeNamespace, type NamespaceObservers } from './observers.ts';
 
@@ -32,6 +35,14 @@ export interface KubeProviderOptions {
   capabilities: ProviderCapabilities;
   /** Cordon and drain act on Nodes, outside the run's namespace: only on clusters the harness created. */
   allowNodeOperations: boolean;
+  /**
+   * May create cluster-scoped objects (a charted system's GatewayClass, STUNner's Dataplane), each
+   * labelled with the run and deleted at teardown. False on an existing cluster, where the provider
+   * stays inside its namespace: a Helm profile that needs them cannot deploy there.
+   */
+  clusterScopedObjects?: boolean;
+  /** Installs a Helm profile's chart (default: the helm CLI, helm.ts); tests pass a stand-in. */
+  helmInstall?: typeof helmInstall;
   /** Poll period while waiting for rollouts (reads, not measurements). */
   pollMs?: number;
   /** Floor of the deploy timeout (default 180 s); tests against a fake API server lower it. */
@@ -57,9 +68,17 @@ export class KubeProvider implements Provider {
   private readonly stopping = new AbortController();
   private observers?: NamespaceObservers;
   private readonly addresses = new Map<string, Map<string, ServiceAddress>>();
+  /** ClusterIP and port of each Service port, by Service and port name. */
+  private readonly clusterAddresses = new Map<string, Map<string, ServiceAddress>>();
   private readonly generations = new Map<string, number>();
   private created = false;
   private teardownPromise?: Promise<void>;
+  /** Undo steps of the charts this run installed, newest last. */
+  private readonly uninstalls: (() => Promise<void>)[] = [];
+  private readonly clusterObjects: KubeObject[] = [];
+  private readonly cordoned = new Set<string>();
+  /** Workloads whose pods a chart's controller creates: their rollout is read from the pods. */
+  private readonly charted = new Set<string>();
 
   constructor(opts: KubeProviderOptions) {
     this.opts = opts;
@@ -97,8 +116,13 @@ export class KubeProvider implements Provider {
       ...(nodePorts ? { nodePorts } : {}),
       ...(this.opts.exposure.kind === 'loadBalancer' ? { loadBalancers: topology.services.map((s) => s.name) } : {}),
     });
-    // Nothing reaches the cluster unless every object is valid.
-    validateManifests(objects);
+    const charts = chartInstalls(topology, { namespace: this.namespace, runId: this.opts.runId });
+    // Nothing reaches the cluster unless every object is valid (as far as a schema is published).
+    validateManifests([...objects, ...charts.flatMap((c) => c.objects.map((o) => o.object))]);
+    const clusterScoped = charts.flatMap((c) => c.objects.filter((o) => o.clusterScoped).map((o) => `${o.object.kind} ${o.object.metadata.name}`));
+    if (clusterScoped.length > 0 && !this.opts.clusterScopedObjects) {
+      throw new Error(`provider ${this.name} stays inside its namespace, but the chart's configuration needs cluster-scoped objects (${clusterScoped.join(', ')})`);
+    }
 
     const [namespace, ...rest] = objects;
     if (!namespace) throw new Error('no namespace rendered');
@@ -111,6 +135,16 @@ export class KubeProvider implements Provider {
       selectorOf: (service) => selectors.get(service),
     });
     for (const object of rest) await serverSideApply(this.client, object, opts.signal);
+    for (const chart of charts) {
+      this.charted.add(chart.workload.name);
+      const install = this.opts.helmInstall ?? helmInstall;
+      this.uninstalls.push(await install(chart.spec, { namespace: this.namespace, kubeconfig: this.client.config.exportConfig(), values: chart.values }));
+      for (const { clusterScoped: global, object } of chart.objects) {
+        // Remembered before it exists: a failed apply must not leave it behind.
+        if (global) this.clusterObjects.push(object);
+        await serverSideApply(this.client, object, opts.signal);
+      }
+    }
 
     const timeoutMs = Math.max(opts.timeoutMs ?? DEFAULT_DEPLOY_TIMEOUT_MS, this.opts.minDeployTimeoutMs ?? MIN_DEPLOY_TIMEOUT_MS);
     const signal = opts.signal ? AbortSignal.any([opts.signal, this.stopping.signal]) : this.stopping.signal;
@@ -135,6 +169,13 @@ export class KubeProvider implements Provider {
     if (!ports) throw new Error(`unknown service ${service}`);
     const address = port ? ports.get(port) : ports.values().next().value;
     if (!address) throw new Error(`service ${service} has no port ${port ?? ''}`);
+    return address;
+  }
+
+  peerAddress(service: string, port?: string): ServiceAddress {
+    const ports = this.clusterAddresses.get(service);
+    const address = port ? ports?.get(port) : ports?.values().next().value;
+    if (!address) throw new Error(`service ${service} has no cluster address${port ? ` for port ${port}` : ''}`);
     return address;
   }
 
@@ -165,10 +206,11 @@ export class KubeProvider implements Provider {
   }
 
   /** Cordons a node and evicts the run's pods from it, honouring PodDisruptionBudgets. */
-  async drainNode(node: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<string[]> {
+  async drainNode(node: string, opts: DrainNodeOptions): Promise<string[]> {
     this.assertRunning();
     if (!this.opts.allowNodeOperations) throw new Error(`provider ${this.name} does not cordon or drain nodes of a cluster it did not create`);
     this.recorder.event('note', { message: `cordon and drain node ${node}`, detail: { node } });
+    this.cordoned.add(node);
     return chaos.drainNode(this.client, this.namespace, node, {
       ...opts,
       onBlocked: (pod) => this.recorder.event('note', { pod, message: `eviction of ${pod} refused by its PodDisruptionBudget (429)` }),
@@ -209,15 +251,33 @@ export class KubeProvider implements Provider {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.observers?.stopped(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
     clearTimeout(timer);
+    const problems: unknown[] = [];
+    const attempt = async (step: () => Promise<void>) => {
+      try {
+        await step();
+      } catch (err) {
+        problems.push(err);
+      }
+    };
     try {
+      // The cluster stays schedulable for the next run: undo this run's cordons.
+      for (const node of this.cordoned) await attempt(() => chaos.cordon(this.client, node, false));
+      for (const uninstall of this.uninstalls.reverse()) await attempt(uninstall);
+      for (const object of this.clusterObjects.reverse()) await attempt(() => deleteRunObject(this.client, object, this.opts.runId));
       if (this.created) await deleteRunNamespace(this.client, this.namespace, this.opts.runId);
     } finally {
       await this.opts.onTeardown?.();
     }
+    if (problems.length > 0) throw new AggregateError(problems, `${this.name} teardown left something behind: ${problems.map((p) => (p as Error).message).join('; ')}`);
   }
 
   /** Deployment status says the rollout is done: new generation observed, every replica updated and ready, no old pod left. */
   private async rolledOut(workload: string, expected?: number): Promise<boolean> {
+    if (this.charted.has(workload)) {
+      // The chart's controller names its Deployment: the pods that carry the workload's label say it.
+      const pods = this.pods(workload);
+      return pods.filter((p) => p.phase === 'Running' && p.ready).length === (expected ?? 0) && pods.every((p) => p.phase !== 'Terminating');
+    }
     const { body } = await this.client.request<{
       metadata?: { generation?: number };
       spec?: { replicas?: number };
@@ -240,6 +300,12 @@ export class KubeProvider implements Provider {
   private async resolveAddresses(topology: Topology, nodePorts: Record<string, Record<string, number>> | undefined): Promise<boolean> {
     const exposure = this.opts.exposure;
     for (const service of topology.services) {
+      const { status, body } = await this.client.request<{
+        spec?: { clusterIP?: string };
+        status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } };
+      }>('GET', `/api/v1/namespaces/${this.namespace}/services/${service.name}`, { allow: exposure.kind === 'nodePort' ? [404] : [] });
+      const clusterIP = status === 404 ? undefined : body.spec?.clusterIP;
+      if (clusterIP && clusterIP !== 'None') this.clusterAddresses.set(service.name, new Map(service.ports.map((p) => [p.name, { host: clusterIP, port: p.port }])));
       const ports = new Map<string, ServiceAddress>();
       if (exposure.kind === 'nodePort') {
         for (const p of service.ports) {
@@ -248,10 +314,6 @@ export class KubeProvider implements Provider {
           if (mapping) ports.set(p.name, { host: exposure.host, port: mapping.hostPort });
         }
       } else {
-        const { body } = await this.client.request<{ status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } } }>(
-          'GET',
-          `/api/v1/namespaces/${this.namespace}/services/${service.name}`,
-        );
         const ingress = body.status?.loadBalancer?.ingress?.[0];
         const host = ingress?.ip ?? ingress?.hostname;
         if (!host) return false;

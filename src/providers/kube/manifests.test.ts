@@ -8,6 +8,7 @@ import { repoRoot } from '../../runner/paths.ts';
 import { catalog } from '../../scenarios/index.ts';
 import type { Topology } from '../../model/workload.ts';
 import { KubeProvider } from './kube-provider.ts';
+import { disruptionBudgetsOf } from '../../model/workload.ts';
 import {
   FIXTURE_SHARED_MODULE,
   FIXTURES_CONFIGMAP,
@@ -17,8 +18,16 @@ import {
   NODE_IMAGE,
   renderTopology,
   validateManifests,
+  WITHOUT_PUBLISHED_SCHEMA,
 } from './manifests.ts';
-import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
+import { chartInstalls } from './helm-gateway.ts';
+import { parse } from 'yaml';
+import { kindConfig, PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
+import { unsupported } from '../support.ts';
+import { helmProfileSpec } from '../../profiles/helm-charts.ts';
+
+/** What a kind cluster zerodrop created can run (src/providers/index.ts gives it these capabilities). */
+const KIND = { name: 'kind', capabilities: { multiNode: true, udp: true, nodeDrain: true } };
 
 function render(topology: Topology) {
   const fixtures = Object.fromEntries(fixturesOf(topology).map((p) => [p, readFileSync(join(repoRoot, p), 'utf8')]));
@@ -33,7 +42,10 @@ describe('manifests for every scenario x profile', () => {
   it.each(cases.map((c) => [`${c.def.id} x ${c.profile.name}${c.nightly ? ' (nightly)' : ''}`, c] as const))('%s: renders valid objects or is refused before rendering', (_, { def, profile, nightly }) => {
     let topology: Topology;
     try {
-      topology = def.build(profile, optionsFor(def, {}, nightly)).topology;
+      const scenario = def.build(profile, optionsFor(def, {}, nightly));
+      // A scenario a cluster provider skips (src/providers/support.ts) is never rendered either.
+      if (unsupported(scenario, KIND)) return;
+      topology = scenario.topology;
     } catch (err) {
       // The profile cannot play this scenario's role: the runner skips it; nothing is rendered.
       expect(err).toBeInstanceOf(ProfileCannotPlay);
@@ -48,13 +60,17 @@ describe('manifests for every scenario x profile', () => {
       expect((err as Error).message).toMatch(/has no image for clusters/);
       return;
     }
-    expect(() => validateManifests(objects)).not.toThrow();
+    // A charted gateway: the chart's objects are validated too, all but the CRs nobody publishes a schema for.
+    const charted = chartInstalls(topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234' }).flatMap((c) => c.objects.map((o) => o.object));
+    let unchecked: string[] = [];
+    expect(() => (unchecked = validateManifests([...objects, ...charted]))).not.toThrow();
+    for (const u of unchecked) expect(WITHOUT_PUBLISHED_SCHEMA.has(u.split(' ')[0] ?? '')).toBe(true);
     const kinds = objects.map((o) => o.kind);
     expect(kinds[0]).toBe('Namespace');
-    expect(kinds.filter((k) => k === 'Deployment')).toHaveLength(topology.workloads.length);
-    expect(kinds.filter((k) => k === 'PodDisruptionBudget')).toHaveLength(topology.workloads.length);
+    expect(kinds.filter((k) => k === 'Deployment')).toHaveLength(topology.workloads.filter((w) => !w.installedBy).length);
+    expect(kinds.filter((k) => k === 'PodDisruptionBudget')).toHaveLength(disruptionBudgetsOf(topology).length);
     expect(kinds.filter((k) => k === 'Service')).toHaveLength(topology.services.length);
-    for (const o of objects) if (o.kind !== 'Namespace') expect(o.metadata.namespace).toBe('zerodrop-abcd1234');
+    for (const o of [...objects, ...charted]) if (o.kind !== 'Namespace' && o.kind !== 'GatewayClass' && o.kind !== 'Dataplane') expect(o.metadata.namespace).toBe('zerodrop-abcd1234');
   });
 
   it('renders at least the reference and mutant backends for every backend scenario', () => {
@@ -188,5 +204,97 @@ describe('a real system as a cluster pod (nginx gateway)', () => {
     expect(naive.spec.containers[0]?.lifecycle.stopSignal).toBe('SIGTERM');
     expect(good.configMap.data['gateways__nginx__nginx.conf']).toBe(readFileSync(join(repoRoot, 'fixtures/gateways/nginx/nginx.conf'), 'utf8'));
     expect(good.spec.volumes.find((v) => v.name === 'fixtures')?.configMap?.items).toContainEqual({ key: 'gateways__nginx__nginx.conf', path: 'gateways/nginx/nginx.conf' });
+  });
+});
+
+describe('Helm gateways in the scenario topologies (cluster providers)', () => {
+  const helmCases = cases.filter((c) => !c.nightly && helmProfileSpec(c.profile.name));
+  const runnable = helmCases.flatMap(({ def, profile }) => {
+    try {
+      const scenario = def.build(profile, optionsFor(def, {}, false));
+      return unsupported(scenario, KIND) ? [] : [{ id: `${def.id} x ${profile.name}`, scenario }];
+    } catch (err) {
+      if (err instanceof ProfileCannotPlay) return [];
+      throw err;
+    }
+  });
+
+  it('every Helm system plays at least one gateway scenario on a cluster; the local provider skips each with the reason', () => {
+    const ids = runnable.map((r) => r.id);
+    for (const id of ['gateway-delete-http x envoy-gateway', 'gateway-delete-http x ingress-nginx-naive', 'gateway-slow-lb x ingress-nginx', 'gateway-delete-turn x stunner', 'gateway-delete-turn x stunner-naive']) {
+      expect(ids).toContain(id);
+    }
+    for (const { scenario } of runnable) {
+      expect(unsupported(scenario, { name: 'local', capabilities: { multiNode: false, udp: true } })).toMatch(/installed with its Helm chart: it runs only on a cluster provider/);
+    }
+  });
+
+  it('a scale or rollout of a chart-owned dataplane is skipped on clusters with the reason', () => {
+    const def = catalog.find((d) => d.id === 'gateway-rollout-http');
+    const profile = profiles.find((p) => p.name === 'envoy-gateway');
+    if (!def || !profile) throw new Error('catalog changed');
+    expect(unsupported(def.build(profile, optionsFor(def, {}, false)), KIND)).toMatch(/rollout-restart of the gateway workload would act on a Deployment that envoy-gateway's controller owns/);
+  });
+
+  it.each(runnable.map((r) => [r.id, r] as const))('%s: the gateway Service is a NodePort kind publishes, targeting the dataplane container port', (_, { scenario }) => {
+    const topology = scenario.topology;
+    const gateway = topology.workloads.find((w) => w.installedBy);
+    if (!gateway?.installedBy) throw new Error('no charted workload');
+    const spec = helmProfileSpec(gateway.installedBy.helmProfile);
+    if (!spec) throw new Error('no spec');
+    const objects = render(topology);
+    // No Deployment for the chart's pods; the Service selects them by the label the chart puts on them.
+    expect(objects.some((o) => o.kind === 'Deployment' && o.metadata.name === gateway.name)).toBe(false);
+    const service = objects.find((o) => o.kind === 'Service' && (o as unknown as { spec: { selector: Record<string, string> } }).spec.selector['zerodrop.dev/workload'] === gateway.name) as unknown as {
+      spec: { type: string; ports: { port: number; targetPort: number; nodePort: number; protocol: string }[] };
+    };
+    const modelService = topology.services.find((s) => s.selector === gateway.name);
+    expect(service.spec.type).toBe('NodePort');
+    // kind's generated config maps each published NodePort from 127.0.0.1, for TCP and UDP.
+    const mappings = (parse(kindConfig({ workers: 2 })) as { nodes: { extraPortMappings?: { containerPort: number; hostPort: number; protocol: string; listenAddress: string }[] }[] }).nodes.flatMap((n) => n.extraPortMappings ?? []);
+    for (const [i, port] of service.spec.ports.entries()) {
+      expect(mappings).toContainEqual({ containerPort: port.nodePort, hostPort: port.nodePort, protocol: port.protocol, listenAddress: '127.0.0.1' });
+      expect(port.targetPort).toBe(spec.dataplanePort(modelService?.ports[i]?.targetPort ?? -1));
+    }
+    // The chart labels its dataplane pods with the workload's name, and routes to the backend Service.
+    const [install] = chartInstalls(topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234' });
+    expect(JSON.stringify([install?.values, install?.objects])).toContain(`"zerodrop.dev/workload":"${gateway.name}"`);
+    const route = install?.objects.find((o) => ['HTTPRoute', 'UDPRoute', 'Ingress'].includes(o.object.kind ?? ''))?.object;
+    expect(JSON.stringify(route)).toContain(`"name":"${gateway.installedBy.routesTo.service}"`);
+    for (const o of install?.objects ?? []) expect(o.object.metadata.labels).toMatchObject({ 'zerodrop.dev/run': 'abcd1234' });
+    // No budget of zerodrop's over the chart's pods: a chart may bring its own, and two would block every eviction.
+    expect(objects.find((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === gateway.name)).toBeUndefined();
+  });
+
+  it('rejects an invalid Gateway API object by its schema (@kubernetes-models/gateway-api)', () => {
+    const { scenario } = runnable.find((r) => r.id === 'gateway-delete-http x envoy-gateway') ?? {};
+    if (!scenario) throw new Error('not runnable');
+    const objects = chartInstalls(scenario.topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234' }).flatMap((c) => c.objects.map((o) => o.object));
+    const gateway = structuredClone(objects.find((o) => o.kind === 'Gateway')) as unknown as { spec: { listeners: { port: unknown }[] } };
+    const [listener] = gateway.spec.listeners;
+    if (listener) listener.port = 'http';
+    expect(() => validateManifests([gateway as never])).toThrow(/gateway\.networking\.k8s\.io\/v1\/Gateway zerodrop: .*port must be integer/);
+    expect(validateManifests(objects)).toEqual(['gateway.envoyproxy.io/v1alpha1/EnvoyProxy zerodrop']);
+  });
+});
+
+describe('PodDisruptionBudgets from the topology (node-drain-http)', () => {
+  const def = catalog.find((d) => d.id === 'node-drain-http');
+  const reference = profiles.find((p) => p.name === 'reference');
+  if (!def || !reference) throw new Error('catalog changed');
+
+  it('renders the budget the scenario asks for, and none for its failing twin (minAvailable 0)', () => {
+    const pdbs = (overrides: Record<string, number>) => render(def.build(reference, optionsFor(def, overrides, false)).topology).filter((o) => o.kind === 'PodDisruptionBudget');
+    const [pdb] = pdbs({});
+    expect(pdb).toMatchObject({ apiVersion: 'policy/v1', metadata: { name: 'backend' }, spec: { minAvailable: 1, selector: { matchLabels: { 'zerodrop.dev/workload': 'backend' } } } });
+    expect(() => validateManifests([pdb as never])).not.toThrow();
+    expect(pdbs({ replicas: 1, minAvailable: 0 })).toEqual([]);
+  });
+
+  it('runs only where nodes may be drained (kind created by zerodrop, the local model); elsewhere skipped with the reason', () => {
+    const scenario = def.build(reference, optionsFor(def, {}, false));
+    expect(unsupported(scenario, KIND)).toBeUndefined();
+    expect(unsupported(scenario, { name: 'local', capabilities: { multiNode: false, udp: true, nodeDrain: true } })).toBeUndefined();
+    expect(unsupported(scenario, { name: 'cluster', capabilities: { multiNode: true, udp: true, nodeDrain: false } })).toMatch(/may not cordon and drain nodes here/);
   });
 });

@@ -12,8 +12,14 @@ import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Service as ServiceModel } from 'kubernetes-models/v1/Service';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import { Gateway } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/Gateway';
+import { GatewayClass } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/GatewayClass';
+import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
+import { UDPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1alpha2/UDPRoute';
 import { posix } from 'node:path';
-import type { Probe, Service, Topology, Workload } from '../../model/workload.ts';
+import { disruptionBudgetsOf, type DisruptionBudget, type Probe, type Service, type Topology, type Workload } from '../../model/workload.ts';
+import { helmProfileSpec, type HelmProfileSpec } from '../../profiles/helm-charts.ts';
 import type { KubeObject } from './list-watch.ts';
 
 export const LABELS = {
@@ -232,7 +238,43 @@ function fixtureItems(workload: Workload): { key: string; path: string }[] {
   return fixturesOf({ workloads: [workload], services: [] }).map((p) => ({ key: fixtureKey(p), path: p.replace(/^fixtures\//, '') }));
 }
 
-function renderService(service: Service, opts: RenderOptions): KubeObject {
+/** The Helm profile whose chart plays a charted workload (Workload.installedBy). */
+export function chartSpecOf(workload: Workload): HelmProfileSpec {
+  const name = workload.installedBy?.helmProfile ?? '';
+  const spec = helmProfileSpec(name);
+  if (!spec) throw new ManifestError(`workload ${workload.name} is installed by unknown Helm profile ${name}`);
+  return spec;
+}
+
+/**
+ * Target ports of the Services that select a charted workload, by Service and port name: the
+ * dataplane's container port for the listener (Envoy shifts ports below 1024, ingress-nginx listens
+ * on 80 whatever the Service port is).
+ */
+export function chartedTargetPorts(topology: Topology): Map<string, Map<string, number>> {
+  const result = new Map<string, Map<string, number>>();
+  for (const workload of topology.workloads) {
+    if (!workload.installedBy) continue;
+    const spec = chartSpecOf(workload);
+    for (const service of topology.services.filter((s) => s.selector === workload.name)) {
+      result.set(service.name, new Map(service.ports.map((p) => [p.name, spec.dataplanePort(p.targetPort)])));
+    }
+  }
+  return result;
+}
+
+function renderDisruptionBudget(budget: DisruptionBudget, opts: RenderOptions): KubeObject {
+  const limits = { ...(budget.minAvailable !== undefined ? { minAvailable: budget.minAvailable } : {}), ...(budget.maxUnavailable !== undefined ? { maxUnavailable: budget.maxUnavailable } : {}) };
+  if (Object.keys(limits).length !== 1) throw new ManifestError(`PodDisruptionBudget of ${budget.workload} needs exactly one of minAvailable and maxUnavailable`);
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: budget.workload, namespace: opts.namespace, labels: labelsOf(opts) },
+    spec: { ...limits, selector: { matchLabels: { [LABELS.workload]: budget.workload } } },
+  };
+}
+
+function renderService(service: Service, opts: RenderOptions, targetPorts?: Map<string, number>): KubeObject {
   const nodePorts = opts.nodePorts?.[service.name];
   const type = opts.loadBalancers?.includes(service.name) ? 'LoadBalancer' : nodePorts ? 'NodePort' : 'ClusterIP';
   return {
@@ -245,7 +287,7 @@ function renderService(service: Service, opts: RenderOptions): KubeObject {
       ports: service.ports.map((p) => ({
         name: p.name,
         port: p.port,
-        targetPort: p.targetPort,
+        targetPort: targetPorts?.get(p.name) ?? p.targetPort,
         protocol: p.protocol,
         ...(type === 'NodePort' && nodePorts?.[p.name] !== undefined ? { nodePort: nodePorts[p.name] } : {}),
       })),
@@ -253,7 +295,11 @@ function renderService(service: Service, opts: RenderOptions): KubeObject {
   };
 }
 
-/** Every object of the run, in apply order: Namespace, ConfigMap, Services, Deployments, PodDisruptionBudgets. */
+/**
+ * Every object of the run, in apply order: Namespace, ConfigMap, Services, Deployments,
+ * PodDisruptionBudgets. A charted workload (Workload.installedBy) gets no Deployment: its chart
+ * creates the pods (helm-gateway.ts); its Service and budget are rendered here like any other.
+ */
 export function renderTopology(topology: Topology, opts: RenderOptions): KubeObject[] {
   const objects: KubeObject[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: opts.namespace, labels: labelsOf(opts) } },
@@ -268,17 +314,10 @@ export function renderTopology(topology: Topology, opts: RenderOptions): KubeObj
     }
     objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: FIXTURES_CONFIGMAP, namespace: opts.namespace, labels: labelsOf(opts) }, data });
   }
-  for (const service of topology.services) objects.push(renderService(service, opts));
-  for (const workload of topology.workloads) {
-    objects.push(renderDeployment(workload, opts));
-    // Lets a node drain (the Eviction API) take one pod at a time, as the rolling update does.
-    objects.push({
-      apiVersion: 'policy/v1',
-      kind: 'PodDisruptionBudget',
-      metadata: { name: workload.name, namespace: opts.namespace, labels: labelsOf(opts) },
-      spec: { maxUnavailable: 1, selector: { matchLabels: { [LABELS.workload]: workload.name } } },
-    });
-  }
+  const targetPorts = chartedTargetPorts(topology);
+  for (const service of topology.services) objects.push(renderService(service, opts, targetPorts.get(service.name)));
+  for (const workload of topology.workloads) if (!workload.installedBy) objects.push(renderDeployment(workload, opts));
+  for (const budget of disruptionBudgetsOf(topology)) objects.push(renderDisruptionBudget(budget, opts));
   return objects;
 }
 
@@ -288,14 +327,39 @@ const MODELS: Record<string, (data: KubeObject) => { validate(): void }> = {
   'v1/Service': (d) => new ServiceModel(d as never),
   'apps/v1/Deployment': (d) => new Deployment(d as never),
   'policy/v1/PodDisruptionBudget': (d) => new PodDisruptionBudget(d as never),
+  'networking.k8s.io/v1/Ingress': (d) => new Ingress(d as never),
+  // @kubernetes-models/gateway-api: the Gateway API CRDs' schemas.
+  'gateway.networking.k8s.io/v1/GatewayClass': (d) => new GatewayClass(d as never),
+  'gateway.networking.k8s.io/v1/Gateway': (d) => new Gateway(d as never),
+  'gateway.networking.k8s.io/v1/HTTPRoute': (d) => new HTTPRoute(d as never),
+  'gateway.networking.k8s.io/v1alpha2/UDPRoute': (d) => new UDPRoute(d as never),
 };
 
-/** Validates every object against its kubernetes-models schema; throws one error listing every problem. */
-export function validateManifests(objects: readonly KubeObject[], extra: Record<string, (d: KubeObject) => { validate(): void }> = {}): void {
+/**
+ * Custom resources of the charted systems for which no schema package is published (checked:
+ * kubernetes-models has none for Envoy Gateway or STUNner). They are applied without a client-side
+ * schema check; the API server validates them against the CRDs the chart installed.
+ */
+export const WITHOUT_PUBLISHED_SCHEMA: ReadonlySet<string> = new Set([
+  'gateway.envoyproxy.io/v1alpha1/EnvoyProxy',
+  'stunner.l7mp.io/v1/GatewayConfig',
+  'stunner.l7mp.io/v1/Dataplane',
+]);
+
+/**
+ * Validates every object against its kubernetes-models schema; throws one error listing every
+ * problem. Returns the objects that have no published schema (WITHOUT_PUBLISHED_SCHEMA), unchecked.
+ */
+export function validateManifests(objects: readonly KubeObject[], extra: Record<string, (d: KubeObject) => { validate(): void }> = {}): string[] {
   const problems: string[] = [];
+  const unchecked: string[] = [];
   for (const object of objects) {
     const key = `${object.apiVersion}/${object.kind}`;
     const model = extra[key] ?? MODELS[key];
+    if (!model && WITHOUT_PUBLISHED_SCHEMA.has(key)) {
+      unchecked.push(`${key} ${object.metadata.name}`);
+      continue;
+    }
     if (!model) {
       problems.push(`${key} ${object.metadata.name}: no schema to validate it against`);
       continue;
@@ -307,4 +371,5 @@ export function validateManifests(objects: readonly KubeObject[], extra: Record<
     }
   }
   if (problems.length > 0) throw new ManifestError(`invalid manifests:\n  ${problems.join('\n  ')}`);
+  return unchecked;
 }

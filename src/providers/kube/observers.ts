@@ -32,6 +32,7 @@ export interface PodObject extends KubeObject {
     deletionGracePeriodSeconds?: number;
     creationTimestamp?: string;
   };
+  spec?: { nodeName?: string };
   status?: {
     phase?: string;
     podIP?: string;
@@ -164,6 +165,7 @@ export class PodObserver {
   private diff(state: PodState, pod: PodObject, base: { pod: string; workload?: string }): void {
     const info = state.info;
     if (pod.status?.podIP) info.ip = pod.status.podIP;
+    if (pod.spec?.nodeName) info.node = pod.spec.nodeName;
     const main = pod.status?.containerStatuses?.[0];
     if (!state.started && main?.state?.running) {
       state.started = true;

@@ -29,6 +29,7 @@ import type { Service, ServicePort } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
 import type { ServiceAddress } from '../provider.ts';
 import type { Endpoint, EndpointStore, EndpointWatchEvent } from './endpoints.ts';
+import { RoundRobin } from './round-robin.ts';
 import { DEFAULT_UDP_TIMEOUTS, UdpPortBalancer } from './udp-balancer.ts';
 
 /**
@@ -97,8 +98,11 @@ export class ServiceBalancer {
   private readonly sockets = new Set<net.Socket>();
   private readonly listeners: Listener[] = [];
   private readonly udpPorts: UdpPortBalancer[] = [];
+  /** UDP ports still binding: they are programmed too, their packet path runs already. */
+  private readonly udpBinding = new Set<UdpPortBalancer>();
   private readonly unwatch: () => void;
-  private next = 0;
+  /** One turn for new TCP connections and new UDP flows alike, shared with the UDP workers. */
+  private readonly roundRobin = new RoundRobin();
   private closed = false;
 
   constructor(opts: BalancerOptions) {
@@ -144,6 +148,7 @@ export class ServiceBalancer {
     this.timers.clear();
     for (const { server } of this.listeners) server.close();
     for (const udp of this.udpPorts) udp.close();
+    for (const udp of this.udpBinding) udp.close();
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
   }
@@ -196,10 +201,6 @@ export class ServiceBalancer {
       }
     }
     this.eligible = next;
-    if (this.udpPorts.length > 0) {
-      const serving = new Set(endpoints.filter((e) => e.conditions.serving).map((e) => e.pod));
-      for (const udp of this.udpPorts) udp.flush(serving);
-    }
     // The fault is a dataplane that does not apply what its control plane reports: the events above
     // say "deprogrammed" on time, yet new connections keep going to every pod it ever had.
     this.routing = new Map(next);
@@ -207,14 +208,21 @@ export class ServiceBalancer {
       for (const [pod, target] of next) this.stale.set(pod, target.endpoint);
       for (const [pod, endpoint] of this.stale) if (!next.has(pod)) this.routing.set(pod, { endpoint, via: 'fault-stale' });
     }
+    const udp = [...this.udpPorts, ...this.udpBinding];
+    if (udp.length > 0) {
+      // UDP workers flush, then route by the new routing, in one step (udp-balancer.ts).
+      const serving = new Set(endpoints.filter((e) => e.conditions.serving).map((e) => e.pod));
+      const routing = this.routingEndpoints();
+      for (const port of udp) port.program(routing, serving);
+    }
+  }
+
+  private routingEndpoints(): Endpoint[] {
+    return [...this.routing.values()].map((t) => t.endpoint);
   }
 
   private pick(): Endpoint | undefined {
-    const targets = [...this.routing.values()];
-    if (targets.length === 0) return undefined;
-    const target = targets[this.next % targets.length];
-    this.next = (this.next + 1) % Number.MAX_SAFE_INTEGER;
-    return target?.endpoint;
+    return this.roundRobin.pick(this.routingEndpoints());
   }
 
   private async listenUdp(port: ServicePort): Promise<void> {
@@ -225,22 +233,27 @@ export class ServiceBalancer {
         port,
         recorder: this.recorder,
         timeouts: this.service.udpTimeouts ?? DEFAULT_UDP_TIMEOUTS,
-        pick: () => this.pick(),
+        roundRobin: this.roundRobin,
+        routing: this.routingEndpoints(),
       });
     let udp = create();
+    this.udpBinding.add(udp);
     try {
       await udp.bind(port.port);
     } catch (err) {
+      this.udpBinding.delete(udp);
+      udp.close();
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'EACCES' && code !== 'EADDRINUSE') throw err;
-      udp.close();
       udp = create();
-      const boundPort = await udp.bind(0);
+      this.udpBinding.add(udp);
+      const boundPort = await udp.bind(0).finally(() => this.udpBinding.delete(udp));
       this.recorder.event('note', {
         service: this.service.name,
         message: `service ${this.service.name} port ${port.name}: cannot bind UDP ${this.host}:${port.port} (${code}), listening on ${boundPort}`,
       });
     }
+    this.udpBinding.delete(udp);
     this.udpPorts.push(udp);
     if (this.closed) udp.close();
   }

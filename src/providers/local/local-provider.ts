@@ -7,7 +7,9 @@
 // workload's controller (which replaces, scales and rolls pods). Everything happens in this process;
 // only the pods are separate processes.
 
-import type { Service, Topology, Workload } from '../../model/workload.ts';
+import { disruptionBudgetsOf, type DisruptionBudget, type Service, type Topology, type Workload } from '../../model/workload.ts';
+import { evictEach } from '../../chaos/drain.ts';
+import { evictionAllowed, LocalNodes } from './nodes.ts';
 import type { Recorder } from '../../observe/recorder.ts';
 import type {
   DeleteOptions,
@@ -15,6 +17,7 @@ import type {
   Provider,
   ProviderCapabilities,
   ServiceAddress,
+  DrainNodeOptions,
 } from '../provider.ts';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +30,7 @@ import { DeploymentController } from './deployment.ts';
 import { EndpointStore } from './endpoints.ts';
 import { LocalPod } from './pod.ts';
 import { serviceEnv } from './processes.ts';
+import type { LeftoverTracker } from '../../state/run-record.ts';
 
 export interface LocalProviderOptions {
   recorder: Recorder;
@@ -36,6 +40,8 @@ export interface LocalProviderOptions {
   cwd: string;
   /** A deliberately broken Service load balancer, for the project's own tests only. */
   balancerFault?: BalancerFault;
+  /** The run's state record: every process group and temporary directory is noted there as it is created. */
+  tracker?: LeftoverTracker;
 }
 
 interface ServiceState {
@@ -73,12 +79,16 @@ function validate(topology: Topology, existingWorkloads: ReadonlySet<string>, ex
 
 export class LocalProvider implements Provider {
   readonly name = 'local';
-  readonly capabilities: ProviderCapabilities = { multiNode: false, udp: true };
+  // Nodes are modelled for drains only (nodes.ts): the pods all run on this machine.
+  readonly capabilities: ProviderCapabilities = { multiNode: false, udp: true, nodeDrain: true };
+  private readonly nodes = new LocalNodes();
+  private readonly budgets = new Map<string, DisruptionBudget>();
 
   private readonly recorder: Recorder;
   private readonly runId: string;
   private readonly cwd: string;
   private readonly fault?: BalancerFault;
+  private readonly tracker?: LeftoverTracker;
   private addresses?: AddressPool;
   /** The read-only Kubernetes API the pods discover endpoints from (api-server.ts). */
   private api?: LocalApiServer;
@@ -106,6 +116,7 @@ export class LocalProvider implements Provider {
     this.runId = opts.runId;
     this.cwd = opts.cwd;
     this.fault = opts.balancerFault;
+    this.tracker = opts.tracker;
   }
 
   async deploy(topology: Topology, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
@@ -142,10 +153,12 @@ export class LocalProvider implements Provider {
       const state = this.services.get(service.name);
       if (state) this.api.addService(state.store);
     }
+    for (const budget of disruptionBudgetsOf(topology)) this.budgets.set(budget.workload, budget);
     for (const workload of topology.workloads) {
-      const controller = new DeploymentController(workload, this.recorder, (name, generation) =>
-        this.createPod(workload, name, generation),
-      );
+      const controller = new DeploymentController(workload, this.recorder, (name, generation) => {
+        this.nodes.schedule(name);
+        return this.createPod(workload, name, generation);
+      });
       this.controllers.set(workload.name, controller);
     }
     for (const workload of topology.workloads) this.controllers.get(workload.name)?.reconcile();
@@ -164,7 +177,36 @@ export class LocalProvider implements Provider {
   }
 
   pods(workload: string): PodInfo[] {
-    return this.controller(workload).pods.filter((p) => !p.removed).map((p) => p.info());
+    return this.controller(workload).pods.filter((p) => !p.removed).map((p) => {
+      const node = this.nodes.nodeOfPod(p.name);
+      return { ...p.info(), ...(node ? { node } : {}) };
+    });
+  }
+
+  /**
+   * `kubectl drain` on the modelled nodes (nodes.ts): cordon, then evict the run's pods on the node
+   * one by one, an eviction the workload's PodDisruptionBudget refuses (429) tried again after
+   * `retryMs` (src/chaos/drain.ts). An accepted eviction is a delete with the pod's grace period.
+   */
+  async drainNode(node: string, opts: DrainNodeOptions): Promise<string[]> {
+    this.assertRunning();
+    this.nodes.cordon(node);
+    this.recorder.event('note', { message: `cordon and drain node ${node}`, detail: { node } });
+    const onNode = [...this.controllers.keys()].flatMap((w) => this.nodes.podsOn(node, this.pods(w)).filter((p) => p.phase !== 'Terminating'));
+    const evict = async (name: string): Promise<boolean> => {
+      const pod = onNode.find((p) => p.name === name);
+      const current = pod ? this.pods(pod.workload).find((p) => p.name === name) : undefined;
+      if (!pod || !current || current.phase === 'Terminating') return true;
+      const controller = this.controller(pod.workload);
+      if (!evictionAllowed(current, this.pods(pod.workload), controller.replicas, this.budgets.get(pod.workload))) return false;
+      await this.deletePod(name);
+      return true;
+    };
+    return evictEach(node, onNode.map((p) => p.name), evict, {
+      ...opts,
+      onBlocked: (pod) => this.recorder.event('note', { pod, message: `eviction of ${pod} refused by its PodDisruptionBudget (429)` }),
+      onEvicted: (pod) => this.recorder.event('note', { pod, message: `eviction of ${pod} accepted` }),
+    });
   }
 
   // The API calls below take effect synchronously (the delete is "accepted" when they return); they
@@ -269,6 +311,7 @@ export class LocalProvider implements Provider {
       // Traversable by a system's unprivileged worker processes (nginx started as root runs its
       // workers as nobody), as a volume mounted into a container would be.
       chmodSync(this.podDirRoot, 0o755);
+      this.tracker?.tempDirCreated(this.podDirRoot);
     }
     return { ZERODROP_POD_DIR: join(this.podDirRoot, pod) };
   }
@@ -276,6 +319,7 @@ export class LocalProvider implements Provider {
   private removePodDirs(): void {
     if (this.podDirRoot === undefined) return;
     rmSync(this.podDirRoot, { recursive: true, force: true });
+    this.tracker?.tempDirRemoved(this.podDirRoot);
     this.podDirRoot = undefined;
   }
 
@@ -303,6 +347,7 @@ export class LocalProvider implements Provider {
         endpoints: (p) => {
           for (const state of this.services.values()) if (state.service.selector === p.workload.name) state.store.sync(p);
         },
+        ...(this.tracker ? { groupStarted: (pid: number) => this.tracker?.processGroupStarted(pid) } : {}),
         controller: (p) => {
           // Runs from timers and child-process events: an error here must be recorded, not thrown
           // into the event loop (where it would take the harness down).

@@ -58,6 +58,8 @@ export interface PodHooks {
   endpoints(pod: LocalPod): void;
   /** The pod changed in a way its owner (the ReplicaSet / Deployment controller) acts on. */
   controller(pod: LocalPod): void;
+  /** A process group of the pod (its main process, a preStop exec hook) was just started. */
+  groupStarted?(pid: number): void;
 }
 
 export interface PodOptions {
@@ -160,6 +162,7 @@ export class LocalPod {
       return;
     }
     this.pid = child.pid;
+    if (child.pid !== undefined) this.hooks.groupStarted?.(child.pid);
     captureLines(child, (stream, line) => this.output(stream, line));
     child.once('spawn', () => this.onSpawn());
     child.on('error', (err) => this.onExit(null, null, err));
@@ -260,7 +263,10 @@ export class LocalPod {
       this.endPreStop({ error: String(err) });
       return;
     }
-    if (child.pid !== undefined) this.hookGroups.add(child.pid);
+    if (child.pid !== undefined) {
+      this.hookGroups.add(child.pid);
+      this.hooks.groupStarted?.(child.pid);
+    }
     captureLines(child, (stream, line) => this.output(stream, line));
     this.hookExits.push(
       new Promise((resolve) => {

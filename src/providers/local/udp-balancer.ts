@@ -19,13 +19,22 @@
 //
 // Replies from the pod leave through the Service's own socket, so the client sees them come from
 // the address it sent to, as it does through conntrack's reverse NAT.
+//
+// The packet path runs in a worker thread per ServicePort (udp-balancer-worker.ts): at tens of
+// thousands of datagrams per second on the harness's event loop, the loop lags and the Service
+// socket overflows, and the run can only be inconclusive. This class is the main thread's side: it
+// sends the worker the balancer's routing (what `pick` chooses from, with the Service's one round
+// robin, round-robin.ts) and flushes, and keeps the UdpFlowRecords on the Recorder. A live flow's
+// counters and last-datagram time are read from memory the worker writes, so a record is current
+// whenever it is read; its times are converted to the run clock.
 
-import dgram from 'node:dgram';
+import { receiveMessageOnPort, MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 
 import type { UdpFlowRecord } from '../../model/timeline.ts';
 import type { ServicePort } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
 import type { Endpoint } from './endpoints.ts';
+import type { RoundRobin } from './round-robin.ts';
 
 export interface UdpTimeouts {
   unrepliedMs: number;
@@ -35,8 +44,41 @@ export interface UdpTimeouts {
 /** Linux defaults: nf_conntrack_udp_timeout and nf_conntrack_udp_timeout_stream. */
 export const DEFAULT_UDP_TIMEOUTS: UdpTimeouts = { unrepliedMs: 30_000, streamMs: 120_000 };
 
-/** Receive buffers large enough for bursts of tens of thousands of datagrams per second; the kernel caps it at rmem_max. */
-const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+/** What the worker needs of an endpoint to route a new flow to it. */
+export type RoutedEndpoint = Pick<Endpoint, 'pod' | 'ip' | 'ports'>;
+
+/** Shared memory per flow: last datagram (absolute ms), packetsIn, packetsOut. */
+export const SLOT_FIELDS = 3;
+const SLOT_BYTES = SLOT_FIELDS * Float64Array.BYTES_PER_ELEMENT;
+/** Flows tracked at once before the shared table grows, and at most. */
+const INITIAL_SLOTS = 1_024;
+const MAX_SLOTS = 1 << 20;
+
+export interface UdpBalancerWorkerData {
+  port: MessagePort;
+  host: string;
+  portName: string;
+  targetPort: number;
+  timeouts: UdpTimeouts;
+  routing: RoutedEndpoint[];
+  roundRobin: SharedArrayBuffer;
+  closed: SharedArrayBuffer;
+  stats: SharedArrayBuffer;
+}
+
+export type UdpBalancerToWorker =
+  | { type: 'bind'; port: number }
+  /** `serving`: flush flows pinned to other pods; `routing`: what new flows go to from now on. */
+  | { type: 'program'; routing?: RoutedEndpoint[]; serving?: string[] }
+  | { type: 'release'; slot: number }
+  | { type: 'close' };
+
+/** Times are absolute: performance.timeOrigin + performance.now() in the worker. */
+export type UdpWorkerToBalancer =
+  | { type: 'bound'; port: number }
+  | { type: 'bind-error'; message: string; code?: string }
+  | { type: 'open'; slot: number; at: number; clientAddress: string; clientPort: number; pod?: string }
+  | { type: 'end'; slot: number; end: UdpFlowRecord['end']; at: number };
 
 export interface UdpPortOptions {
   service: string;
@@ -44,157 +86,176 @@ export interface UdpPortOptions {
   port: ServicePort;
   recorder: Recorder;
   timeouts: UdpTimeouts;
-  /** The balancer's choice for a new flow, or undefined when nothing is routed. */
-  pick(): Endpoint | undefined;
+  /** The Service's round robin, shared with its TCP listeners. */
+  roundRobin: RoundRobin;
+  /** What new flows go to until the next `program` (the balancer's routing now). */
+  routing: readonly Endpoint[];
 }
 
-interface Flow {
-  record: UdpFlowRecord;
-  /** Absent for a no-endpoint flow. */
-  upstream?: dgram.Socket;
-  target?: { ip: string; port: number };
-  replied: boolean;
-  /** Datagrams that arrived before the upstream socket was connected to the pod, in order. */
-  pending?: Buffer[];
-}
+const routed = (endpoints: readonly Endpoint[]): RoutedEndpoint[] => endpoints.map(({ pod, ip, ports }) => ({ pod, ip, ports }));
 
-function enlargeBuffers(socket: dgram.Socket): void {
-  try {
-    socket.setRecvBufferSize(SOCKET_BUFFER_BYTES);
-    socket.setSendBufferSize(SOCKET_BUFFER_BYTES);
-  } catch {
-    // The kernel may refuse the size for an unprivileged process; its default still works.
-  }
-}
+type BindError = Error & { code?: string };
 
 export class UdpPortBalancer {
   readonly port: ServicePort;
   boundPort = 0;
   private readonly opts: UdpPortOptions;
-  private readonly socket: dgram.Socket;
-  private readonly flows = new Map<string, Flow>();
-  private sweeper?: NodeJS.Timeout;
+  private readonly worker: Worker;
+  private readonly channel: MessagePort;
+  private readonly closedFlag: Int32Array;
+  private readonly stats: Float64Array;
+  /** Records of the flows the worker tracks, by slot. */
+  private readonly live = new Map<number, UdpFlowRecord>();
+  private binding?: { resolve: (port: number) => void; reject: (err: Error) => void };
   private closed = false;
 
   constructor(opts: UdpPortOptions) {
     this.opts = opts;
     this.port = opts.port;
-    this.socket = dgram.createSocket('udp4');
-    this.socket.on('message', (msg, rinfo) => this.onClientDatagram(msg, rinfo));
+    const closed = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+    const stats = new SharedArrayBuffer(INITIAL_SLOTS * SLOT_BYTES, { maxByteLength: MAX_SLOTS * SLOT_BYTES });
+    this.closedFlag = new Int32Array(closed);
+    // Length-tracking: it follows the worker's grow().
+    this.stats = new Float64Array(stats);
+    const { port1, port2 } = new MessageChannel();
+    this.channel = port1;
+    const data: UdpBalancerWorkerData = {
+      port: port2,
+      host: opts.host,
+      portName: opts.port.name,
+      targetPort: opts.port.targetPort,
+      timeouts: opts.timeouts,
+      routing: routed(opts.routing),
+      roundRobin: opts.roundRobin.buffer,
+      closed,
+      stats,
+    };
+    this.worker = new Worker(new URL('./udp-balancer-worker.ts', import.meta.url), { workerData: data, transferList: [port2] });
+    this.worker.unref();
+    this.worker.on('error', (err) => this.onWorkerGone(`failed: ${err.message}`));
+    this.worker.on('exit', (code) => this.onWorkerGone(`exited (${code})`));
+    this.channel.on('message', (message: UdpWorkerToBalancer) => this.onMessage(message));
   }
 
   /** Binds the Service's address and `port` (0 for any free port); resolves with the bound port. */
   bind(port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      const onError = (err: Error) => reject(err);
-      this.socket.once('error', onError);
-      this.socket.bind({ address: this.opts.host, port, exclusive: true }, () => {
-        this.socket.off('error', onError);
-        this.socket.on('error', () => undefined);
-        enlargeBuffers(this.socket);
-        this.boundPort = this.socket.address().port;
-        const { unrepliedMs, streamMs } = this.opts.timeouts;
-        const every = Math.max(10, Math.min(1_000, unrepliedMs / 4, streamMs / 4));
-        this.sweeper = setInterval(() => this.sweep(), every);
-        this.sweeper.unref();
-        resolve(this.boundPort);
-      });
+      this.binding = { resolve, reject };
+      this.post({ type: 'bind', port });
     });
+  }
+
+  /**
+   * A reprogramming of the balancer: clears the entries of flows pinned to pods outside `serving`
+   * (kube-proxy's conntrack cleanup), then routes new flows to `routing`, in one step for the worker.
+   */
+  program(routing: readonly Endpoint[], serving?: ReadonlySet<string>): void {
+    this.post({ type: 'program', routing: routed(routing), ...(serving ? { serving: [...serving] } : {}) });
   }
 
   /** Clears the entries of flows pinned to pods outside `serving` (kube-proxy's conntrack cleanup). */
   flush(serving: ReadonlySet<string>): void {
-    for (const [key, flow] of this.flows) {
-      if (flow.record.pod !== undefined && !serving.has(flow.record.pod)) this.end(key, flow, 'endpoint-flushed');
-    }
+    this.post({ type: 'program', serving: [...serving] });
   }
 
   /** Teardown: entries still tracked stay `open` without a close time, as TCP connections cut by teardown do. */
   close(): void {
     if (this.closed) return;
+    // The worker handles no datagram from here on; what it reported before is taken in now.
+    Atomics.store(this.closedFlag, 0, 1);
+    for (let m = receiveMessageOnPort(this.channel); m; m = receiveMessageOnPort(this.channel)) {
+      this.onMessage(m.message as UdpWorkerToBalancer);
+    }
     this.closed = true;
-    if (this.sweeper) clearInterval(this.sweeper);
-    for (const flow of this.flows.values()) flow.upstream?.close();
-    this.flows.clear();
-    try {
-      this.socket.close();
-    } catch {
-      // not bound yet
-    }
+    for (const record of this.live.values()) settle(record);
+    this.live.clear();
+    this.post({ type: 'close' });
+    this.channel.close();
+    void this.worker.terminate();
+    this.binding?.reject(new Error(`udp ${this.opts.service}/${this.port.name}: closed before bound`));
+    this.binding = undefined;
   }
 
-  private onClientDatagram(msg: Buffer, rinfo: dgram.RemoteInfo): void {
+  private post(message: UdpBalancerToWorker): void {
+    if (!this.closed) this.channel.postMessage(message);
+  }
+
+  private onWorkerGone(why: string): void {
     if (this.closed) return;
-    const key = `${rinfo.address}:${rinfo.port}`;
-    let flow = this.flows.get(key);
-    if (flow && flow.upstream === undefined) {
-      // A no-endpoint flow: every datagram looks for an endpoint again, as kube-proxy's rules do.
-      if (this.opts.pick() !== undefined) {
-        this.end(key, flow, 'no-endpoint');
-        flow = undefined;
+    const message = `udp ${this.opts.service}/${this.port.name}: balancer worker ${why}`;
+    if (this.binding) {
+      this.binding.reject(new Error(message));
+      this.binding = undefined;
+      return;
+    }
+    this.opts.recorder.event('note', { service: this.opts.service, message });
+  }
+
+  private toRun(at: number): number {
+    return at - this.opts.recorder.clock.origin;
+  }
+
+  private onMessage(message: UdpWorkerToBalancer): void {
+    if (this.closed) return;
+    switch (message.type) {
+      case 'bound':
+        this.boundPort = message.port;
+        this.binding?.resolve(message.port);
+        this.binding = undefined;
+        break;
+      case 'bind-error': {
+        const err: BindError = new Error(message.message);
+        if (message.code) err.code = message.code;
+        this.binding?.reject(err);
+        this.binding = undefined;
+        break;
+      }
+      case 'open': {
+        const record = this.opts.recorder.openUdpFlow({
+          service: this.opts.service,
+          clientAddress: message.clientAddress,
+          clientPort: message.clientPort,
+          ...(message.pod !== undefined ? { pod: message.pod } : {}),
+        });
+        record.open = this.toRun(message.at);
+        const base = message.slot * SLOT_FIELDS;
+        liveField(record, 'last', () => this.toRun(this.stats[base] ?? 0));
+        liveField(record, 'packetsIn', () => this.stats[base + 1] ?? 0);
+        liveField(record, 'packetsOut', () => this.stats[base + 2] ?? 0);
+        this.live.set(message.slot, record);
+        break;
+      }
+      case 'end': {
+        const record = this.live.get(message.slot);
+        if (!record) break;
+        settle(record);
+        record.end = message.end;
+        record.close = this.toRun(message.at);
+        this.live.delete(message.slot);
+        this.post({ type: 'release', slot: message.slot });
+        break;
       }
     }
-    flow ??= this.open(key, rinfo);
-    const now = this.opts.recorder.now();
-    flow.record.last = now;
-    flow.record.packetsIn++;
-    if (!flow.upstream) return;
-    if (flow.pending) flow.pending.push(msg);
-    else flow.upstream.send(msg);
   }
+}
 
-  private open(key: string, rinfo: dgram.RemoteInfo): Flow {
-    const endpoint = this.opts.pick();
-    const record = this.opts.recorder.openUdpFlow({
-      service: this.opts.service,
-      clientAddress: rinfo.address,
-      clientPort: rinfo.port,
-      ...(endpoint ? { pod: endpoint.pod } : {}),
-    });
-    const flow: Flow = { record, replied: false };
-    this.flows.set(key, flow);
-    if (!endpoint) return flow;
-    const targetPort = endpoint.ports.find((p) => p.name === this.port.name)?.port ?? this.port.targetPort;
-    flow.target = { ip: endpoint.ip, port: targetPort };
-    const upstream = dgram.createSocket('udp4');
-    flow.upstream = upstream;
-    upstream.on('error', () => undefined);
-    upstream.on('message', (reply) => {
-      // Connected to the pod: the kernel delivers only the pod's datagrams (conntrack's reply direction).
-      if (this.closed) return;
-      flow.replied = true;
-      flow.record.last = this.opts.recorder.now();
-      flow.record.packetsOut++;
-      this.socket.send(reply, rinfo.port, rinfo.address);
-    });
-    // A connected socket: no per-datagram address handling, and only the pod's replies come back.
-    flow.pending = [];
-    upstream.bind({ address: this.opts.host, port: 0 }, () => {
-      enlargeBuffers(upstream);
-      upstream.connect(targetPort, endpoint.ip, () => {
-        const pending = flow.pending ?? [];
-        flow.pending = undefined;
-        if (this.flows.get(key) !== flow) return;
-        for (const msg of pending) upstream.send(msg);
-      });
-    });
-    return flow;
-  }
+type LiveField = 'last' | 'packetsIn' | 'packetsOut';
+const LIVE_FIELDS: readonly LiveField[] = ['last', 'packetsIn', 'packetsOut'];
 
-  private end(key: string, flow: Flow, end: UdpFlowRecord['end']): void {
-    this.flows.delete(key);
-    flow.upstream?.close();
-    flow.record.end = end;
-    flow.record.close = this.opts.recorder.now();
-  }
+/** A field read from the worker's shared memory; assigning it makes it plain data again. */
+function liveField(record: UdpFlowRecord, field: LiveField, read: () => number): void {
+  Object.defineProperty(record, field, {
+    enumerable: true,
+    configurable: true,
+    get: read,
+    set: (value: number) => Object.defineProperty(record, field, { value, writable: true, enumerable: true, configurable: true }),
+  });
+}
 
-  private sweep(): void {
-    const now = this.opts.recorder.now();
-    const { unrepliedMs, streamMs } = this.opts.timeouts;
-    for (const [key, flow] of this.flows) {
-      if (now - flow.record.last >= (flow.replied ? streamMs : unrepliedMs)) {
-        this.end(key, flow, flow.upstream ? 'idle-timeout' : 'no-endpoint');
-      }
-    }
+/** Copies the live fields into plain data: the worker may reuse the memory afterwards. */
+function settle(record: UdpFlowRecord): void {
+  for (const field of LIVE_FIELDS) {
+    const value = record[field];
+    Object.defineProperty(record, field, { value, writable: true, enumerable: true, configurable: true });
   }
 }

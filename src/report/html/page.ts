@@ -9,7 +9,7 @@ import { emptyTimeline, type Timeline } from '../../model/timeline.ts';
 import type { Verdict } from '../../model/verdict.ts';
 import { findScenario } from '../../scenarios/index.ts';
 import { SEEDS } from '../../scenarios/seeds.ts';
-import type { RunResult, ScenarioResult } from '../results.ts';
+import { countParts, describeCounts, type RunResult, type ScenarioResult } from '../results.ts';
 import { legendHtml, renderChart } from './chart.ts';
 import { drainWindow, esc, num, renderContext, sec, type RenderContext } from './context.ts';
 import { recordRenderers, unrenderedRecords, type RecordRenderer } from './records.ts';
@@ -47,7 +47,9 @@ function matrixHtml(run: RunResult): string {
           const counts =
             r.verdict === 'skipped'
               ? `<span class="dim" title="${esc(r.reason ?? '')}">${esc(truncate(r.reason ?? 'skipped', 60))}</span>`
-              : `${num(r.counts.requests)} req · <span class="${r.counts.failed > 0 ? 'bad' : 'dim'}">${num(r.counts.failed)} failed</span>`;
+              : countParts(r.counts)
+                  .map((part) => `<span class="${part.dropped > 0 ? 'bad' : 'dim'}">${esc(part.text)}</span>`)
+                  .join(' · ');
           return (
             `<td class="cell ${r.verdict}" data-verdict="${r.verdict}" data-profile="${esc(p)}" data-scenario="${esc(id)}">` +
             `<a href="#${anchorOf(r)}">${badge(r.verdict)}<span class="cnt">${counts}</span><span class="dur">${duration(r.durationMs)}</span></a></td>`
@@ -88,7 +90,7 @@ function scenarioHtml(r: ScenarioResult, renderers: readonly RecordRenderer[]): 
   const anchor = anchorOf(r);
   const meta = [
     `${duration(r.durationMs)}`,
-    r.counts.requests > 0 ? `${num(r.counts.requests)} requests, ${num(r.counts.failed)} failed` : '',
+    describeCounts(r.counts),
     r.counts.connections > 0 ? `${num(r.counts.connections)} connections` : '',
     def ? `role ${def.role}` : '',
   ]

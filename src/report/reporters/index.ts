@@ -3,6 +3,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunResult } from '../results.ts';
+import { redact } from '../../observe/redact.ts';
 import { conformanceReporter } from './conformance.ts';
 import { htmlReporter } from './html.ts';
 import { jsonReporter } from './json.ts';
@@ -31,7 +32,7 @@ export async function writeReports(
     const path = join(dir, reporter.file);
     // Write beside and rename, so a reader (a CI step, a browser) never sees half a file.
     const partial = `${path}.${process.pid}.partial`;
-    await writeFile(partial, reporter.render(run), 'utf8');
+    await writeFile(partial, redact(reporter.render(run)), 'utf8');
     await rename(partial, path);
     written[name] = path;
   }

@@ -5,7 +5,7 @@
 // Schema followed: https://github.com/testmoapp/junitxml (the de-facto superset CI tools accept).
 
 import type { AssertionResult } from '../../model/verdict.ts';
-import type { RunResult, ScenarioResult } from '../results.ts';
+import { describeCounts, type RunResult, type ScenarioResult } from '../results.ts';
 import type { Reporter } from './reporter.ts';
 
 /** Escapes text for XML content and attributes; drops characters XML 1.0 cannot carry. */
@@ -40,7 +40,8 @@ function testcase(r: ScenarioResult): string {
     const headline = [r.reason, ...inconclusive.map((a) => `${a.name}: ${a.message}`)].filter(Boolean).join('; ') || 'inconclusive';
     inner = `<error message="${xml(`inconclusive: ${headline}`)}" type="inconclusive">${xml(assertionLines(r.assertions))}</error>`;
   }
-  const counts = r.counts.requests > 0 ? `requests ${r.counts.requests}, ok ${r.counts.ok}, failed ${r.counts.failed}\n` : '';
+  const described = describeCounts(r.counts);
+  const counts = described ? `${described}\n` : '';
   const out = r.verdict === 'skipped' ? '' : `<system-out>${xml(counts + assertionLines(r.assertions))}</system-out>`;
   return `    <testcase ${attrs}>${inner}${out}</testcase>`;
 }

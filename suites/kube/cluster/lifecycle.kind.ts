@@ -48,7 +48,7 @@ describe.skipIf(skipReason !== '')(title('kube observers on kind'), () => {
     const node = body.items.map((p) => p.spec?.nodeName).find((n) => n && !n.endsWith('control-plane'));
     if (!node) throw new Error('no worker runs a backend pod');
     try {
-      const evicted = await provider.drainNode(node, { timeoutMs: 180_000 });
+      const evicted = await provider.drainNode(node, { retryMs: 5000, timeoutMs: 180_000 });
       expect(evicted.length).toBeGreaterThan(0);
     } finally {
       // Uncordon: the shared cluster must stay schedulable for the next file.

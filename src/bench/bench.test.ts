@@ -1,0 +1,79 @@
+// The benchmark's own logic, without load: the table, the ratios, the output parsers and the rate
+// ladder. The measurements themselves are `npm run bench`.
+
+import { describe, expect, it } from 'vitest';
+
+import { parseBenchArgs } from './main.ts';
+import { nginxConfig } from './nginx.ts';
+import { formatTable, ratioTo, type BenchRow } from './table.ts';
+import { parseRequestsPerSec } from './tools.ts';
+import { climb, type LadderStep } from './udp-bench.ts';
+
+describe('bench table', () => {
+  it('prints a header, a rule and one line per row, missing tools as "not installed"', () => {
+    const rows: BenchRow[] = [
+      { bench: 'http', tool: 'zerodrop', target: 'nginx', connections: 50, value: 30123.4, unit: 'req/s', status: 'ok', loss: '0 failed' },
+      { bench: 'http', tool: 'hey', target: 'nginx', connections: 50, unit: 'req/s', status: 'not installed' },
+      { bench: 'http', tool: 'wrk', target: 'nginx', connections: 50, value: 40000, unit: 'req/s', status: 'ok', ratio: ratioTo(30123.4, 40000) },
+    ];
+    const lines = formatTable(rows).split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toMatch(/^bench\s+tool\s+target\s+conns\/flows\s+value\s+unit\s+ratio\s+loss\/errors\s+note$/);
+    expect(lines[2]).toContain('30,123');
+    expect(lines[3]).toContain('not installed');
+    expect(lines[4]).toContain('0.75x');
+  });
+
+  it('has no ratio without both figures', () => {
+    expect(ratioTo(undefined, 5)).toBeUndefined();
+    expect(ratioTo(5, 0)).toBeUndefined();
+    expect(ratioTo(9, 10)).toBeCloseTo(0.9);
+  });
+});
+
+describe('tool output', () => {
+  it('reads Requests/sec as hey and wrk print it', () => {
+    expect(parseRequestsPerSec('Summary:\n  Requests/sec:\t31234.5678\n')).toBeCloseTo(31234.5678);
+    expect(parseRequestsPerSec('Requests/sec:  46361.12\nTransfer/sec: 7.2MB')).toBeCloseTo(46361.12);
+    expect(parseRequestsPerSec('error')).toBeUndefined();
+  });
+});
+
+describe('rate ladder', () => {
+  const step = (rate: number, lost: number, held = 1): LadderStep => ({ rate, sent: rate, lost, held });
+
+  it('stops at the first step that loses a packet and keeps the last clean one', async () => {
+    const seen: number[] = [];
+    const ladder = await climb([1, 2, 3, 4], async (rate) => {
+      seen.push(rate);
+      return step(rate, rate >= 3 ? 1 : 0);
+    });
+    expect(seen).toEqual([1, 2, 3]);
+    expect(ladder.best?.rate).toBe(2);
+    expect(ladder.failed?.rate).toBe(3);
+  });
+
+  it('does not count a step that was not held, even without loss', async () => {
+    const ladder = await climb([1, 2], async (rate) => step(rate, 0, rate === 2 ? 0.5 : 1));
+    expect(ladder.best?.rate).toBe(1);
+    expect(ladder.failed?.held).toBe(0.5);
+  });
+});
+
+describe('nginx target', () => {
+  it('is one worker on the given loopback address, serving a static 200', () => {
+    const conf = nginxConfig('/tmp/x', '127.9.9.1', 18080);
+    expect(conf).toMatch(/^worker_processes 1;/m);
+    expect(conf).toContain('listen 127.9.9.1:18080');
+    expect(conf).toContain('return 200');
+    expect(conf).toContain('access_log off;');
+  });
+});
+
+describe('bench arguments', () => {
+  it('selects benchmarks with --only, repeatable or comma-separated', () => {
+    expect(parseBenchArgs(['--quick', '--only', 'http,udp', '--only', 'soak']).only).toEqual(['http', 'udp', 'soak']);
+    expect(parseBenchArgs([]).only).toEqual(['http', 'udp', 'provider', 'soak']);
+    expect(() => parseBenchArgs(['--only', 'disk'])).toThrow(/--only disk: use one or more of http, udp, provider, soak/);
+  });
+});

@@ -1,0 +1,164 @@
+// HTTP generators against one nginx worker: zerodrop's undici generator (src/load/http.ts, in the
+// mode the scenarios use, recording every request on the Recorder) and autocannon, hey and wrk,
+// one after the other, with the same connection count and duration, keep-alive, on loopback.
+// Target of issue 7: zerodrop at least 0.9x autocannon and 2x hey.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+
+import { startHttpLoad } from '../load/http.ts';
+import { Recorder } from '../observe/recorder.ts';
+import { startNginx, type NginxTarget } from './nginx.ts';
+import { ratioTo, type BenchRow } from './table.ts';
+import { parseRequestsPerSec, runTool, which } from './tools.ts';
+
+export interface HttpBenchOptions {
+  host: string;
+  connections: number;
+  durationMs: number;
+  /** Every tool runs this many times, the tools taking turns; the best run counts (other work on the machine only ever slows a run). */
+  rounds: number;
+  cwd: string;
+}
+
+export interface HttpBenchResult {
+  rows: BenchRow[];
+  /** Each tool's raw figures, for reports/bench.json. */
+  detail: Record<string, unknown>;
+}
+
+const TARGET = 'nginx, 1 worker, static 200';
+
+interface Measured {
+  rate?: number;
+  /** CPU microseconds the client spent per request (user + system). */
+  cpuPerRequestUs?: number;
+  loss?: string;
+  note?: string;
+  status: BenchRow['status'];
+  raw?: unknown;
+}
+
+async function measureZerodrop(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
+  const recorder = new Recorder();
+  const cpu = process.cpuUsage();
+  const load = startHttpLoad(
+    'bench',
+    { kind: 'http', service: 'nginx', path: '/', keepAlive: true, mode: 'closed', connections: o.connections, timeoutMs: 5_000 },
+    { host: target.host, port: target.port },
+    recorder,
+    { maxDurationMs: o.durationMs + 1_000, maxRequests: 5_000_000 },
+  );
+  await sleep(o.durationMs);
+  const s = await load.stop();
+  const used = process.cpuUsage(cpu);
+  const recorded = recorder.timeline.requests.length;
+  return {
+    rate: s.achievedRate,
+    ...perRequest((used.user + used.system) / 1e6, s.sent),
+    loss: `${s.failed} failed`,
+    note: `${recorded.toLocaleString('en-US')} of ${s.sent.toLocaleString('en-US')} requests recorded`,
+    status: recorded === s.sent ? 'ok' : 'failed',
+    raw: { ...s, recorded },
+  };
+}
+
+function perRequest(cpuSeconds: number | undefined, requests: number | undefined): { cpuPerRequestUs?: number } {
+  return cpuSeconds !== undefined && requests !== undefined && requests > 0 ? { cpuPerRequestUs: (cpuSeconds * 1e6) / requests } : {};
+}
+
+async function measureAutocannon(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
+  const script = join(o.cwd, 'node_modules/autocannon/autocannon.js');
+  const seconds = Math.max(1, Math.round(o.durationMs / 1000));
+  const r = await runTool(process.execPath, [script, '-c', String(o.connections), '-d', String(seconds), '--json', target.url], o.durationMs + 30_000);
+  const json = JSON.parse(r.stdout) as { requests: { total: number }; duration: number; errors: number; timeouts: number; non2xx: number };
+  return {
+    rate: json.requests.total / json.duration,
+    ...perRequest(r.cpuSeconds, json.requests.total),
+    loss: `${json.errors + json.timeouts + json.non2xx} errors`,
+    status: 'ok',
+    raw: { total: json.requests.total, duration: json.duration, errors: json.errors, timeouts: json.timeouts, non2xx: json.non2xx },
+  };
+}
+
+async function measureHey(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
+  const seconds = Math.max(1, Math.round(o.durationMs / 1000));
+  const r = await runTool('hey', ['-z', `${seconds}s`, '-c', String(o.connections), target.url], o.durationMs + 30_000);
+  const ok = /\[200\]\s+(\d+) responses/.exec(r.output)?.[1];
+  const errors = [...r.output.matchAll(/\[(\d+)\]\s+Get /g)].reduce((n, m) => n + Number(m[1]), 0);
+  const rate = parseRequestsPerSec(r.output);
+  return {
+    rate,
+    ...perRequest(r.cpuSeconds, rate === undefined ? undefined : rate * seconds),
+    loss: `${errors} errors`,
+    status: r.exitCode === 0 ? 'ok' : 'failed',
+    note: 'GOMAXPROCS = all cores',
+    raw: { ok: ok === undefined ? undefined : Number(ok), errors },
+  };
+}
+
+async function measureWrk(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
+  const seconds = Math.max(1, Math.round(o.durationMs / 1000));
+  const r = await runTool('wrk', ['-t1', `-c${o.connections}`, `-d${seconds}s`, target.url], o.durationMs + 30_000);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(r.output)?.[1] ?? 0);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(r.output);
+  const socketErrors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
+  const rate = parseRequestsPerSec(r.output);
+  return {
+    rate,
+    ...perRequest(r.cpuSeconds, rate === undefined ? undefined : rate * seconds),
+    loss: `${non2xx + socketErrors} errors`,
+    status: r.exitCode === 0 ? 'ok' : 'failed',
+    note: '1 thread',
+    raw: { non2xx, socketErrors },
+  };
+}
+
+const TOOLS: { tool: string; binary?: string; measure: (t: NginxTarget, o: HttpBenchOptions) => Promise<Measured> }[] = [
+  { tool: 'zerodrop', measure: measureZerodrop },
+  { tool: 'autocannon', measure: measureAutocannon },
+  { tool: 'hey', binary: 'hey', measure: measureHey },
+  { tool: 'wrk', binary: 'wrk', measure: measureWrk },
+];
+
+export async function httpBench(o: HttpBenchOptions): Promise<HttpBenchResult> {
+  const detail: Record<string, unknown> = { connections: o.connections, durationMs: o.durationMs };
+  if (!(await which('nginx'))) {
+    return { rows: [{ bench: 'http', tool: 'nginx', target: TARGET, unit: 'req/s', status: 'not installed', note: 'apt-get install nginx' }], detail };
+  }
+  const measured = new Map<string, Measured>();
+  const runs: Record<string, unknown[]> = {};
+  await using target = await startNginx(o.host);
+  for (let round = 0; round < o.rounds; round++) {
+    for (const t of TOOLS) {
+      let m: Measured;
+      if (t.binary !== undefined && !(await which(t.binary))) m = { status: 'not installed' };
+      else {
+        try {
+          m = await t.measure(target, o);
+        } catch (error) {
+          m = { status: 'failed', note: (error as Error).message.split('\n')[0] ?? '' };
+        }
+      }
+      (runs[t.tool] ??= []).push({ ...(m.raw ?? { status: m.status }), rate: m.rate, cpuPerRequestUs: m.cpuPerRequestUs });
+      const best = measured.get(t.tool);
+      if (!best || (m.rate ?? -1) > (best.rate ?? -1)) measured.set(t.tool, m);
+      // Lets the server's and the kernel's side of the last tool's sockets settle before the next one.
+      await sleep(500);
+    }
+  }
+  const zerodrop = measured.get('zerodrop')?.rate;
+  const rows = [...measured].map(([tool, m]): BenchRow => {
+    const row: BenchRow = { bench: 'http', tool, target: TARGET, connections: o.connections, unit: 'req/s', status: m.status };
+    if (m.rate !== undefined) row.value = m.rate;
+    const ratio = tool === 'zerodrop' ? undefined : ratioTo(zerodrop, m.rate);
+    if (ratio !== undefined) row.ratio = ratio;
+    if (m.loss !== undefined) row.loss = m.loss;
+    const cpu = m.cpuPerRequestUs === undefined ? undefined : `${m.cpuPerRequestUs.toFixed(1)} µs CPU/request`;
+    const notes = [cpu, m.note, o.rounds > 1 ? `best of ${o.rounds}` : undefined].filter((n) => n !== undefined);
+    if (notes.length > 0) row.note = notes.join('; ');
+    return row;
+  });
+  detail.runs = runs;
+  return { rows, detail };
+}

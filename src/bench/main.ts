@@ -1,0 +1,138 @@
+// `npm run bench`: every benchmark of issue 7 and the full UDP figure of issue 3 in one run, on this
+// machine, loopback only, each load bounded in time. Prints one table and writes reports/bench.json
+// with the machine it ran on. A tool that is not installed is a row saying so, not a failure.
+//
+//   npm run bench [-- --quick] [-- --only http|udp|provider|soak]... [--workers N] [--out FILE]
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { AddressPool } from '../providers/local/addresses.ts';
+import { repoRoot } from '../runner/paths.ts';
+import { httpBench } from './http-bench.ts';
+import { machineFacts, type MachineFacts } from './machine.ts';
+import { providerBench } from './provider-bench.ts';
+import { soakBench } from './soak-bench.ts';
+import { BENCH_NAMES, formatTable, type BenchName, type BenchRow } from './table.ts';
+import { udpBench } from './udp-bench.ts';
+
+export interface BenchSettings {
+  quick: boolean;
+  only: BenchName[];
+  workers: number;
+  out: string;
+}
+
+export function parseBenchArgs(argv: string[]): BenchSettings {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string', multiple: true },
+      workers: { type: 'string' },
+      out: { type: 'string', default: join(repoRoot, 'reports', 'bench.json') },
+    },
+  });
+  const only = (values.only ?? [...BENCH_NAMES]).flatMap((s) => s.split(',')).map((name) => {
+    if (!(BENCH_NAMES as readonly string[]).includes(name)) throw new Error(`--only ${name}: use one or more of ${BENCH_NAMES.join(', ')}`);
+    return name as BenchName;
+  });
+  const workers = values.workers === undefined ? Math.max(2, os.availableParallelism()) : Number(values.workers);
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers ${values.workers}: expected a whole number from 1`);
+  return { quick: values.quick, only, workers, out: values.out };
+}
+
+function progress(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+export interface BenchReport {
+  startedAt: string;
+  durationMs: number;
+  quick: boolean;
+  machine: MachineFacts;
+  /** Load average over 1, 5, 15 minutes when the benchmark ended. */
+  loadAverageEnd: number[];
+  rows: BenchRow[];
+  detail: Record<string, unknown>;
+}
+
+export async function runBench(s: BenchSettings): Promise<{ rows: BenchRow[]; report: BenchReport }> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', onSigint);
+  const machine = await machineFacts(repoRoot);
+  const rows: BenchRow[] = [];
+  const detail: Record<string, unknown> = {};
+  const started = new Date();
+  const pool = await AddressPool.create();
+  try {
+    const host = pool.allocate();
+    // One benchmark that breaks is a failed row; the others still run.
+    const section = async (bench: BenchName, unit: BenchRow['unit'], run: () => Promise<{ rows: BenchRow[]; detail: Record<string, unknown> }>) => {
+      if (!s.only.includes(bench)) return;
+      try {
+        const r = await run();
+        rows.push(...r.rows);
+        detail[bench] = r.detail;
+      } catch (error) {
+        if (controller.signal.aborted) throw error;
+        const message = (error as Error).message.split('\n')[0] ?? String(error);
+        progress(`${bench} failed: ${message}`);
+        rows.push({ bench, tool: 'zerodrop', target: '-', unit, status: 'failed', note: message });
+        detail[bench] = { error: (error as Error).stack ?? message };
+      }
+    };
+    await section('http', 'req/s', () => {
+      const o = { host, connections: 50, durationMs: s.quick ? 3_000 : 10_000, rounds: s.quick ? 1 : 3, cwd: repoRoot };
+      progress(`http: zerodrop, autocannon, hey, wrk against nginx on ${host}, ${o.connections} connections, ${o.durationMs / 1000} s each, ${o.rounds} round(s)`);
+      return httpBench(o);
+    });
+    await section('udp', 'pkt/s', () => {
+      const rates = s.quick ? [10_000, 25_000, 50_000, 100_000] : [5_000, 10_000, 20_000, 50_000, 75_000, 100_000, 125_000, 150_000];
+      progress(`udp: rate ladder ${rates.join(', ')} pkt/s, 50 flows`);
+      return udpBench({ host, flows: 50, payloadBytes: 100, stepMs: s.quick ? 2_000 : 3_000, rates, cwd: repoRoot });
+    });
+    await section('provider', 's', () => {
+      progress(`provider: pod costs, then the catalog sequential and with --workers ${s.workers}`);
+      return providerBench({ replicas: s.quick ? 2 : 4, preStopSeconds: 1, workers: s.workers, cwd: repoRoot, signal: controller.signal, ...(s.quick ? { scenarios: 4 } : {}) });
+    });
+    await section('soak', 'runs', () => {
+      const o = s.quick ? { runs: 3, flows: 50, rate: 20_000, durationMs: 5_000 } : { runs: 20, flows: 50, rate: 20_000, durationMs: 30_000 };
+      progress(`soak: ${o.runs} runs of ${o.rate} pkt/s across ${o.flows} flows for ${o.durationMs / 1000} s through the Service balancer`);
+      return soakBench({
+        ...o,
+        onRun: (run, res) => progress(`soak run ${run}/${o.runs}: ${res.verdict}, ${res.summary.sent} sent, ${res.summary.lost} lost, socket drops ${res.summary.socketDrops ?? '?'}`),
+      });
+    });
+  } finally {
+    pool.close();
+    process.off('SIGINT', onSigint);
+  }
+  const loadAverageEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
+  const report: BenchReport = { startedAt: started.toISOString(), durationMs: Date.now() - started.getTime(), quick: s.quick, machine, loadAverageEnd, rows, detail };
+  return { rows, report };
+}
+
+if (import.meta.main) {
+  try {
+    const settings = parseBenchArgs(process.argv.slice(2));
+    const { rows, report } = await runBench(settings);
+    const m = report.machine;
+    console.log(`zerodrop bench${settings.quick ? ' (--quick)' : ''}: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}, load average ${m.loadAverage.join(' ')} at start`);
+    if (Math.max(m.loadAverage[0] ?? 0, report.loadAverageEnd[0] ?? 0) > m.cores) {
+      console.log(`the machine was busy (load average ${report.loadAverageEnd.join(' ')} at the end, ${m.cores} cores): every figure is a lower bound`);
+    }
+    console.log('ratio = zerodrop / tool (HTTP: requests/s; UDP: highest packet rate with zero loss)');
+    console.log(formatTable(rows));
+    mkdirSync(dirname(settings.out), { recursive: true });
+    writeFileSync(settings.out, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`\nwritten: ${settings.out}`);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,71 @@
+// `zerodrop clean`: removes what crashed runs left behind (see src/state/), and prints each thing.
+
+import { cleanKindClusters, cleanNamespaces, kindCli } from '../state/clean-clusters.ts';
+import { cleanLocal, removeRecord } from '../state/clean.ts';
+import { loadClusterConfig } from '../providers/cluster/cluster.ts';
+import { KubeClient } from '../providers/kube/client.ts';
+import { kubeconfigMissing } from '../providers/kube/prerequisites.ts';
+import { onPath } from '../profiles/requirements.ts';
+import { parseFlags } from './flags.ts';
+import { UsageError } from './usage-error.ts';
+
+export async function clean(argv: string[]): Promise<number> {
+  const { values } = parseFlags('clean', argv, {
+    'dry-run': { type: 'boolean', default: false },
+    'local-only': { type: 'boolean', default: false },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+  });
+  const dryRun = values['dry-run'];
+  const explicitCluster = values.kubeconfig !== undefined || values.context !== undefined;
+  if (values['local-only'] && explicitCluster) throw new UsageError('clean: --local-only and --kubeconfig/--context exclude each other');
+  let count = 0;
+  const log = (line: string) => {
+    if (/^(removed|would remove|deleted|would delete|killed|would kill) (?!record)/.test(line)) count++;
+    console.log(line);
+  };
+  const opts = { dryRun, log };
+
+  const local = await cleanLocal(opts);
+  if (onPath('kind')) await cleanKindClusters(local.cleaned, kindCli, opts);
+  else if (local.cleaned.some((r) => r.record.kindClusters.length > 0)) {
+    for (const run of local.cleaned) if (run.record.kindClusters.length > 0) run.problems.push('kind not on PATH');
+    console.log(`kind not on PATH: kind clusters ${local.cleaned.flatMap((r) => r.record.kindClusters).join(', ')} left alone`);
+  }
+  let problems = 0;
+  let namespacesChecked = false;
+  if (!values['local-only']) {
+    const missing = kubeconfigMissing(values.kubeconfig);
+    if (missing && explicitCluster) throw new UsageError(`clean: ${missing}`);
+    if (missing) console.log('no kubeconfig: no cluster namespaces looked for');
+    else {
+      let client: KubeClient;
+      try {
+        client = new KubeClient(
+          loadClusterConfig({ ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}), ...(values.context ? { context: values.context } : {}) }),
+        );
+      } catch (error) {
+        throw new UsageError(`clean: ${(error as Error).message}`);
+      }
+      try {
+        problems += (await cleanNamespaces(client, { ...opts, live: local.live })).length;
+        namespacesChecked = true;
+      } catch (error) {
+        problems++;
+        console.log(`could not list namespaces on ${client.server}: ${(error as Error).message.split('\n')[0]}`);
+      }
+    }
+  }
+  for (const run of local.cleaned) {
+    if (run.record.namespaces.length > 0 && !namespacesChecked) {
+      // Its namespaces may still be on a cluster this clean did not look at.
+      console.log(`kept record ${run.path}: its namespaces (${run.record.namespaces.join(', ')}) were not looked for`);
+      continue;
+    }
+    removeRecord(run, opts);
+    problems += run.problems.length;
+  }
+  const summary = dryRun ? `${count} thing(s) would be removed` : `${count} thing(s) removed`;
+  console.log(`${summary}${problems > 0 ? `; ${problems} could not be` : ''}${local.live.length > 0 ? `; ${local.live.length} run(s) still going, skipped` : ''}`);
+  return problems > 0 ? 1 : 0;
+}

@@ -1,0 +1,16 @@
+// `zerodrop run --workers N`: how many scenarios run at once (runMatrix's concurrency).
+
+import { describe, expect, it } from 'vitest';
+
+import { parseRunArgs } from './args.ts';
+
+describe('--workers', () => {
+  it('is 1 unless given', () => {
+    expect(parseRunArgs([]).workers).toBe(1);
+    expect(parseRunArgs(['--workers', '3']).workers).toBe(3);
+  });
+
+  it.each(['0', '2.5', 'many', '65'])('rejects %s, naming the flag and what is allowed', (value) => {
+    expect(() => parseRunArgs(['--workers', value])).toThrow(new RegExp(`^--workers ${value}: expected a whole number of scenarios to run at once, from 1 to 64`));
+  });
+});

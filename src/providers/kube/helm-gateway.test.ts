@@ -1,0 +1,162 @@
+// A Helm profile playing a scenario's gateway, and a node drain, carried out by KubeProvider against
+// a fake API server: the chart install is a stand-in (no helm, no cluster here) that does what the
+// chart's controller would, create the labelled dataplane pods.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { Recorder } from '../../observe/recorder.ts';
+import { findProfile } from '../../profiles/index.ts';
+import { optionsFor } from '../../runner/run-matrix.ts';
+import { repoRoot } from '../../runner/paths.ts';
+import { catalog } from '../../scenarios/index.ts';
+import type { Topology } from '../../model/workload.ts';
+import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
+import { KubeClient } from './client.ts';
+import { FakeApiServer } from './fake-api-server.ts';
+import type { helmInstall } from './helm.ts';
+import { KubeProvider } from './kube-provider.ts';
+
+const RUN = 'c0ffee00';
+const NS = `zerodrop-${RUN}`;
+const PODS = `/api/v1/namespaces/${NS}/pods`;
+const SLICES = `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`;
+
+function pod(name: string, workload: string, node = 'zerodrop-worker') {
+  return {
+    metadata: { name, labels: { 'zerodrop.dev/workload': workload } },
+    spec: { nodeName: node },
+    status: { podIP: '10.244.1.1', conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [{ name: 'main', restartCount: 0, state: { running: {} } }] },
+  };
+}
+
+function topologyOf(scenario: string, profile: string): Topology {
+  const def = catalog.find((d) => d.id === scenario);
+  const p = findProfile(profile);
+  if (!def || !p) throw new Error('catalog changed');
+  return def.build(p, optionsFor(def, {}, false)).topology;
+}
+
+describe('KubeProvider with a Helm gateway and node drains (fake API server)', () => {
+  let fake: FakeApiServer;
+  afterEach(async () => {
+    await fake.close();
+  });
+
+  /** The fake's "controllers": Deployments get their pods, a chart install its dataplane, Services their slices. */
+  async function setup(opts: { clusterScopedObjects?: boolean; allowNodeOperations?: boolean } = {}) {
+    fake = await new FakeApiServer().listen();
+    for (const p of [PODS, SLICES, `/api/v1/namespaces/${NS}/events`]) fake.serve(p);
+    const applied: { kind: string; name: string }[] = [];
+    const created = new Set<string>();
+    const pods = new Map<string, string[]>();
+    const addPods = (workload: string, replicas: number) => {
+      const names = Array.from({ length: replicas }, (_, i) => `${workload}-${i + 1}`);
+      pods.set(workload, names);
+      setTimeout(() => {
+        for (const n of names) fake.put(PODS, pod(n, workload));
+        fake.put(SLICES, {
+          metadata: { name: `${workload}-x`, labels: { 'kubernetes.io/service-name': workload } },
+          endpoints: names.map((n) => ({ addresses: ['10.244.1.1'], conditions: { ready: true }, targetRef: { kind: 'Pod', name: n } })),
+        });
+      }, 10);
+    };
+    fake.respond((r) => {
+      if (r.method === 'GET' && r.path === `/api/v1/namespaces/${NS}`) {
+        return created.has('Namespace') ? { status: 200, body: { metadata: { name: NS, labels: { 'zerodrop.dev/run': RUN } } } } : { status: 404, body: { code: 404 } };
+      }
+      if (r.method === 'PATCH' && r.contentType === 'application/apply-patch+yaml') {
+        const body = r.body as { kind: string; metadata: { name: string }; spec?: { replicas?: number } };
+        applied.push({ kind: body.kind, name: body.metadata.name });
+        created.add(body.kind);
+        if (body.kind === 'Deployment') addPods(body.metadata.name, body.spec?.replicas ?? 1);
+        return { status: 200, body: r.body };
+      }
+      if (r.method === 'GET' && r.path.startsWith(`/apis/apps/v1/namespaces/${NS}/deployments/`)) {
+        const n = pods.get(r.path.split('/').at(-1) ?? '')?.length ?? 0;
+        return { status: 200, body: { metadata: { generation: 1 }, spec: { replicas: n }, status: { observedGeneration: 1, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n } } };
+      }
+      if (r.method === 'GET' && r.path === '/apis/gateway.networking.k8s.io/v1/gatewayclasses/zerodrop-c0ffee00') {
+        return { status: 200, body: { metadata: { name: 'zerodrop-c0ffee00', labels: { 'zerodrop.dev/run': RUN } } } };
+      }
+      if (r.method === 'GET' && r.path === PODS && r.query['fieldSelector'] === 'spec.nodeName=zerodrop-worker') {
+        return { status: 200, body: { items: [...(pods.get('backend') ?? [])].map((n) => ({ metadata: { name: n } })) } };
+      }
+      if (r.method === 'GET' && r.path.endsWith('/services')) return { status: 200, body: { items: [] } };
+      if (r.method === 'GET' && r.path.startsWith(`/api/v1/namespaces/${NS}/services/`)) return { status: 200, body: { spec: { clusterIP: '10.96.0.20' } } };
+      if (['DELETE', 'PATCH', 'POST'].includes(r.method)) return { status: 200, body: {} };
+      return undefined;
+    });
+    const installs: { profile: string; namespace: string; values: Record<string, unknown>; kubeconfig: string }[] = [];
+    let uninstalled = 0;
+    const install: typeof helmInstall = async (spec, o) => {
+      installs.push({ profile: spec.name, namespace: o.namespace, values: o.values, kubeconfig: o.kubeconfig });
+      // What the chart's controller does once the Gateway exists: the labelled dataplane pods.
+      addPods('gateway', 2);
+      return async () => {
+        uninstalled += 1;
+      };
+    };
+    const recorder = new Recorder();
+    const provider = new KubeProvider({
+      name: 'kind',
+      client: KubeClient.forServer(fake.url),
+      recorder,
+      runId: RUN,
+      cwd: repoRoot,
+      exposure: { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] },
+      capabilities: { multiNode: true, udp: true, nodeDrain: opts.allowNodeOperations ?? false },
+      allowNodeOperations: opts.allowNodeOperations ?? false,
+      clusterScopedObjects: opts.clusterScopedObjects ?? true,
+      helmInstall: install,
+      pollMs: 20,
+      minDeployTimeoutMs: 0,
+    });
+    return { provider, recorder, applied, installs, uninstalled: () => uninstalled };
+  }
+
+  it('installs the chart after the run objects, applies its Gateway API objects, waits for the labelled dataplane, and undoes it all', async () => {
+    const { provider, applied, installs, uninstalled } = await setup();
+    await provider.deploy(topologyOf('gateway-delete-http', 'envoy-gateway'), { timeoutMs: 5000 });
+    expect(applied.map((a) => a.kind)).toEqual([
+      'Namespace', 'ConfigMap', 'Service', 'Service', 'Deployment', 'PodDisruptionBudget',
+      // after `helm upgrade --install`, when the chart's CRDs exist:
+      'EnvoyProxy', 'GatewayClass', 'Gateway', 'HTTPRoute',
+    ]);
+    expect(applied.filter((a) => a.kind === 'Deployment').map((a) => a.name)).toEqual(['backend']);
+    expect(installs).toEqual([{ profile: 'envoy-gateway', namespace: NS, values: expect.objectContaining({ config: expect.any(Object) }), kubeconfig: expect.stringContaining(fake.url) }]);
+    expect(provider.pods('gateway').map((p) => [p.name, p.ready, p.node])).toEqual([['gateway-1', true, 'zerodrop-worker'], ['gateway-2', true, 'zerodrop-worker']]);
+    expect(provider.serviceAddress('gateway').host).toBe('127.0.0.1');
+    // A relay inside the cluster reaches a Service at its ClusterIP (the TURN peer), not at the host's NodePort.
+    expect(provider.peerAddress('backend')).toEqual({ host: '10.96.0.20', port: 8080 });
+    await provider.teardown();
+    expect(uninstalled()).toBe(1);
+    // The cluster-scoped GatewayClass goes explicitly (the namespace delete does not reach it), after checking its run label.
+    const deletes = fake.requests.filter((r) => r.method === 'DELETE').map((r) => r.path);
+    expect(deletes).toContain('/apis/gateway.networking.k8s.io/v1/gatewayclasses/zerodrop-c0ffee00');
+    expect(deletes.indexOf('/apis/gateway.networking.k8s.io/v1/gatewayclasses/zerodrop-c0ffee00')).toBeLessThan(deletes.indexOf(`/api/v1/namespaces/${NS}`));
+  });
+
+  it('refuses a chart that needs cluster-scoped objects where the provider must stay in its namespace, before installing anything', async () => {
+    const { provider, installs } = await setup({ clusterScopedObjects: false });
+    await expect(provider.deploy(topologyOf('gateway-delete-http', 'envoy-gateway'), { timeoutMs: 5000 })).rejects.toThrow(/stays inside its namespace, but the chart's configuration needs cluster-scoped objects \(GatewayClass zerodrop-c0ffee00\)/);
+    expect(installs).toEqual([]);
+    await provider.teardown();
+  });
+
+  it('an ingress-nginx gateway needs no cluster-scoped object of zerodrop\'s: an Ingress to the backend', async () => {
+    const { provider, applied, installs } = await setup({ clusterScopedObjects: false });
+    await provider.deploy(topologyOf('gateway-delete-http', 'ingress-nginx'), { timeoutMs: 5000 });
+    expect(applied.at(-1)).toEqual({ kind: 'Ingress', name: 'zerodrop' });
+    expect(installs[0]?.values).toMatchObject({ controller: { podLabels: { 'zerodrop.dev/workload': 'gateway' }, replicaCount: 2 } });
+    await provider.teardown();
+  });
+
+  it('drains the node of the backends through evictions, and uncordons it at teardown', async () => {
+    const { provider } = await setup({ allowNodeOperations: true });
+    await provider.deploy(topologyOf('node-drain-http', 'reference'), { timeoutMs: 5000 });
+    const evicted = await provider.drainNode('zerodrop-worker', { retryMs: 20, timeoutMs: 2000 });
+    expect(evicted).toEqual(['backend-1', 'backend-2']);
+    await provider.teardown();
+    const nodePatches = fake.requests.filter((r) => r.method === 'PATCH' && r.path === '/api/v1/nodes/zerodrop-worker').map((r) => r.body);
+    expect(nodePatches).toEqual([{ spec: { unschedulable: true } }, { spec: { unschedulable: false } }]);
+  });
+});

@@ -1,0 +1,31 @@
+// Whether a provider can carry out a scenario at all, decided before anything is deployed: a
+// scenario it cannot run is `skipped` with the reason, never failed or inconclusive.
+
+import type { Scenario } from '../model/scenario.ts';
+import type { Provider } from './provider.ts';
+
+/** Chaos actions that need the workload's own Deployment, which a Helm chart's controller owns. */
+const DEPLOYMENT_ACTIONS = new Set(['scale', 'rollout-restart']);
+
+/** Why `provider` cannot run `scenario`, or undefined when it can. */
+export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' | 'capabilities'>): string | undefined {
+  const charted = scenario.topology.workloads.filter((w) => w.installedBy);
+  for (const workload of charted) {
+    const profile = workload.installedBy?.helmProfile ?? '';
+    if (provider.name === 'local') {
+      return `profile ${profile} is installed with its Helm chart: it runs only on a cluster provider (--provider kind|k3s|cluster)`;
+    }
+    const step = scenario.steps.find((s) => DEPLOYMENT_ACTIONS.has(s.action.kind) && 'workload' in s.action && s.action.workload === workload.name);
+    if (step) {
+      // Envoy Gateway and the STUNner operator reconcile their dataplane Deployment from their own
+      // resources (EnvoyProxy envoyDeployment.replicas, Dataplane spec.replicas): a scale or restart
+      // patched onto the Deployment would be undone by the controller, not measured.
+      return `${step.action.kind} of the ${workload.name} workload would act on a Deployment that ${profile}'s controller owns; not supported for Helm dataplanes`;
+    }
+  }
+  const drain = scenario.steps.find((s) => s.action.kind === 'drain-node');
+  if (drain && !provider.capabilities.nodeDrain) {
+    return `provider ${provider.name} may not cordon and drain nodes here (single node, or a cluster zerodrop did not create)`;
+  }
+  return undefined;
+}

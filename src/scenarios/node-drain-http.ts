@@ -1,0 +1,73 @@
+// A node drain under load (seed 004: "nodes drained during cluster upgrades"): `kubectl drain` of
+// the node hosting the backends evicts them through the Eviction API, which honours the
+// PodDisruptionBudget: with `minAvailable` pods guaranteed, an eviction that would leave fewer
+// available is refused (429) and tried again once a replacement is ready elsewhere
+// (https://kubernetes.io/docs/tasks/administer-cluster/safely-drain-node/). Without a budget, or
+// with a single replica, every pod of the node goes at once and requests fail until a replacement
+// is ready: the failing twin is `--set replicas=1 --set minAvailable=0`.
+// The backends start slowly: readiness after `startupSeconds`, longer than their grace period (a
+// JVM-like app). A terminating pod keeps serving while no other endpoint is ready (kube-proxy's
+// fallback to serving terminating endpoints), but only until its grace period ends: evicted before a
+// replacement is ready, it leaves a gap the load sees. That gap is what the budget prevents. Providers that may cordon and drain
+// nodes run it: the local provider (modelled nodes, src/providers/local/nodes.ts) and a kind cluster
+// zerodrop created; others skip it with the reason (src/providers/support.ts).
+
+import type { Topology } from '../model/workload.ts';
+import { backendOptionDocs, backendTopology, BACKEND, inFlightLoad, pick } from './backend-topology.ts';
+import { defineScenario } from './definition.ts';
+
+/** The backends become ready `seconds` after they start. */
+function slowStart(topology: Topology, seconds: number): Topology {
+  return {
+    ...topology,
+    workloads: topology.workloads.map((w) => (w.readinessProbe ? { ...w, readinessProbe: { ...w.readinessProbe, initialDelaySeconds: seconds } } : w)),
+  };
+}
+
+export default defineScenario({
+  id: 'node-drain-http',
+  description:
+    'Backends behind a Service under keep-alive HTTP load, guarded by a PodDisruptionBudget (minAvailable); the node hosting the oldest backend is cordoned and drained through the Eviction API, evictions the budget refuses retried as kubectl drain does. No request may fail and no evicted pod may be killed.',
+  features: ['http', 'http-keepalive', 'backend', 'node-drain'],
+  seeds: ['004'],
+  role: 'backend',
+  defaults: {
+    replicas: 2,
+    minAvailable: 1,
+    startupSeconds: 6,
+    preStopSeconds: 1,
+    graceSeconds: 4,
+    programmingDelayMs: 200,
+    connections: 12,
+    requestMs: 100,
+    drainAtMs: 1000,
+    retryMs: 1000,
+    drainTimeoutMs: 120_000,
+    settleMs: 1000,
+  },
+  nightly: { replicas: 3, minAvailable: 2, startupSeconds: 90, preStopSeconds: 15, graceSeconds: 60, programmingDelayMs: 5000, connections: 100, drainAtMs: 10_000, retryMs: 5000, drainTimeoutMs: 600_000, settleMs: 5000 },
+  optionDocs: {
+    ...pick(backendOptionDocs, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'connections', 'requestMs', 'settleMs']),
+    minAvailable: 'PodDisruptionBudget minAvailable of the backends; 0 renders no budget at all',
+    startupSeconds: 'readiness probe initialDelaySeconds of the backends: how long a replacement takes to become ready',
+    drainAtMs: 'when the node is drained, after load starts',
+    retryMs: 'pause before an eviction the budget refused is tried again (kubectl drain: 5 s)',
+    drainTimeoutMs: 'how long the drain may wait for the budget before it gives up',
+  },
+  build: (profile, o) => ({
+    id: 'node-drain-http',
+    profile: profile.name,
+    topology: slowStart(
+      { ...backendTopology(profile, o), disruptionBudgets: o.minAvailable > 0 ? [{ workload: BACKEND, minAvailable: o.minAvailable }] : [] },
+      o.startupSeconds,
+    ),
+    loads: [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }],
+    steps: [{ id: 'drain', when: { atMs: o.drainAtMs }, action: { kind: 'drain-node', workload: BACKEND, retryMs: o.retryMs, timeoutMs: o.drainTimeoutMs } }],
+    end: { nodeDrained: 'drain', settleMs: o.settleMs },
+    maxDurationMs: o.drainAtMs + o.drainTimeoutMs + o.replicas * o.graceSeconds * 1000 + o.settleMs + 10_000,
+    expectations: [
+      { assert: 'noFailedRequests' },
+      { assert: 'notKilled', pod: { workload: BACKEND } },
+    ],
+  }),
+});

@@ -1,0 +1,202 @@
+// Bad input costs nothing: every malformed flag, config field and scenario override exits 2 with one
+// line naming the flag or field, the value and what is allowed, before anything starts. The bulk is
+// checked in process against the parsers; a representative subset runs the real CLI as a child
+// process and checks that no pod process, report directory or zerodrop temp dir appeared.
+
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRunArgs } from '../src/cli/args.ts';
+import { parseCampaignArgs } from '../src/cli/campaign.ts';
+import { loadConfig, validateConfig } from '../src/cli/config.ts';
+import { UsageError } from '../src/cli/usage-error.ts';
+import { leftoverProcesses } from './helpers/leftovers.ts';
+
+const MAIN = resolve('src/cli/main.ts');
+let scratch = '';
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'zerodrop-bad-input-'));
+  await writeFile(join(scratch, 'a-file'), 'not a directory\n');
+  await mkdir(join(scratch, 'a-dir'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+function usageError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a UsageError');
+}
+
+const inScratch = (name: string) => join(scratch, name);
+
+describe('zerodrop run flags, in process', () => {
+  it.each<[string[], RegExp]>([
+    [['--provider', 'minikube'], /^--provider minikube: unknown provider; use one of local, kind, k3s, cluster$/],
+    [['--provider'], /^run: --provider expects a value/],
+    [['--profile', 'ngnix'], /^--profile ngnix: unknown profile; known: reference/],
+    [['--scenario', 'backend-delete'], /^--scenario backend-delete: unknown scenario; known: backend-delete-http/],
+    [['--reporter', 'pdf'], /^--reporter pdf: unknown reporter; use one or more of json, html, junit, conformance$/],
+    [['--reporter', 'json,'], /^--reporter : unknown reporter/],
+    [['--report-dir', ' '], /^--report-dir " ": must not be empty$/],
+    [['--report-dir', '@FILE'], /^--report-dir ".*a-file": is an existing file, expected a directory$/],
+    [['--report-dir', '@FILE/sub'], /^--report-dir ".*a-file\/sub": .*a-file is a file, so the directory cannot be created$/],
+    [['--nightly=yes'], /^run: --nightly is a switch and takes no value$/],
+    [['--open=1'], /^run: --open is a switch and takes no value$/],
+    [['--bogus'], /^run: unknown flag --bogus; flags: --provider <value>, .*--open/],
+    [['-p', 'x'], /^run: unknown flag -p; flags:/],
+    [['stray'], /^run: unexpected argument stray; flags:/],
+    [['--set', 'graceSeconds'], /^--set graceSeconds: expected key=value/],
+    [['--set', '=3'], /^--set =3: expected key=value/],
+    [['--set', 'grace-seconds=3'], /^--set grace-seconds=3: expected key=value/],
+    [['--set', 'nosuch=3'], /^--set nosuch: no selected scenario has this option; options: /],
+    [['--scenario', 'backend-idle-exit', '--set', 'connections=5'], /^--set connections: no selected scenario has this option; options: .*exitWithinMs/],
+    [['--scenario', 'backend-rollout-http', '--set', 'replicas=2.5'], /^--set replicas=2\.5: replicas must be a whole number from 1 to 20 \(scenario backend-rollout-http\)$/],
+    [['--scenario', 'backend-rollout-http', '--set', 'replicas=0'], /^--set replicas=0: replicas must be a whole number from 1 to 20/],
+    [['--scenario', 'backend-rollout-http', '--set', 'replicas=100'], /^--set replicas=100: replicas must be a whole number from 1 to 20/],
+    [['--scenario', 'backend-delete-http', '--set', 'graceSeconds=0.1'], /^--set graceSeconds=0\.1: graceSeconds must be a whole number of seconds from 0 to 3600 \(scenario backend-delete-http\)$/],
+    [['--set', 'graceSeconds=-1'], /^--set graceSeconds=-1: graceSeconds must be .* \(scenarios backend-delete-http, .* and \d+ more\)$/],
+    [['--set', 'graceSeconds=soon'], /^--set graceSeconds=soon: graceSeconds must be a whole number/],
+    [['--set', 'graceSeconds='], /^--set graceSeconds=: graceSeconds must be a whole number/],
+    [['--set', 'graceSeconds=Infinity'], /^--set graceSeconds=Infinity: graceSeconds must be/],
+    [['--scenario', 'backend-sigterm-keeps-accepting', '--set', 'rate=0'], /^--set rate=0: rate must be a number per second greater than 0 and at most 100000 \(scenario backend-sigterm-keeps-accepting\)$/],
+    [['--scenario', 'backend-delete-http', '--set', 'deleteAtMs=1.5'], /^--set deleteAtMs=1\.5: deleteAtMs must be a whole number of milliseconds from 0 to 3600000/],
+    [['--scenario', 'gateway-delete-turn', '--set', 'flowMs=0'], /^--set flowMs=0: flowMs must be a whole number of milliseconds from 1 to/],
+    [['--scenario', 'gateway-scale-down', '--set', 'replicasAfter=3'], /^--set replicasAfter=3: replicasAfter \(3\) must be below gateways \(3\), or nothing is scaled down \(scenario gateway-scale-down\)$/],
+    [['--scenario', 'gateway-scale-down', '--set', 'gateways=1', '--nightly'], /^--set gateways=1: replicasAfter \(1\) must be below gateways \(1\)/],
+    [['--kube-version', '1.33'], /^--kube-version: not used by --provider local$/],
+    [['--kubeconfig', '/x'], /^--kubeconfig: not used by --provider local$/],
+    [['--provider', 'kind', '--kube-version', 'latest'], /^--kube-version latest: expected a Kubernetes version like v1\.33 or 1\.33/],
+    [['--provider', 'k3s', '--kube-version', '2.1'], /^--kube-version 2\.1: expected a Kubernetes version/],
+    [['--provider', 'kind', '--kube-version', 'v1.20'], /^--kube-version v1\.20: kind has no image for Kubernetes 1\.20; known: 1\.\d+/],
+    [['--provider', 'k3s', '--kube-version', '1.20.3'], /^--kube-version 1\.20\.3: k3s has no image for Kubernetes 1\.20; known: 1\.\d+/],
+    [['--provider', 'k3s', '--cluster-name', 'a'], /^--cluster-name: not used by --provider k3s$/],
+    [['--provider', 'kind', '--cluster-name', 'My_Cluster'], /^--cluster-name My_Cluster: expected a DNS label/],
+    [['--provider', 'kind', '--cluster-name=-edge'], /^--cluster-name -edge: expected a DNS label/],
+    [['--provider', 'kind', '--cluster-name', 'a'.repeat(64)], /^--cluster-name a{64}: expected a DNS label/],
+    [['--provider', 'cluster', '--kubeconfig', '@FILE.missing'], /^--kubeconfig .*a-file\.missing: file not found$/],
+    [['--provider', 'cluster', '--kubeconfig', '@DIR'], /^--kubeconfig .*a-dir: expected a kubeconfig file, found a directory$/],
+    [['--provider', 'cluster', '--context', ''], /^--context: must not be empty$/],
+  ])('%j', (argv, message) => {
+    const args = argv.map((a) => a.replace('@FILE', inScratch('a-file')).replace('@DIR', inScratch('a-dir')));
+    expect(usageError(() => parseRunArgs(args))).toMatch(message);
+  });
+
+  it('accepts the values the checks allow', () => {
+    const kubeconfig = inScratch('a-file');
+    expect(parseRunArgs(['--provider', 'kind', '--kube-version', 'v1.36.1', '--cluster-name', 'zd-1']).providerSettings).toMatchObject({ kubeVersion: 'v1.36.1', clusterName: 'zd-1' });
+    expect(parseRunArgs(['--provider', 'k3s', '--kube-version', '1.35']).providerSettings).toMatchObject({ kubeVersion: '1.35' });
+    expect(parseRunArgs(['--provider', 'cluster', '--kubeconfig', kubeconfig]).providerSettings).toMatchObject({ kubeconfig });
+    expect(parseRunArgs(['--report-dir', inScratch('a-dir/new/deeper'), '--scenario', 'backend-scale-to-zero-udp', '--set', 'preStopSeconds=0.5']).overrides).toEqual({ preStopSeconds: 0.5 });
+  });
+});
+
+describe('zerodrop campaign flags, in process', () => {
+  it.each<[string[], RegExp]>([
+    [['--runs', '0'], /^--runs 0: must be a whole number from 1 to 1000$/],
+    [['--runs', '2.5'], /^--runs 2\.5: must be a whole number from 1 to 1000$/],
+    [['--runs', '1e1'], /^--runs 1e1: must be a whole number/],
+    [['--runs', ''], /^--runs : must be a whole number/],
+    [['--runs'], /^campaign: --runs expects a value/],
+    [['--report-dir', '@FILE'], /^--report-dir ".*a-file": is an existing file/],
+    [['--profile', 'x'], /^campaign: unknown flag --profile; flags: --runs <value>, --report-dir <value>$/],
+  ])('%j', (argv, message) => {
+    expect(usageError(() => parseCampaignArgs(argv.map((a) => a.replace('@FILE', inScratch('a-file')))))).toMatch(message);
+  });
+});
+
+describe('zerodrop.config.ts fields, in process', () => {
+  it.each<[Record<string, unknown>, RegExp]>([
+    [{ provider: 3 }, /^cfg: provider = 3: /],
+    [{ profiles: [] }, /^cfg: profiles = \[\]: must name at least one profile$/],
+    [{ profiles: 'reference' }, /^cfg: profiles = "reference": /],
+    [{ scenarios: ['backend-delete'] }, /^cfg: scenarios\[0\] = "backend-delete": unknown scenario; allowed: /],
+    [{ set: { replicas: 2.5 } }, /^cfg: set\.replicas = 2\.5: replicas must be a whole number from 1 to 20$/],
+    [{ set: { rate: 0 } }, /^cfg: set\.rate = 0: rate must be a number per second greater than 0/],
+    [{ set: { graceSeconds: '30' } }, /^cfg: set\.graceSeconds = "30": graceSeconds must be a whole number of seconds/],
+    [{ set: { nosuch: 1 } }, /^cfg: set\.nosuch = 1: no scenario has this option; options: /],
+    [{ set: { 'grace-seconds': 1 } }, /^cfg: set\.grace-seconds = 1: no scenario has this option; options: /],
+    [{ nightly: 'true' }, /^cfg: nightly = "true": must be true or false$/],
+    [{ open: 1 }, /^cfg: open = 1: must be true or false$/],
+    [{ reportDir: '' }, /^cfg: reportDir = "": must not be empty$/],
+    [{ reportDir: '@FILE' }, /^cfg: reportDir = ".*a-file": is an existing file, expected a directory$/],
+    [{ reporters: ['xml'] }, /^cfg: reporters\[0\] = "xml": unknown reporter; allowed: json, html, junit, conformance$/],
+    [{ kubeVersion: 'latest' }, /^cfg: kubeVersion = "latest": expected a Kubernetes version like v1\.33 or 1\.33/],
+    [{ kubeVersion: 133 }, /^cfg: kubeVersion = 133: must be a Kubernetes version like v1\.33$/],
+    [{ clusterName: 'Edge_1' }, /^cfg: clusterName = "Edge_1": expected a DNS label/],
+    [{ kubeconfig: '@FILE.missing' }, /^cfg: kubeconfig = ".*a-file\.missing": file not found$/],
+    [{ context: '' }, /^cfg: context = "": must not be empty$/],
+    [{ implementation: { url: 'example' } }, /^cfg: implementation\.url = "example": must be a URL/],
+    [{ implementation: { contact: 'me' } }, /^cfg: implementation\.contact = "me": /],
+    [{ reportdir: 'x' }, /^cfg: unknown field "reportdir"; allowed: provider, profiles, /],
+  ])('%j', (input, message) => {
+    const withPaths = JSON.parse(JSON.stringify(input).replaceAll('@FILE', inScratch('a-file'))) as unknown;
+    expect(usageError(() => validateConfig(withPaths, 'cfg'))).toMatch(message);
+  });
+
+  it('a config file that does not load or exports nothing is a usage error naming the file', async () => {
+    await writeFile(inScratch('broken.config.mjs'), 'export default {\n');
+    await writeFile(inScratch('empty.config.mjs'), 'export const nothing = 1;\n');
+    await expect(loadConfig('broken.config.mjs', scratch)).rejects.toThrow(/broken\.config\.mjs: could not be loaded: /);
+    await expect(loadConfig('empty.config.mjs', scratch)).rejects.toThrow(/empty\.config\.mjs: export the config as default/);
+    await expect(loadConfig('a-dir', scratch)).rejects.toBeInstanceOf(UsageError);
+  });
+});
+
+/** Runs the real CLI in `cwd` with its own TMPDIR and a process mark; resolves when it exits. */
+function zerodrop(args: string[], cwd: string, tmp: string, mark: string) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+    execFile(process.execPath, [MAIN, ...args], { cwd, env: { ...process.env, TMPDIR: tmp, ZERODROP_TEST_MARK: mark }, timeout: 60_000 }, (error, stdout, stderr) => {
+      done({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('the real CLI on bad input', () => {
+  const configs: Record<string, string> = {
+    'bad-set.config.mjs': 'export default { scenarios: ["backend-rollout-http"], set: { replicas: 2.5 } };\n',
+    'bad-field.config.mjs': 'export default { provider: "kind", kubeVersion: "latest" };\n',
+    'typo.config.mjs': 'export default { reportdir: "out" };\n',
+  };
+  it.concurrent.each<[string, string[], RegExp]>([
+    ['override not a whole number', ['run', '--scenario', 'backend-rollout-http', '--set', 'replicas=2.5'], /^zerodrop: --set replicas=2\.5: replicas must be a whole number from 1 to 20 \(scenario backend-rollout-http\)$/],
+    ['unknown flag', ['run', '--scenarios', 'x'], /^zerodrop: run: unknown flag --scenarios; flags: /],
+    ['report dir is a file', ['run', '--report-dir', 'a-file'], /^zerodrop: --report-dir "a-file": is an existing file, expected a directory$/],
+    ['config set', ['run', '--config', 'bad-set.config.mjs'], /^zerodrop: .*bad-set\.config\.mjs: set\.replicas = 2\.5: replicas must be a whole number from 1 to 20$/],
+    ['config field', ['run', '--config', 'bad-field.config.mjs'], /^zerodrop: .*bad-field\.config\.mjs: kubeVersion = "latest": expected a Kubernetes version/],
+    ['config typo', ['run', '--config', 'typo.config.mjs'], /^zerodrop: .*typo\.config\.mjs: unknown field "reportdir"/],
+    ['report flag', ['report', 'reports', '--reporter', 'json'], /^zerodrop: --reporter json: use one or more of html, junit, conformance$/],
+  ])('%s: exit 2, one line, nothing started', async (_name, args, message) => {
+    const cwd = await mkdtemp(join(scratch, 'cwd-'));
+    const tmp = await mkdtemp(join(scratch, 'tmp-'));
+    await writeFile(join(cwd, 'a-file'), 'x\n');
+    for (const [name, text] of Object.entries(configs)) await writeFile(join(cwd, name), text);
+    const before = await readdir(cwd);
+    const mark = randomUUID();
+    const r = await zerodrop(args, cwd, tmp, mark);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr.trimEnd()).toMatch(message);
+    expect(r.stdout).toBe('');
+    expect(await readdir(cwd)).toEqual(before);
+    expect(await readdir(tmp)).toEqual([]);
+    expect(await leftoverProcesses(mark)).toEqual([]);
+  });
+
+  it('control: the same checks see a run that did start (report dir and the default reports/ appear)', async () => {
+    const cwd = await mkdtemp(join(scratch, 'cwd-'));
+    const tmp = await mkdtemp(join(scratch, 'tmp-'));
+    const r = await zerodrop(['run', '--scenario', 'backend-idle-exit', '--reporter', 'json'], cwd, tmp, randomUUID());
+    // Pass or, on a machine busy with other work, inconclusive: either way the run started.
+    expect([0, 1], r.stdout + r.stderr).toContain(r.code);
+    expect(await readdir(cwd)).toEqual(['reports']);
+  }, 60_000);
+});

@@ -1,0 +1,240 @@
+// Ctrl-C and SIGTERM at any moment of a real `zerodrop run` (CLI start-up, provider setup, pod
+// start, a preStop hook, load, report writing) leave nothing behind: no process, no listening
+// socket, no temporary directory, no state record. And a run that is SIGKILLed does leave things,
+// which `zerodrop clean` then finds from its state record and removes.
+//
+// The moments are random but seeded. Each case draws its moment within its own stretch of a run,
+// counted from a line the run prints (so that the stretch is the same on a slow machine): CLI
+// start-up, provider setup and pod start, load, the delete with its preStop hook and drain,
+// settling, evaluation and report writing, and one anywhere. The seed and each moment are printed;
+// replay a failure with ZERODROP_INTERRUPT_SEED=<seed>.
+
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onPath } from '../src/profiles/requirements.ts';
+import { leftoverProcesses, listeningAddressesOf, listeningSockets } from './helpers/leftovers.ts';
+
+const SEED = Number(process.env['ZERODROP_INTERRUPT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+/** How long after the signal the run may take to exit, and its processes to be gone. */
+const EXIT_WITHIN_MS = 10_000;
+const GONE_WITHIN_MS = 3_000;
+
+/** Stretches of a run: from `after` (printed by the run; '' is the spawn) plus fromMs..toMs. */
+const STRETCHES = [
+  { after: '', fromMs: 0, toMs: 2_000, what: 'CLI start-up' },
+  { after: 'zerodrop: ', fromMs: 0, toMs: 600, what: 'provider setup, pods starting' },
+  { after: '] running', fromMs: 0, toMs: 1_000, what: 'load' },
+  { after: 'step delete', fromMs: 0, toMs: 1_000, what: 'delete, preStop hook' },
+  { after: 'step delete', fromMs: 1_000, toMs: 2_100, what: 'drain, pod exit' },
+  { after: 'settling', fromMs: 0, toMs: 600, what: 'settling' },
+  { after: 'evaluating', fromMs: 0, toMs: 150, what: 'evaluation, report writing' },
+  { after: 'zerodrop: ', fromMs: 0, toMs: 4_500, what: 'anywhere' },
+] as const;
+
+/** mulberry32: a small seeded generator, so that a failing draw can be replayed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+interface Case {
+  scenario: string;
+  profile: string;
+  signal: 'SIGINT' | 'SIGTERM';
+  /** Interrupt `ms` after the run printed `after` ('' = after spawning it). */
+  after: string;
+  ms: number;
+  what: string;
+}
+
+function draw(seed: number): Case[] {
+  const next = random(seed);
+  const targets = onPath('nginx')
+    ? [
+        { scenario: 'backend-delete-http', profile: 'reference' },
+        { scenario: 'gateway-delete-http', profile: 'nginx' },
+      ]
+    : [{ scenario: 'backend-delete-http', profile: 'reference' }];
+  return STRETCHES.map((stretch, i) => ({
+    ...(targets[i % targets.length] as { scenario: string; profile: string }),
+    signal: next() < 0.5 ? 'SIGINT' : 'SIGTERM',
+    after: stretch.after,
+    ms: Math.round(stretch.fromMs + next() * (stretch.toMs - stretch.fromMs)),
+    what: stretch.what,
+  }));
+}
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'zerodrop-interrupt-'));
+  console.log(`interrupt seed ${SEED} (replay: ZERODROP_INTERRUPT_SEED=${SEED})`);
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A real `zerodrop run` with its own mark, state directory and TMPDIR, so that what it leaves is its own. */
+async function startRun(name: string, scenario: string, profile: string) {
+  const dir = join(root, name);
+  const env = { mark: randomUUID(), stateDir: join(dir, 'state'), tmp: join(dir, 'tmp') };
+  await mkdir(env.tmp, { recursive: true });
+  const child = spawn(
+    process.execPath,
+    ['src/cli/main.ts', 'run', '--scenario', scenario, '--profile', profile, '--report-dir', join(dir, 'report')],
+    {
+      env: { ...process.env, CI: '1', ZERODROP_TEST_MARK: env.mark, ZERODROP_STATE_DIR: env.stateDir, TMPDIR: env.tmp },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  // Every address the run listens on, sampled while it runs (its sockets are gone with it).
+  const held = new Set<string>();
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      for (const address of await listeningAddressesOf(await leftoverProcesses(env.mark, env.tmp))) held.add(address);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  })();
+  return {
+    child,
+    env,
+    exited,
+    output: () => output,
+    /** Resolves once the run has printed `text` ('' at once), or has exited. */
+    printed: async (text: string) => {
+      while (!output.includes(text) && child.exitCode === null && child.signalCode === null) await new Promise((r) => setTimeout(r, 10));
+    },
+    held: async () => {
+      sampling = false;
+      await sampler;
+      return [...held];
+    },
+  };
+}
+
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Polls until the run's marked processes are gone, or the time is up; returns what is left. */
+async function processesGone(mark: string, under: string): Promise<number[]> {
+  const deadline = performance.now() + GONE_WITHIN_MS;
+  let left = await leftoverProcesses(mark, under);
+  while (left.length > 0 && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = await leftoverProcesses(mark, under);
+  }
+  return left;
+}
+
+async function entries(dir: string): Promise<string[]> {
+  return readdir(dir).catch(() => []);
+}
+
+async function stillListening(addresses: readonly string[]): Promise<string[]> {
+  const now = new Set((await listeningSockets()).values());
+  return addresses.filter((a) => now.has(a));
+}
+
+describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {
+  it.each(draw(SEED).map((c, i) => [i + 1, c] as const))('case %i: %j leaves nothing behind', async (i, c) => {
+    const run = await startRun(`case-${i}`, c.scenario, c.profile);
+    await Promise.race([run.printed(c.after).then(() => new Promise((r) => setTimeout(r, c.ms))), run.exited]);
+    const signalled = run.child.exitCode === null && run.child.signalCode === null && run.child.kill(c.signal);
+    const moment = `${c.signal} ${c.ms} ms after ${c.after ? JSON.stringify(c.after) : 'spawn'} (${c.what})`;
+    const { code, signal } = await within(EXIT_WITHIN_MS, `zerodrop exiting after ${moment}`, run.exited);
+    const context = `seed ${SEED}, case ${i}: ${moment}; exit ${code ?? signal}\n${run.output()}`;
+    const held = await run.held();
+    console.log(`case ${i}: ${moment} -> exit ${code ?? signal}${signalled ? '' : ' (ended before its moment)'}`);
+
+    expect(await processesGone(run.env.mark, run.env.tmp), context).toEqual([]);
+    expect(await stillListening(held), context).toEqual([]);
+    expect((await entries(run.env.tmp)).filter((e) => e.startsWith('zerodrop-')), context).toEqual([]);
+    expect(await entries(join(run.env.stateDir, 'runs')), context).toEqual([]);
+    if (!signalled) {
+      // The run ended before its moment came (a slow draw on a fast machine): it must have passed.
+      expect(code, context).toBe(0);
+    } else if (code === null) {
+      // Before the CLI installs its handlers (start-up, nothing created yet) the signal's default
+      // action ends the process.
+      expect(signal, context).toBe(c.signal);
+    } else {
+      expect(code, context).toBe(130);
+    }
+  });
+
+  it('a second Ctrl-C right after the first exits at once and still leaves nothing', async () => {
+    const run = await startRun('twice', 'gateway-delete-http', onPath('nginx') ? 'nginx' : 'reference');
+    await within(30_000, 'the run reaching its delete step', Promise.race([run.printed('step delete'), run.exited]));
+    run.child.kill('SIGINT');
+    await run.printed('interrupted');
+    run.child.kill('SIGINT');
+    const { code } = await within(EXIT_WITHIN_MS, 'zerodrop exiting after two SIGINTs', run.exited);
+    const held = await run.held();
+    expect(code, run.output()).toBe(130);
+    expect(await processesGone(run.env.mark, run.env.tmp)).toEqual([]);
+    expect(await stillListening(held)).toEqual([]);
+    expect((await entries(run.env.tmp)).filter((e) => e.startsWith('zerodrop-'))).toEqual([]);
+    expect(await entries(join(run.env.stateDir, 'runs'))).toEqual([]);
+  });
+
+  it('a SIGKILLed run leaves its pods and directory; `zerodrop clean` finds and removes them', async () => {
+    const run = await startRun('crash', 'backend-delete-http', 'reference');
+    await within(30_000, 'the run reaching its delete step', Promise.race([run.printed('step delete'), run.exited]));
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const held = await run.held();
+    const left = await leftoverProcesses(run.env.mark, run.env.tmp);
+    expect(left.length, run.output()).toBeGreaterThan(0);
+    expect((await entries(run.env.tmp)).filter((e) => e.startsWith('zerodrop-'))).toHaveLength(1);
+    expect(await entries(join(run.env.stateDir, 'runs'))).toHaveLength(1);
+
+    const env = { ...process.env, ZERODROP_STATE_DIR: run.env.stateDir, TMPDIR: run.env.tmp, KUBECONFIG: join(root, 'no-kubeconfig') };
+    const dry = await cli(['clean', '--dry-run'], env);
+    expect(dry.code, dry.output).toBe(0);
+    expect(dry.output).toMatch(/would kill process group \d+/);
+    expect((await leftoverProcesses(run.env.mark, run.env.tmp)).length).toBeGreaterThan(0);
+
+    const cleaned = await cli(['clean'], env);
+    expect(cleaned.code, cleaned.output).toBe(0);
+    expect(cleaned.output).toMatch(/killed process group \d+ \(.*reference-backend/);
+    expect(cleaned.output).toMatch(/removed .*zerodrop-/);
+    expect(await processesGone(run.env.mark, run.env.tmp)).toEqual([]);
+    expect(await stillListening(held)).toEqual([]);
+    expect((await entries(run.env.tmp)).filter((e) => e.startsWith('zerodrop-'))).toEqual([]);
+    expect(await entries(join(run.env.stateDir, 'runs'))).toEqual([]);
+
+  });
+
+});
+
+async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['src/cli/main.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, output };
+}

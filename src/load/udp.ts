@@ -220,7 +220,7 @@ export interface PacketLoadOptions {
   /**
    * Where the default UDP transport runs: `worker` (default) is a worker thread of its own, so that
    * sending and receiving tens of thousands of packets per second does not compete with the
-   * harness's event loop (which also runs the Service load balancers); `main` is this thread. A
+   * harness's event loop (which watches its own lag and schedules the chaos); `main` is this thread. A
    * custom transport always runs on this thread.
    */
   thread?: 'worker' | 'main';

@@ -148,7 +148,6 @@ export class ServiceBalancer {
     this.timers.clear();
     for (const { server } of this.listeners) server.close();
     for (const udp of this.udpPorts) udp.close();
-    for (const udp of this.udpBinding) udp.close();
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
   }

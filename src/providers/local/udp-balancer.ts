@@ -200,6 +200,8 @@ export class UdpPortBalancer {
     switch (message.type) {
       case 'bound':
         this.boundPort = message.port;
+        // Referenced while binding, as the socket was; afterwards the balancer never keeps the process alive.
+        this.channel.unref();
         this.binding?.resolve(message.port);
         this.binding = undefined;
         break;

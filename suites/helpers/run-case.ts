@@ -8,7 +8,30 @@ import { collectResult } from './collect.ts';
 import { findScenario } from '../../src/scenarios/index.ts';
 import type { OptionValues } from '../../src/scenarios/definition.ts';
 
+/**
+ * Runs the case; when the harness itself says the run could not be measured (inconclusive through
+ * `harnessResponsive` or `loadHeld` alone, e.g. a GC pause of the test process), runs the whole case
+ * again, at most twice. This repeats a run that gave no verdict, never one that gave a verdict: a
+ * fail is returned as it is, and nothing in the measuring path retries anything.
+ */
 export async function runCase(scenarioId: string, profileName: string, overrides: OptionValues = {}): Promise<ScenarioResult> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await runCaseOnce(scenarioId, profileName, overrides);
+    if (attempt === UNMEASURED_RUNS_ALLOWED || !unmeasured(result)) return result;
+    console.warn(`${scenarioId} [${profileName}] gave no verdict (harness): running it again\n${describeResult(result)}`);
+  }
+}
+
+const UNMEASURED_RUNS_ALLOWED = 3;
+const VALIDITY_CHECKS = new Set(['harnessResponsive', 'loadHeld']);
+
+function unmeasured(r: ScenarioResult): boolean {
+  if (r.verdict !== 'inconclusive' || r.assertions.some((a) => a.verdict === 'fail')) return false;
+  const inconclusive = r.assertions.filter((a) => a.verdict === 'inconclusive');
+  return inconclusive.length > 0 && inconclusive.every((a) => VALIDITY_CHECKS.has(a.name));
+}
+
+async function runCaseOnce(scenarioId: string, profileName: string, overrides: OptionValues): Promise<ScenarioResult> {
   const scenario = findScenario(scenarioId);
   const profile = findProfile(profileName);
   if (!scenario || !profile) throw new Error(`unknown ${scenario ? 'profile' : 'scenario'}`);

@@ -173,7 +173,10 @@ describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {
     expect(await stillListening(held), context).toEqual([]);
     expect((await entries(run.env.tmp)).filter((e) => e.startsWith('zerodrop-')), context).toEqual([]);
     expect(await entries(join(run.env.stateDir, 'runs')), context).toEqual([]);
-    if (!signalled) {
+    // The child may have ended (all output written, a zombie not yet reaped) just before the signal
+    // was sent: kill() still succeeds then, but nothing received it, so it printed no "interrupted".
+    const ended = !run.output().includes('interrupted:') && code === 0 && /\d+ passed, \d+ failed/.test(run.output());
+    if (!signalled || ended) {
       // The run ended before its moment came (a slow draw on a fast machine): it must have passed.
       expect(code, context).toBe(0);
     } else if (code === null) {

@@ -20,6 +20,9 @@ import { clean } from './clean.ts';
 import { RunRecordFile } from '../state/run-record.ts';
 import { parseFlags } from './flags.ts';
 
+/** Set by the run's signal handlers; main's own exit code does not override it. */
+let wasInterrupted = false;
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const commands = ['run', 'list', 'report', 'clean'] as const;
@@ -54,6 +57,10 @@ async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let beforeForcedExit = (): void => {};
   const interrupted = () => {
+    // An interrupt is answered with 130 whenever it lands, even during the last teardown after the
+    // verdicts were printed: whoever pressed Ctrl-C gets the exit status they asked for.
+    wasInterrupted = true;
+    process.exitCode = 130;
     // A second Ctrl-C does not wait for teardown: the providers' exit hooks SIGKILL every pod
     // and remove their directories synchronously as the process exits.
     if (controller.signal.aborted) {
@@ -163,7 +170,7 @@ async function report(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    process.exitCode = wasInterrupted ? 130 : code;
   },
   (error: unknown) => {
     // An error may quote what a server sent back, credentials included: redact before printing.

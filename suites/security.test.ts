@@ -340,3 +340,59 @@ describe('(d) credentials stay out of logs and reports', () => {
     }
   }, 60_000);
 });
+
+describe('(e) the TURN secret is in no process argument, environment or file', () => {
+  /** Which of `pids` show `secret` in their arguments or environment, as /proc shows them. */
+  async function exposing(pids: readonly number[], secret: string): Promise<string[]> {
+    const found: string[] = [];
+    for (const pid of pids) {
+      for (const file of ['cmdline', 'environ'] as const) {
+        const text = await readFile(`/proc/${pid}/${file}`, 'utf8').catch(() => '');
+        if (text.includes(secret)) found.push(`${pid} ${file}`);
+      }
+    }
+    return found;
+  }
+
+  it('the check sees a secret passed as an argument or in the environment (control)', async () => {
+    const secret = `pw-${randomUUID()}`;
+    const child = spawn('sleep', ['30'], { env: { ...process.env, LEAK: secret } });
+    const argChild = spawn('sh', ['-c', 'sleep 30', `x:${secret}`]);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await exposing([child.pid ?? 0], secret)).toEqual([`${child.pid} environ`]);
+      expect(await exposing([argChild.pid ?? 0], secret)).toEqual([`${argChild.pid} cmdline`]);
+    } finally {
+      child.kill('SIGKILL');
+      argChild.kill('SIGKILL');
+    }
+  });
+
+  it.skipIf(!hasCommand('turnserver'))('coturn gets its credential from a deleted file: a TURN allocation works, and ps, /proc and TMPDIR show nothing', async () => {
+    const { startCoturn } = await import('../src/load/turn/testing.ts');
+    const { TurnClient } = await import('../src/load/turn/client.ts');
+    const { TURN_PASSWORD, TURN_USER } = await import('../src/profiles/coturn.ts');
+    const tmp = await mkdtemp(join(scratch, 'turn-tmp-'));
+    const saved = process.env['TMPDIR'];
+    process.env['TMPDIR'] = tmp;
+    const coturn = await startCoturn('127.0.0.1', 3000 + Math.floor(Math.random() * 2000)).finally(() => {
+      if (saved === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = saved;
+    });
+    try {
+      // The credential reached turnserver: a long-term-credential Allocate succeeds.
+      const client = await TurnClient.open({ server: coturn.address, username: TURN_USER, password: TURN_PASSWORD, localAddress: '127.0.0.1', requestTimeoutMs: 1000 });
+      try {
+        await client.allocate();
+      } finally {
+        client.destroy();
+      }
+      expect((await readFile(`/proc/${coturn.child.pid}/comm`, 'utf8')).trim()).toBe('turnserver');
+      expect(await exposing([coturn.child.pid ?? 0], TURN_PASSWORD)).toEqual([]);
+      expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain(TURN_PASSWORD);
+      expect(await readdir(tmp)).toEqual([]);
+    } finally {
+      await coturn.stop();
+    }
+  });
+});

@@ -46,6 +46,9 @@ describe('zerodrop.config.ts', () => {
     [{ set: { replicas: 2.5 } }, /set\.replicas = 2\.5: replicas must be a whole number from 1 to 20/],
     [{ set: { nosuch: 1 } }, /set\.nosuch = 1: no scenario has this option; options: backends/],
     [{ nightly: 'yes' }, /nightly = "yes": must be true or false/],
+    [{ workers: 1.5 }, /workers = 1\.5: must be a whole number from 1 to 64/],
+    [{ workers: 0 }, /workers = 0: must be a whole number from 1 to 64/],
+    [{ workers: '2' }, /workers = "2": must be a whole number from 1 to 64/],
     [{ reporters: ['pdf'] }, /reporters\[0\] = "pdf": unknown reporter; allowed: json, html, junit, conformance/],
     [{ reportDir: ' ' }, /reportDir = " ": must not be empty/],
     [{ profile: ['reference'] }, /unknown field "profile"; allowed: provider, profiles, scenarios/],
@@ -67,6 +70,8 @@ describe('zerodrop.config.ts', () => {
     expect(args.scenarios.map((s) => s.id)).toEqual(['backend-idle-exit']);
     expect(args.nightly).toBe(true);
     expect(args.overrides).toEqual({ graceSeconds: 3, replicas: 3 });
+    expect(parseRunArgs(configArgs({ workers: 2 }, [])).workers).toBe(2);
+    expect(parseRunArgs([...configArgs({ workers: 2 }, ['--workers', '1']), '--workers', '1']).workers).toBe(1);
     const profileFlag = ['--profile', 'reference'];
     expect(parseRunArgs([...configArgs(config, profileFlag), ...profileFlag]).profiles.map((p) => p.name)).toEqual(['reference']);
   });

@@ -44,6 +44,8 @@ export interface ZerodropConfig {
   implementation?: Implementation;
   /** Which client carries out the loads: builtin (default), hey or iperf3; see the README's cross-checking section. */
   driver?: LoadDriver;
+  /** Scenario x profile pairs run at once, each on a provider of its own (default 1; timing-sensitive scenarios want the machine to themselves). */
+  workers?: number;
 }
 
 /** Identity, for types and editor completion: `export default defineConfig({ ... })`. */
@@ -99,6 +101,12 @@ const schema = z.strictObject({
     })
     .optional(),
   driver: oneOf(DRIVERS, 'driver').optional(),
+  workers: z
+    .number({ error: 'must be a whole number from 1 to 64' })
+    .int('must be a whole number from 1 to 64')
+    .min(1, 'must be a whole number from 1 to 64')
+    .max(64, 'must be a whole number from 1 to 64')
+    .optional(),
 });
 
 const FIELDS = Object.keys(schema.shape);
@@ -191,6 +199,7 @@ export function configArgs(config: ZerodropConfig, argv: readonly string[]): str
   single('kubeconfig', config.kubeconfig);
   single('context', config.context);
   single('driver', config.driver);
+  single('workers', config.workers?.toString());
   return out;
 }
 

@@ -16,7 +16,6 @@ import { HELP } from './help.ts';
 import { openInBrowser } from './open.ts';
 import { printSummary, ProgressView, summaryTable } from './progress.ts';
 import { UsageError } from './usage-error.ts';
-import { clean } from './clean.ts';
 import { RunRecordFile } from '../state/run-record.ts';
 import { parseFlags } from './flags.ts';
 
@@ -44,7 +43,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'report') return report(rest);
-  if (command === 'clean') return clean(rest);
+  // Loaded on demand: clean reaches clusters, whose client a run on the local provider never needs.
+  if (command === 'clean') return (await import('./clean.ts')).clean(rest);
 
   // The config file first, then the flags over it, field by field; both validated before anything starts.
   const { config, file: configFile } = await loadConfig(configFlag(rest));
@@ -95,6 +95,9 @@ async function main(argv: string[]): Promise<number> {
       overrides: args.overrides,
       nightly: args.nightly,
       driver: args.driver,
+      // The session carries the record to the providers; the load drivers get it here, since
+      // they run on this machine whatever the provider (src/load/external/client-group.ts).
+      ...(record ? { tracker: record.file } : {}),
       concurrency: args.workers,
       signal: controller.signal,
       onStart: (s) => view.started(s),

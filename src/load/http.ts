@@ -142,6 +142,8 @@ interface Conn {
 class Worker {
   client: Client;
   conn: Conn | undefined;
+  /** open mode: puts the worker back in the idle list (made once per worker). */
+  onIdle: (() => void) | undefined;
   private readonly origin: string;
   private readonly timeoutMs: number;
   private readonly now: () => number;
@@ -193,8 +195,150 @@ class Worker {
   }
 }
 
-class HttpLoad extends RequestLoad {
-  private readonly spec: HttpLoadSpec | SingleRequestSpec;
+/** What an exchange needs from its load: where to record, and how to count and forget it. */
+interface ExchangeSink {
+  readonly id: string;
+  readonly recorder: Recorder;
+  readonly spec: HttpLoadSpec | SingleRequestSpec;
+  finished(exchange: Exchange, outcome: Outcome): void;
+  released(exchange: Exchange): void;
+}
+
+/**
+ * One request on one worker: undici's handler for it, its timeout, and the record it leaves. A class
+ * rather than closures, because the generator makes tens of thousands of these a second and each
+ * allocation is paid for again in garbage collection.
+ */
+class Exchange implements Dispatcher.DispatchHandler, InFlightRequest {
+  private readonly sink: ExchangeSink;
+  private readonly worker: Worker;
+  /** Called once the worker is free again, on a later microtask (never inside undici's callbacks). */
+  private readonly onFree: () => void;
+  private readonly start: number;
+  private readonly timeoutTimer: NodeJS.Timeout;
+  private graceTimer: NodeJS.Timeout | undefined;
+  private controller: Dispatcher.DispatchController | undefined;
+  private conn: Conn | undefined;
+  private recorded = false;
+  private released = false;
+  private status: number | undefined;
+  private pod: string | undefined;
+  private gateway: string | undefined;
+  private newConnection = false;
+  private settle: (() => void) | undefined;
+  private donePromise: Promise<void> | undefined;
+
+  constructor(sink: ExchangeSink, worker: Worker, onFree: () => void) {
+    this.sink = sink;
+    this.worker = worker;
+    this.onFree = onFree;
+    this.start = sink.recorder.now();
+    this.timeoutTimer = setTimeout(Exchange.onTimeout, sink.spec.timeoutMs, this);
+  }
+
+  private static onTimeout(this: void, exchange: Exchange): void {
+    exchange.cancel(harnessError('ZERODROP_TIMEOUT', `no complete response within ${exchange.sink.spec.timeoutMs} ms`));
+  }
+
+  /** Resolves once the worker is free again: at most timeoutMs + CANCEL_GRACE_MS after the start. Made only when asked for (on stop). */
+  get done(): Promise<void> {
+    this.donePromise ??= this.released ? Promise.resolve() : new Promise<void>((resolve) => (this.settle = resolve));
+    return this.donePromise;
+  }
+
+  dispatch(): void {
+    const keepAlive = this.sink.spec.kind === 'http' && this.sink.spec.keepAlive;
+    try {
+      this.worker.client.dispatch(
+        // reset: true sends `connection: close` and closes the socket after the response.
+        { path: this.sink.spec.path, method: 'GET', headers: REQUEST_HEADERS, reset: !keepAlive, idempotent: true },
+        this,
+      );
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private record(outcome: Outcome, error?: string): void {
+    if (this.recorded) return;
+    this.recorded = true;
+    clearTimeout(this.timeoutTimer);
+    const { sink, conn } = this;
+    const rec = requestRecord(sink.recorder, { load: sink.id, start: this.start, outcome, newConnection: this.newConnection, path: sink.spec.path, service: sink.spec.service });
+    if (this.status !== undefined) rec.status = this.status;
+    attributeResponse(rec, this.pod, this.gateway);
+    if (conn?.localPort !== undefined) rec.localPort = conn.localPort;
+    if (conn !== undefined) rec.connectionStart = conn.openedAt;
+    if (error !== undefined) rec.error = error;
+    sink.recorder.request(rec);
+    sink.finished(this, outcome);
+  }
+
+  private release(): void {
+    if (this.released) return;
+    this.released = true;
+    clearTimeout(this.timeoutTimer);
+    clearTimeout(this.graceTimer);
+    this.sink.released(this);
+    this.settle?.();
+    queueMicrotask(this.onFree);
+  }
+
+  private fail(err: unknown): void {
+    const c = classifyError(err, this.conn?.error);
+    this.record(c.outcome, c.error);
+    this.release();
+  }
+
+  /** The generator's own timeout (or an abort): record now, then make undici let go of the request. */
+  cancel(err: Error): void {
+    if (this.recorded) return;
+    const c = classifyError(err);
+    this.record(c.outcome, c.error);
+    if (this.controller) this.controller.abort(err);
+    else this.worker.replaceClient(err); // still connecting: only destroying the client stops it
+    this.graceTimer = setTimeout(() => this.release(), CANCEL_GRACE_MS);
+    // A backstop only: during a run the harness's listeners keep the process up anyway, and an
+    // interrupted harness that has torn everything down must not wait for it to exit.
+    this.graceTimer.unref();
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // One request at a time per client: the request is being written to the worker's socket.
+    const conn = this.worker.conn;
+    if (conn) {
+      this.conn = conn;
+      this.newConnection = conn.uses === 0;
+      conn.uses++;
+    }
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: ResponseHeaders): void {
+    this.status = statusCode;
+    this.pod = headerValue(headers[POD_HEADER]);
+    this.gateway = headerValue(headers[GATEWAY_HEADER]);
+  }
+
+  onResponseData(): void {}
+
+  onResponseEnd(): void {
+    this.record(classifyStatus(this.status ?? 0));
+    this.release();
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.fail(err);
+  }
+}
+
+type ResponseHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
+
+/** The same headers object for every request; undici only reads it. */
+const REQUEST_HEADERS = Object.freeze({ 'user-agent': 'zerodrop' });
+
+class HttpLoad extends RequestLoad implements ExchangeSink {
+  readonly spec: HttpLoadSpec | SingleRequestSpec;
   private readonly mode: LoadSummary['mode'];
 
   private readonly workers: Worker[] = [];
@@ -212,12 +356,20 @@ class HttpLoad extends RequestLoad {
     this.notesBounds = this.mode !== 'single';
   }
 
+  finished(_exchange: Exchange, outcome: Outcome): void {
+    this.count(outcome);
+  }
+
+  released(exchange: Exchange): void {
+    this.inFlight.delete(exchange);
+  }
+
   protected schedule(): void {
     const spec = this.spec;
     if (spec.kind === 'single') {
       const worker = this.newWorker();
       this.sent++;
-      this.loops.push(this.send(worker).then(() => void this.stop()));
+      this.loops.push(new Promise<void>((resolve) => this.send(worker, resolve)).then(() => void this.stop()));
     } else if (spec.mode === 'closed') {
       for (let i = 0; i < spec.connections; i++) this.loops.push(this.closedWorker(this.newWorker(), spec.ratePerWorker));
     } else {
@@ -267,142 +419,46 @@ class HttpLoad extends RequestLoad {
         return;
       }
       const worker = this.idle.pop() ?? (this.workers.length < spec.connections ? this.newWorker() : undefined);
-      // No idle worker: the request waits (and may turn late); release() calls pump() again.
+      // No idle worker: the request waits (and may turn late); the worker's release calls pump() again.
       if (!worker) return;
       if (now - due > LATE_THRESHOLD_MS) this.late++;
       this.next++;
       this.sent++;
-      void this.send(worker).then(() => {
+      this.send(worker, (worker.onIdle ??= () => {
         this.idle.push(worker);
         this.pump();
-      });
+      }));
     }
   }
 
   /** closed mode: one worker sending back to back, at most ratePerWorker requests per second. */
-  private async closedWorker(worker: Worker, ratePerWorker: number | undefined): Promise<void> {
+  private closedWorker(worker: Worker, ratePerWorker: number | undefined): Promise<void> {
     const interval = ratePerWorker === undefined ? 0 : 1000 / ratePerWorker;
-    let due = this.recorder.now();
-    while (this.mayStart()) {
-      if (interval > 0) {
-        const wait = due - this.recorder.now();
-        if (wait > 0) await this.sleepers.sleep(wait);
-        if (!this.mayStart()) return;
-      }
-      this.sent++;
-      await this.send(worker);
-      if (interval > 0) due = nextDue(due, interval, this.recorder.now());
-    }
+    return new Promise<void>((loopDone) => {
+      let due = this.recorder.now();
+      const go = (): void => {
+        if (!this.mayStart()) return loopDone();
+        this.sent++;
+        this.send(worker, afterSend);
+      };
+      const next = (): void => {
+        if (!this.mayStart()) return loopDone();
+        const wait = interval > 0 ? due - this.recorder.now() : 0;
+        if (wait > 0) void this.sleepers.sleep(wait).then(go);
+        else go();
+      };
+      const afterSend = (): void => {
+        if (interval > 0) due = nextDue(due, interval, this.recorder.now());
+        next();
+      };
+      next();
+    });
   }
 
-  /**
-   * Sends one request on `worker` and records it. Never rejects. Resolves once the worker is free
-   * again: at most timeoutMs + CANCEL_GRACE_MS after the start.
-   */
-  private send(worker: Worker): Promise<void> {
-    const recorder = this.recorder;
-    const { path, timeoutMs } = this.spec;
-    const keepAlive = this.spec.kind === 'http' && this.spec.keepAlive;
-    const start = recorder.now();
-
-    let recorded = false;
-    let released = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    let conn: Conn | undefined;
-    let status: number | undefined;
-    let pod: string | undefined;
-    let gateway: string | undefined;
-    let newConnection = false;
-    let localPort: number | undefined;
-    let connectionStart: number | undefined;
-    let graceTimer: NodeJS.Timeout | undefined;
-    let resolveDone!: () => void;
-    const done = new Promise<void>((resolve) => (resolveDone = resolve));
-
-    const record = (outcome: Outcome, error?: string): void => {
-      if (recorded) return;
-      recorded = true;
-      clearTimeout(timeoutTimer);
-      const rec = requestRecord(recorder, { load: this.id, start, outcome, newConnection, path, service: this.spec.service });
-      if (status !== undefined) rec.status = status;
-      attributeResponse(rec, pod, gateway);
-      if (localPort !== undefined) rec.localPort = localPort;
-      if (connectionStart !== undefined) rec.connectionStart = connectionStart;
-      if (error !== undefined) rec.error = error;
-      recorder.request(rec);
-      this.count(outcome);
-    };
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      clearTimeout(timeoutTimer);
-      clearTimeout(graceTimer);
-      this.inFlight.delete(entry);
-      resolveDone();
-    };
-    const fail = (err: unknown): void => {
-      const c = classifyError(err, conn?.error);
-      record(c.outcome, c.error);
-      release();
-    };
-    // The generator's own timeout (or an abort): record now, then make undici let go of the request.
-    const cancel = (err: Error): void => {
-      if (recorded) return;
-      const c = classifyError(err);
-      record(c.outcome, c.error);
-      if (controller) controller.abort(err);
-      else worker.replaceClient(err); // still connecting: only destroying the client stops it
-      graceTimer = setTimeout(release, CANCEL_GRACE_MS);
-      // A backstop only: during a run the harness's listeners keep the process up anyway, and an
-      // interrupted harness that has torn everything down must not wait for it to exit.
-      graceTimer.unref();
-    };
-    const timeoutTimer = setTimeout(
-      () => cancel(harnessError('ZERODROP_TIMEOUT', `no complete response within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    const entry: InFlightRequest = { cancel, done };
-    this.inFlight.add(entry);
-
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart: (c) => {
-        controller = c;
-        // One request at a time per client: the request is being written to the worker's socket.
-        conn = worker.conn;
-        if (conn) {
-          newConnection = conn.uses === 0;
-          conn.uses++;
-          localPort = conn.localPort;
-          connectionStart = conn.openedAt;
-        }
-      },
-      onResponseStart: (_c, statusCode, headers) => {
-        status = statusCode;
-        pod = headerValue(headers[POD_HEADER]);
-        gateway = headerValue(headers[GATEWAY_HEADER]);
-      },
-      onResponseData: () => {},
-      onResponseEnd: () => {
-        record(classifyStatus(status ?? 0));
-        release();
-      },
-      onResponseError: (_c, err) => fail(err),
-    };
-    try {
-      worker.client.dispatch(
-        {
-          path,
-          method: 'GET',
-          headers: { 'user-agent': 'zerodrop' },
-          // reset: true sends `connection: close` and closes the socket after the response.
-          reset: !keepAlive,
-          idempotent: true,
-        },
-        handler,
-      );
-    } catch (err) {
-      fail(err);
-    }
-    return done;
+  /** Sends one request on `worker` and records it; `onFree` runs once the worker is free again. */
+  private send(worker: Worker, onFree: () => void): void {
+    const exchange = new Exchange(this, worker, onFree);
+    this.inFlight.add(exchange);
+    exchange.dispatch();
   }
 }

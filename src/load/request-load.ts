@@ -84,7 +84,7 @@ export abstract class RequestLoad implements LoadHandle {
   readonly id: string;
   readonly done: Promise<LoadSummary>;
   private resolveDone!: (s: LoadSummary) => void;
-  protected readonly recorder: Recorder;
+  readonly recorder: Recorder;
   protected readonly origin: string;
   private readonly signal: AbortSignal | undefined;
   private readonly maxRequests: number;

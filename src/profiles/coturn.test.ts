@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { coturnArgs, coturnProfiles } from './coturn.ts';
+import { coturnArgs, coturnProfiles, TURN_PASSWORD, TURN_USER } from './coturn.ts';
 import { ProfileCannotPlay, type GatewayRequest } from './profile.ts';
 import { missingRequirement } from './requirements.ts';
 
@@ -12,11 +12,12 @@ afterEach(() => {
 });
 
 describe('coturn profiles', () => {
-  it('run turnserver unprivileged on the pod IP with long-term credentials and no files', () => {
+  it('run turnserver unprivileged on the pod IP with long-term credentials, the secret in no argument', () => {
     const args = coturnArgs({ ip: '127.1.2.3', port: 3478, minPort: 49152, maxPort: 49160 });
     expect(args).toEqual(
       expect.arrayContaining([
-        '-n',
+        '-c',
+        '/dev/fd/3',
         '--listening-ip=127.1.2.3',
         '--relay-ip=127.1.2.3',
         '--lt-cred-mech',
@@ -30,7 +31,11 @@ describe('coturn profiles', () => {
     );
     const plan = coturn!.gateway!(REQUEST);
     expect(plan.command.slice(0, 2)).toEqual(['sh', '-c']);
-    expect(plan.command[2]).toMatch(/^exec turnserver .*"--listening-ip=\$POD_IP"/);
+    expect(plan.command[2]).toMatch(/\nexec turnserver .*"--listening-ip=\$POD_IP"/);
+    // The credential reaches the shell in the environment and turnserver in a deleted file, never as an argument.
+    expect(args.some((a) => a.startsWith('--user='))).toBe(false);
+    expect(plan.command.join(' ')).not.toContain(TURN_PASSWORD);
+    expect(plan.env).toEqual({ ZERODROP_TURN_CREDENTIAL: `${TURN_USER}:${TURN_PASSWORD}` });
   });
 
   it('differ only in the preStop that holds SIGTERM back until 1 s before the grace period ends', () => {

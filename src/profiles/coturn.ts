@@ -4,8 +4,12 @@
 // credentials with one static user, relay ports in a small range, loopback peers allowed (the
 // backends are 127.x pods), no TLS/DTLS, no CLI. Options are those of turnserver(1) 4.6
 // (docs/Configuration.md and examples/etc/turnserver.conf in the coturn repository). Everything is
-// on the command line (`-n`: no configuration file), the pid file is /dev/null and the user database
-// is SQLite's in-memory one, so a pod writes no file at all and leaves nothing behind.
+// on the command line except the credential, the pid file is /dev/null and the user database is
+// SQLite's in-memory one. The credential is not an argument, because every local user can read a
+// process's arguments (`ps`); the pod's shell writes it to a private temporary file, opens that as
+// descriptor 3, deletes it and execs `turnserver -c /dev/fd/3` (a regular file, since turnserver
+// reads its configuration file twice; a pipe would be empty the second time), so the secret is
+// neither in `ps`, nor in turnserver's environment, nor left on disk.
 //
 // What coturn does on SIGTERM (measured with 4.6.1, and the reason for the two profiles): it has no
 // drain. The process is terminated by the signal itself 2-5 ms after it arrives, logging nothing;
@@ -26,6 +30,8 @@ export const TURN_USER = 'zerodrop';
 export const TURN_PASSWORD = process.env['ZERODROP_TURN_PASSWORD'] || 'zerodrop-turn-secret';
 registerSecret(TURN_PASSWORD);
 export const TURN_REALM = 'zerodrop.local';
+/** Carries `user:password` to the pod's shell, which hands it to turnserver in a file (see the top). */
+export const TURN_CREDENTIAL_ENV = 'ZERODROP_TURN_CREDENTIAL';
 
 export interface CoturnOptions {
   /** Address to listen and relay on; `$POD_IP` is expanded by the pod's shell. */
@@ -33,25 +39,23 @@ export interface CoturnOptions {
   port: number;
   minPort: number;
   maxPort: number;
-  user?: string;
-  password?: string;
   realm?: string;
   /** Allocation lifetime cap; coturn's default is 3600 s. */
   maxAllocateLifetimeSeconds?: number;
   verbose?: boolean;
 }
 
-/** turnserver's argv (without the binary). */
+/** turnserver's argv (without the binary); the credential comes in the file on descriptor 3 (coturnScript). */
 export function coturnArgs(o: CoturnOptions): string[] {
   const args = [
-    '-n',
+    '-c',
+    '/dev/fd/3',
     `--listening-ip=${o.ip}`,
     `--relay-ip=${o.ip}`,
     `--listening-port=${o.port}`,
     `--min-port=${o.minPort}`,
     `--max-port=${o.maxPort}`,
     '--lt-cred-mech',
-    `--user=${o.user ?? TURN_USER}:${o.password ?? TURN_PASSWORD}`,
     `--realm=${o.realm ?? TURN_REALM}`,
     '--no-tls',
     '--no-dtls',
@@ -70,6 +74,31 @@ export function coturnArgs(o: CoturnOptions): string[] {
   return args;
 }
 
+/**
+ * The `sh -c` script that starts turnserver with `args`, its credential read from $ZERODROP_TURN_CREDENTIAL
+ * (`user:password`). `$POD_IP` in an argument is expanded by the shell; everything else is quoted.
+ */
+export function coturnScript(args: readonly string[]): string {
+  const quoted = args.map((a) => (a.includes('$POD_IP') ? `"${a}"` : `'${a}'`));
+  return [
+    'set -e',
+    'umask 077',
+    'conf=$(mktemp "${TMPDIR:-/tmp}/zerodrop-turn-XXXXXX")',
+    // printf is a shell builtin: the credential never becomes a process argument.
+    `printf 'user=%s\\n' "$${TURN_CREDENTIAL_ENV}" > "$conf"`,
+    'exec 3<"$conf"',
+    'rm -f "$conf"',
+    `unset ${TURN_CREDENTIAL_ENV}`,
+    // exec: the shell becomes turnserver, so SIGTERM reaches it.
+    `exec turnserver ${quoted.join(' ')}`,
+  ].join('\n');
+}
+
+/** The environment coturnScript reads the credential from. */
+export function coturnCredentialEnv(user = TURN_USER, password = TURN_PASSWORD): Record<string, string> {
+  return { [TURN_CREDENTIAL_ENV]: `${user}:${password}` };
+}
+
 /** How long before the end of the grace period the drain-correct preStop lets SIGTERM through. */
 const PRESTOP_MARGIN_SECONDS = 1;
 
@@ -79,11 +108,9 @@ export const RELAY_PORTS = { minPort: 49_152, maxPort: 49_407 } as const;
 function coturnGateway(naive: boolean) {
   return (request: GatewayRequest): GatewayPlan => {
     if (request.protocol !== 'turn') throw new ProfileCannotPlay(`coturn carries TURN, not ${request.protocol}`);
-    const args = coturnArgs({ ip: '$POD_IP', port: request.port, ...RELAY_PORTS }).map((a) => (a.includes('$POD_IP') ? `"${a}"` : `'${a}'`));
     const plan: GatewayPlan = {
-      // The shell only expands the pod IP and then becomes turnserver (exec), so SIGTERM reaches it.
-      command: ['sh', '-c', `exec turnserver ${args.join(' ')}`],
-      env: {},
+      command: ['sh', '-c', coturnScript(coturnArgs({ ip: '$POD_IP', port: request.port, ...RELAY_PORTS }))],
+      env: coturnCredentialEnv(),
       // coturn also listens on TCP on the same port: a TCP connect is its readiness.
       readinessProbe: defaultProbe({ tcpSocket: { port: request.port } }),
     };

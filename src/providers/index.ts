@@ -1,18 +1,17 @@
 // Which provider runs a matrix. A cluster provider holds one cluster for the whole matrix (a
 // `ProviderSession`, opened once) and gives each scenario a fresh KubeProvider in its own namespace;
 // the local provider needs no session. Prerequisites are checked before anything is created.
+//
+// The cluster providers are imported only when one is chosen (kube-session.ts): the Kubernetes client,
+// the manifest models and testcontainers hold about 50 MB of heap, and a local run that carries them
+// pays for it in the full garbage collections of its first scenario (pauses of 50-250 ms, which made
+// that scenario inconclusive through harnessResponsive).
 
 import { randomBytes } from 'node:crypto';
 import type { Recorder } from '../observe/recorder.ts';
-import { ensureKindCluster, PUBLISHED_NODE_PORTS } from './kind/kind.ts';
-import { startK3s } from './k3s/k3s.ts';
-import { loadClusterConfig } from './cluster/cluster.ts';
-import { KubeClient } from './kube/client.ts';
-import { KubeProvider, type Exposure } from './kube/kube-provider.ts';
 import { dockerMissing, kindMissing, kubeconfigMissing } from './kube/prerequisites.ts';
 import { LocalProvider } from './local/local-provider.ts';
 import type { Provider } from './provider.ts';
-import { namespaceFor } from './kube/manifests.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 
 export const PROVIDER_NAMES = ['local', 'kind', 'k3s', 'cluster'] as const;
@@ -64,77 +63,11 @@ export function localSession(tracker?: LeftoverTracker): ProviderSession {
   };
 }
 
-/** A session on a cluster the caller already has a KubeConfig for (the kind suites' shared cluster). */
-export function kubeSession(
-  name: 'kind' | 'k3s' | 'cluster',
-  client: KubeClient,
-  exposure: Exposure,
-  opts: { allowNodeOperations: boolean; multiNode: boolean; udp?: boolean; onDispose?: () => Promise<void>; tracker?: LeftoverTracker },
-): ProviderSession {
-  return {
-    name,
-    create: ({ recorder, runId = newRunId(), cwd }) => {
-      opts.tracker?.namespaceCreated(namespaceFor(runId));
-      return new KubeProvider({
-        name,
-        client,
-        recorder,
-        runId,
-        cwd,
-        exposure,
-        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations },
-        allowNodeOperations: opts.allowNodeOperations,
-        // An existing cluster (`cluster`) is touched only inside the run's namespace.
-        clusterScopedObjects: name !== 'cluster',
-      });
-    },
-    [Symbol.asyncDispose]: async () => {
-      await opts.onDispose?.();
-    },
-  };
-}
-
 /** Opens the provider's cluster (creating or reusing it). Call `missingPrerequisites` first. */
 export async function openSession(settings: ProviderSettings, log: (line: string) => void = () => {}, tracker?: LeftoverTracker): Promise<ProviderSession> {
-  const tracking = tracker ? { tracker } : {};
-  switch (settings.name) {
-    case 'local':
-      return localSession(tracker);
-    case 'kind': {
-      const cluster = await ensureKindCluster({
-        ...(settings.clusterName ? { name: settings.clusterName } : {}),
-        ...(settings.kubeVersion ? { kubeVersion: settings.kubeVersion } : {}),
-        log,
-        ...tracking,
-      });
-      return kubeSession('kind', new KubeClient(cluster.kubeConfig()), { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] }, {
-        allowNodeOperations: cluster.created,
-        multiNode: true,
-        onDispose: () => cluster.delete(),
-        ...tracking,
-      });
-    }
-    case 'k3s': {
-      const cluster = await startK3s(settings.kubeVersion ? { kubeVersion: settings.kubeVersion } : {});
-      return kubeSession('k3s', new KubeClient(cluster.kubeConfig()), cluster.exposure, {
-        allowNodeOperations: true,
-        multiNode: false,
-        // The container publishes its NodePorts for TCP only.
-        udp: false,
-        ...tracking,
-        onDispose: async () => {
-          await cluster[Symbol.asyncDispose]();
-        },
-      });
-    }
-    case 'cluster': {
-      const kc = loadClusterConfig({
-        ...(settings.kubeconfig ? { kubeconfig: settings.kubeconfig } : {}),
-        ...(settings.context ? { context: settings.context } : {}),
-      });
-      return kubeSession('cluster', new KubeClient(kc), { kind: 'loadBalancer' }, { allowNodeOperations: false, multiNode: true, ...tracking });
-    }
-  }
+  if (settings.name === 'local') return localSession(tracker);
+  const { openClusterSession } = await import('./kube-session.ts');
+  return openClusterSession({ ...settings, name: settings.name }, log, tracker);
 }
 
 export function newRunId(): string {

@@ -3,7 +3,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
-import { coturnArgs, RELAY_PORTS, TURN_PASSWORD, TURN_USER } from '../../profiles/coturn.ts';
+import { coturnArgs, coturnCredentialEnv, coturnScript, RELAY_PORTS, TURN_PASSWORD, TURN_USER } from '../../profiles/coturn.ts';
 import { TurnClient } from './client.ts';
 import type { TransportAddress } from './stun.ts';
 
@@ -17,7 +17,10 @@ export interface Coturn {
 }
 
 export async function startCoturn(ip: string, port = 3478): Promise<Coturn> {
-  const child = spawn('turnserver', coturnArgs({ ip, port, ...RELAY_PORTS }), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', coturnScript(coturnArgs({ ip, port, ...RELAY_PORTS }))], {
+    env: { ...process.env, ...coturnCredentialEnv() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   for (const s of [child.stdout, child.stderr]) s?.on('data', (d: Buffer) => output.push(...d.toString().split('\n').filter(Boolean)));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

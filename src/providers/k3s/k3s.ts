@@ -6,13 +6,10 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { K3sContainer, type StartedK3sContainer } from '@testcontainers/k3s';
 import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
 import type { Exposure } from '../kube/kube-provider.ts';
+import { K3S_IMAGES, DEFAULT_K3S_VERSION } from '../node-images.ts';
 
 /** The k3s image per Kubernetes minor version (rancher/k3s tags follow v<kubernetes>-k3s<n>). */
-export const K3S_IMAGES: Readonly<Record<string, string>> = {
-  '1.35': 'rancher/k3s:v1.35.5-k3s1',
-  '1.34': 'rancher/k3s:v1.34.9-k3s1',
-};
-export const DEFAULT_K3S_VERSION = '1.35';
+export { K3S_IMAGES, DEFAULT_K3S_VERSION };
 
 export interface K3sCluster extends AsyncDisposable {
   kubeConfig(): KubeConfig;

@@ -10,20 +10,11 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { stringify } from 'yaml';
 import type { LeftoverTracker } from '../../state/run-record.ts';
+import { KIND_NODE_IMAGES, DEFAULT_KUBE_VERSION } from '../node-images.ts';
 
-/**
- * Node images kind v0.33.0 publishes, pinned by digest as kind's release notes ask
- * ("pre-built images are only guaranteed to work with the kind release they were built for").
- * The last four minor versions; the nightly matrix runs each.
- */
+/** The kind release whose node images node-images.ts pins. */
 export const KIND_VERSION = 'v0.33.0';
-export const KIND_NODE_IMAGES: Readonly<Record<string, string>> = {
-  '1.37': 'kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5',
-  '1.36': 'kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed',
-  '1.35': 'kindest/node:v1.35.8@sha256:07b2536e30b803ed61d1677a79df6115f798ce64c80f9e22f6ed45afd09323c0',
-  '1.34': 'kindest/node:v1.34.11@sha256:44e222ee2132dab25ff87301682f89eb82c7880ea3a1bf543bfe9708fd08d67d',
-};
-export const DEFAULT_KUBE_VERSION = '1.36';
+export { KIND_NODE_IMAGES, DEFAULT_KUBE_VERSION };
 export const DEFAULT_CLUSTER_NAME = 'zerodrop';
 /**
  * Every node of a cluster zerodrop creates carries this label (kind's per-node `labels`,

@@ -3,7 +3,8 @@
 
 import { KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { kubeSession, type ProviderSession } from '../../../src/providers/index.ts';
+import type { ProviderSession } from '../../../src/providers/index.ts';
+import { kubeSession } from '../../../src/providers/kube-session.ts';
 import { PUBLISHED_NODE_PORTS } from '../../../src/providers/kind/kind.ts';
 import { KubeClient } from '../../../src/providers/kube/client.ts';
 

@@ -1,0 +1,88 @@
+// The cluster providers' sessions (kind, k3s, an existing cluster), apart from index.ts so that a
+// local run never loads the Kubernetes client, the manifest models or testcontainers.
+
+import { ensureKindCluster, PUBLISHED_NODE_PORTS } from './kind/kind.ts';
+import { startK3s } from './k3s/k3s.ts';
+import { loadClusterConfig } from './cluster/cluster.ts';
+import { KubeClient } from './kube/client.ts';
+import { KubeProvider, type Exposure } from './kube/kube-provider.ts';
+import { namespaceFor } from './kube/manifests.ts';
+import { newRunId, type ProviderSession, type ProviderSettings } from './index.ts';
+import type { LeftoverTracker } from '../state/run-record.ts';
+
+/** A session on a cluster the caller already has a KubeConfig for (the kind suites' shared cluster). */
+export function kubeSession(
+  name: 'kind' | 'k3s' | 'cluster',
+  client: KubeClient,
+  exposure: Exposure,
+  opts: { allowNodeOperations: boolean; multiNode: boolean; udp?: boolean; onDispose?: () => Promise<void>; tracker?: LeftoverTracker },
+): ProviderSession {
+  return {
+    name,
+    create: ({ recorder, runId = newRunId(), cwd }) => {
+      opts.tracker?.namespaceCreated(namespaceFor(runId));
+      return new KubeProvider({
+        name,
+        client,
+        recorder,
+        runId,
+        cwd,
+        exposure,
+        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations },
+        allowNodeOperations: opts.allowNodeOperations,
+        // An existing cluster (`cluster`) is touched only inside the run's namespace.
+        clusterScopedObjects: name !== 'cluster',
+      });
+    },
+    [Symbol.asyncDispose]: async () => {
+      await opts.onDispose?.();
+    },
+  };
+}
+
+/** Opens a cluster provider's cluster (creating or reusing it). */
+export async function openClusterSession(
+  settings: ProviderSettings & { name: 'kind' | 'k3s' | 'cluster' },
+  log: (line: string) => void,
+  tracker?: LeftoverTracker,
+): Promise<ProviderSession> {
+  const tracking = tracker ? { tracker } : {};
+  switch (settings.name) {
+    case 'kind': {
+      const cluster = await ensureKindCluster({
+        ...(settings.clusterName ? { name: settings.clusterName } : {}),
+        ...(settings.kubeVersion ? { kubeVersion: settings.kubeVersion } : {}),
+        log,
+        ...tracking,
+      });
+      return kubeSession('kind', new KubeClient(cluster.kubeConfig()), { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] }, {
+        allowNodeOperations: cluster.created,
+        multiNode: true,
+        onDispose: () => cluster.delete(),
+        ...tracking,
+      });
+    }
+    case 'k3s': {
+      const cluster = await startK3s(settings.kubeVersion ? { kubeVersion: settings.kubeVersion } : {});
+      return kubeSession('k3s', new KubeClient(cluster.kubeConfig()), cluster.exposure, {
+        allowNodeOperations: true,
+        multiNode: false,
+        // The container publishes its NodePorts for TCP only.
+        udp: false,
+        ...tracking,
+        onDispose: async () => {
+          await cluster[Symbol.asyncDispose]();
+        },
+      });
+    }
+    case 'cluster': {
+      const kc = loadClusterConfig({
+        ...(settings.kubeconfig ? { kubeconfig: settings.kubeconfig } : {}),
+        ...(settings.context ? { context: settings.context } : {}),
+      });
+      return kubeSession('cluster', new KubeClient(kc), { kind: 'loadBalancer' }, { allowNodeOperations: false, multiNode: true, ...tracking });
+    }
+  }
+}
+
+

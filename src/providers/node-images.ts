@@ -1,0 +1,22 @@
+// The node images of the clusters zerodrop creates, by Kubernetes minor version: data only, so that
+// checking --kube-version does not load the cluster providers (see providers/index.ts).
+
+/**
+ * Node images kind v0.33.0 publishes, pinned by digest as kind's release notes ask
+ * ("pre-built images are only guaranteed to work with the kind release they were built for").
+ * The last four minor versions; the nightly matrix runs each.
+ */
+export const KIND_NODE_IMAGES: Readonly<Record<string, string>> = {
+  '1.37': 'kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5',
+  '1.36': 'kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed',
+  '1.35': 'kindest/node:v1.35.8@sha256:07b2536e30b803ed61d1677a79df6115f798ce64c80f9e22f6ed45afd09323c0',
+  '1.34': 'kindest/node:v1.34.11@sha256:44e222ee2132dab25ff87301682f89eb82c7880ea3a1bf543bfe9708fd08d67d',
+};
+export const DEFAULT_KUBE_VERSION = '1.36';
+
+// k3s: the rancher/k3s tags testcontainers' K3s module starts.
+export const K3S_IMAGES: Readonly<Record<string, string>> = {
+  '1.35': 'rancher/k3s:v1.35.5-k3s1',
+  '1.34': 'rancher/k3s:v1.34.9-k3s1',
+};
+export const DEFAULT_K3S_VERSION = '1.35';

@@ -1,13 +1,13 @@
-// HTTP generators against one nginx worker: zerodrop's undici generator (src/load/http.ts, in the
-// mode the scenarios use, recording every request on the Recorder) and autocannon, hey and wrk,
-// one after the other, with the same connection count and duration, keep-alive, on loopback.
+// HTTP generators against one nginx worker: zerodrop's undici generator (src/load/http.ts in the
+// mode the scenarios use, recording every request on the Recorder; run by http-zerodrop.ts in a
+// process of its own, as the other tools run in theirs) and autocannon, hey and wrk, one after the
+// other, with the same connection count and duration, keep-alive, on loopback.
 // Target of issue 7: zerodrop at least 0.9x autocannon and 2x hey.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 
-import { startHttpLoad } from '../load/http.ts';
-import { Recorder } from '../observe/recorder.ts';
+import type { ZerodropHttpRun } from './http-zerodrop.ts';
 import { startNginx, type NginxTarget } from './nginx.ts';
 import { ratioTo, type BenchRow } from './table.ts';
 import { parseRequestsPerSec, runTool, which } from './tools.ts';
@@ -40,22 +40,14 @@ interface Measured {
 }
 
 async function measureZerodrop(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
-  const recorder = new Recorder();
-  const cpu = process.cpuUsage();
-  const load = startHttpLoad(
-    'bench',
-    { kind: 'http', service: 'nginx', path: '/', keepAlive: true, mode: 'closed', connections: o.connections, timeoutMs: 5_000 },
-    { host: target.host, port: target.port },
-    recorder,
-    { maxDurationMs: o.durationMs + 1_000, maxRequests: 5_000_000 },
-  );
-  await sleep(o.durationMs);
-  const s = await load.stop();
-  const used = process.cpuUsage(cpu);
-  const recorded = recorder.timeline.requests.length;
+  const script = join(o.cwd, 'src/bench/http-zerodrop.ts');
+  const r = await runTool(process.execPath, [script, target.url, String(o.connections), String(o.durationMs)], o.durationMs + 30_000);
+  if (r.exitCode !== 0) throw new Error(`http-zerodrop.ts exited ${r.exitCode}: ${r.output.trim().split('\n').at(-1) ?? ''}`);
+  const { summary: s, recorded, cpuSeconds } = JSON.parse(r.stdout) as ZerodropHttpRun;
   return {
     rate: s.achievedRate,
-    ...perRequest((used.user + used.system) / 1e6, s.sent),
+    // The generator's own CPU (process.cpuUsage around the load), not the process start-up.
+    ...perRequest(cpuSeconds, s.sent),
     loss: `${s.failed} failed`,
     note: `${recorded.toLocaleString('en-US')} of ${s.sent.toLocaleString('en-US')} requests recorded`,
     status: recorded === s.sent ? 'ok' : 'failed',

@@ -63,19 +63,11 @@ export function parseRunArgs(argv: string[]): RunArgs {
   }
   const providerSettings = providerSettingsOf(provider as ProviderName, values);
 
-  const scenarios = (values.scenario ?? []).map((id) => {
-    const def = findScenario(id);
-    if (!def) throw new UsageError(`--scenario ${id}: unknown scenario; known: ${catalog.map((s) => s.id).join(', ')}`);
-    return def;
-  });
+  const scenarios = scenariosNamed(values.scenario ?? []);
   // --driver narrows an unnamed selection to the scenarios it can load (src/cli/driver.ts).
   const { driver, scenarios: selected } = chooseDriver(values.driver, scenarios.length > 0 ? scenarios : catalog.filter((s) => !s.control), scenarios.length > 0);
 
-  const chosen = (values.profile ?? ['reference']).map((name) => {
-    const profile = findProfile(name);
-    if (!profile) throw new UsageError(`--profile ${name}: unknown profile; known: ${profiles.map((p) => p.name).join(', ')}`);
-    return profile;
-  });
+  const chosen = profilesNamed(values.profile ?? ['reference']);
 
   const reportDir = values['report-dir'];
   const reportDirIssue = reportDirProblem(reportDir);
@@ -179,4 +171,22 @@ function providerSettingsOf(
     ...(kubeVersion !== undefined ? { kubeVersion } : {}),
     ...(values['cluster-name'] !== undefined ? { clusterName: values['cluster-name'] } : {}),
   };
+}
+
+/** The scenarios `--scenario` names, in the order given; an unknown id is bad usage naming the known ones. */
+export function scenariosNamed(ids: readonly string[]): ScenarioDefinition[] {
+  return ids.map((id) => {
+    const def = findScenario(id);
+    if (!def) throw new UsageError(`--scenario ${id}: unknown scenario; known: ${catalog.map((s) => s.id).join(', ')}`);
+    return def;
+  });
+}
+
+/** The profiles `--profile` names, in the order given; an unknown name is bad usage naming the known ones. */
+export function profilesNamed(names: readonly string[]): Profile[] {
+  return names.map((name) => {
+    const profile = findProfile(name);
+    if (!profile) throw new UsageError(`--profile ${name}: unknown profile; known: ${profiles.map((p) => p.name).join(', ')}`);
+    return profile;
+  });
 }

@@ -13,6 +13,9 @@ import type { ScenarioResult } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
 import { UsageError } from './usage-error.ts';
 import { parseFlags } from './flags.ts';
+import { profilesNamed, scenariosNamed } from './args.ts';
+import type { Profile } from '../profiles/profile.ts';
+import type { ScenarioDefinition } from '../scenarios/definition.ts';
 import { reportDirProblem } from './checks.ts';
 
 export interface CampaignRow {
@@ -69,14 +72,34 @@ export function formatCampaign(rows: readonly CampaignRow[], runs: number): stri
   return lines.join('\n');
 }
 
+export interface CampaignArgs {
+  runs: number;
+  reportDir: string;
+  /** The whole catalog (controls included) unless --scenario narrows it. */
+  scenarios: readonly ScenarioDefinition[];
+  /** Every profile unless --profile narrows it. */
+  profiles: readonly Profile[];
+}
+
 /** The campaign's flags, checked before anything runs. */
-export function parseCampaignArgs(argv: string[]): { runs: number; reportDir: string } {
-  const { values } = parseFlags('campaign', argv, { runs: { type: 'string', default: '20' }, 'report-dir': { type: 'string', default: 'reports' } });
+export function parseCampaignArgs(argv: string[]): CampaignArgs {
+  const { values } = parseFlags('campaign', argv, {
+    runs: { type: 'string', default: '20' },
+    'report-dir': { type: 'string', default: 'reports' },
+    scenario: { type: 'string', multiple: true },
+    profile: { type: 'string', multiple: true },
+  });
   const runs = /^\d+$/.test(values.runs) ? Number(values.runs) : NaN;
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UsageError(`--runs ${values.runs}: must be a whole number from 1 to 1000`);
   const problem = reportDirProblem(values['report-dir']);
   if (problem !== undefined) throw new UsageError(`--report-dir ${JSON.stringify(values['report-dir'])}: ${problem}`);
-  return { runs, reportDir: values['report-dir'] };
+  return {
+    runs,
+    reportDir: values['report-dir'],
+    // Narrowing is how a flagged pair is run again on its own: --scenario X --profile Y --runs 20.
+    scenarios: values.scenario ? scenariosNamed(values.scenario) : catalog,
+    profiles: values.profile ? profilesNamed(values.profile) : allProfiles,
+  };
 }
 
 async function writeCampaign(reportDir: string, campaign: { runs: number; of: number; durationMs: number; rows: CampaignRow[] }): Promise<void> {
@@ -86,7 +109,7 @@ async function writeCampaign(reportDir: string, campaign: { runs: number; of: nu
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { runs, reportDir } = parseCampaignArgs(argv);
+  const { runs, reportDir, scenarios, profiles } = parseCampaignArgs(argv);
 
   const controller = new AbortController();
   const stop = () => controller.abort(new Error('interrupted'));
@@ -98,8 +121,8 @@ async function main(argv: string[]): Promise<number> {
   for (let i = 1; i <= runs; i++) {
     const run = await runMatrix({
       provider: 'local',
-      scenarios: catalog,
-      profiles: allProfiles,
+      scenarios,
+      profiles,
       overrides: {},
       nightly: false,
       signal: controller.signal,

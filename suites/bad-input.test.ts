@@ -107,7 +107,9 @@ describe('zerodrop campaign flags, in process', () => {
     [['--runs', ''], /^--runs : must be a whole number/],
     [['--runs'], /^campaign: --runs expects a value/],
     [['--report-dir', '@FILE'], /^--report-dir ".*a-file": is an existing file/],
-    [['--profile', 'x'], /^campaign: unknown flag --profile; flags: --runs <value>, --report-dir <value>$/],
+    [['--profile', 'x'], /^--profile x: unknown profile; known: reference, /],
+    [['--scenario', 'backend-delete'], /^--scenario backend-delete: unknown scenario; known: backend-delete-http, /],
+    [['--workers', '2'], /^campaign: unknown flag --workers; flags: --runs <value>, --report-dir <value>, --scenario <value>, --profile <value>$/],
   ])('%j', (argv, message) => {
     expect(usageError(() => parseCampaignArgs(argv.map((a) => a.replace('@FILE', inScratch('a-file')))))).toMatch(message);
   });

@@ -11,9 +11,9 @@
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPath } from '../src/profiles/requirements.ts';
 import { leftoverProcesses, listeningAddressesOf, listeningSockets } from './helpers/leftovers.ts';
@@ -84,13 +84,13 @@ afterAll(async () => {
 });
 
 /** A real `zerodrop run` with its own mark, state directory and TMPDIR, so that what it leaves is its own. */
-async function startRun(name: string, scenario: string, profile: string) {
+async function startRun(name: string, scenario: string, profile: string, extra: readonly string[] = []) {
   const dir = join(root, name);
   const env = { mark: randomUUID(), stateDir: join(dir, 'state'), tmp: join(dir, 'tmp') };
   await mkdir(env.tmp, { recursive: true });
   const child = spawn(
     process.execPath,
-    ['src/cli/main.ts', 'run', '--scenario', scenario, '--profile', profile, '--report-dir', join(dir, 'report')],
+    ['src/cli/main.ts', 'run', '--scenario', scenario, '--profile', profile, '--report-dir', join(dir, 'report'), ...extra],
     {
       env: { ...process.env, CI: '1', ZERODROP_TEST_MARK: env.mark, ZERODROP_STATE_DIR: env.stateDir, TMPDIR: env.tmp },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -231,6 +231,85 @@ describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {
 
   });
 
+});
+
+/** The run's hey processes (its load driver), among those it left. */
+async function heyProcesses(mark: string, under: string): Promise<number[]> {
+  const hey: number[] = [];
+  for (const pid of await leftoverProcesses(mark, under)) {
+    const argv0 = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0')[0] ?? '';
+    if (basename(argv0) === 'hey') hey.push(pid);
+  }
+  return hey;
+}
+
+/** Resolves with the run's hey processes once there are any, or with none once the run has exited. */
+async function heyStarted(run: Awaited<ReturnType<typeof startRun>>): Promise<number[]> {
+  for (;;) {
+    const hey = await heyProcesses(run.env.mark, run.env.tmp);
+    if (hey.length > 0 || run.child.exitCode !== null || run.child.signalCode !== null) return hey;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+// The load driver `hey` is a process group of its own, listed in the run's state record like a pod's
+// (src/load/external/client-group.ts). A later delete plans hey's fixed count over about 30 s, so
+// that it is still loading when the run is killed and when `zerodrop clean` comes.
+describe.skipIf(!onPath('hey'))('zerodrop run --driver hey (hey not on PATH: apt-get install hey)', () => {
+  const args = ['--driver', 'hey', '--set', 'deleteAtMs=20000'];
+
+  it('an interrupt ends hey with the run', async () => {
+    const run = await startRun('hey-interrupt', 'gateway-delete-http', 'reference', args);
+    const hey = await within(30_000, 'hey starting', heyStarted(run));
+    expect(hey, run.output()).toHaveLength(1);
+    run.child.kill('SIGINT');
+    const { code } = await within(EXIT_WITHIN_MS, 'zerodrop exiting after SIGINT', run.exited);
+    const held = await run.held();
+    expect(code, run.output()).toBe(130);
+    expect(await processesGone(run.env.mark, run.env.tmp), run.output()).toEqual([]);
+    expect(await stillListening(held)).toEqual([]);
+    expect((await entries(run.env.tmp)).filter((e) => e.startsWith('zerodrop-'))).toEqual([]);
+    expect(await entries(join(run.env.stateDir, 'runs'))).toEqual([]);
+  });
+
+  it('a SIGKILLed run leaves hey loading; `zerodrop clean` finds it in the record and kills it', async () => {
+    const run = await startRun('hey-crash', 'gateway-delete-http', 'reference', args);
+    const [hey] = await within(30_000, 'hey starting', heyStarted(run));
+    expect(hey, run.output()).toBeDefined();
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const env = { ...process.env, ZERODROP_STATE_DIR: run.env.stateDir, TMPDIR: run.env.tmp, KUBECONFIG: join(root, 'no-kubeconfig') };
+    try {
+      await crashedHeyCleaned(run, hey as number, env);
+    } finally {
+      // Whatever failed above, the pods and hey of this run do not outlive the test.
+      await cli(['clean'], env);
+      for (const pid of await heyProcesses(run.env.mark, run.env.tmp)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // ended meanwhile
+        }
+      }
+    }
+  });
+
+  async function crashedHeyCleaned(run: Awaited<ReturnType<typeof startRun>>, hey: number, env: NodeJS.ProcessEnv): Promise<void> {
+    const held = await run.held();
+    // hey outlived the run (so this test can fail), and the record lists it as a group leader.
+    expect(await heyProcesses(run.env.mark, run.env.tmp)).toEqual([hey]);
+    const [recordFile] = await entries(join(run.env.stateDir, 'runs'));
+    const record = JSON.parse(await readFile(join(run.env.stateDir, 'runs', recordFile as string), 'utf8')) as { groups: { pid: number }[] };
+    expect(record.groups.map((g) => g.pid)).toContain(hey);
+
+    const cleaned = await cli(['clean'], env);
+    expect(cleaned.code, cleaned.output).toBe(0);
+    expect(cleaned.output).toMatch(new RegExp(`killed process group ${hey} \\(${hey} hey `));
+    expect(await processesGone(run.env.mark, run.env.tmp)).toEqual([]);
+    expect(await stillListening(held)).toEqual([]);
+    expect((await entries(run.env.tmp)).filter((e) => e.startsWith('zerodrop-'))).toEqual([]);
+    expect(await entries(join(run.env.stateDir, 'runs'))).toEqual([]);
+  }
 });
 
 async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {

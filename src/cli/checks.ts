@@ -25,6 +25,23 @@ export function dnsLabelProblem(value: string): string | undefined {
     : 'expected a DNS label: lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63 characters';
 }
 
+const DURATION = /^(?:\d+[smhd])+$/;
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration written as Go's time.ParseDuration and kubectl do, in whole units (plus d for days): 90s, 30m, 2h, 1h30m, 7d. */
+export function durationMs(value: string): number | undefined {
+  if (!DURATION.test(value)) return undefined;
+  let ms = 0;
+  for (const [, count, unit] of value.matchAll(/(\d+)([smhd])/g)) ms += Number(count) * (UNIT_MS[unit ?? ''] ?? 0);
+  return ms;
+}
+
+export function durationProblem(value: string): string | undefined {
+  const ms = durationMs(value);
+  if (ms === undefined) return 'expected a duration like 30m, 2h, 1h30m or 7d (whole numbers of s, m, h, d)';
+  return ms > 0 ? undefined : 'must be longer than 0';
+}
+
 function statOf(path: string) {
   try {
     return statSync(path);

@@ -11,6 +11,7 @@ import { FakeApiServer } from '../providers/kube/fake-api-server.ts';
 import { LABELS } from '../providers/kube/manifests.ts';
 import { runsDir } from '../state/run-record.ts';
 import { clean } from './clean.ts';
+import { HELP } from './help.ts';
 import { UsageError } from './usage-error.ts';
 
 let dir: string;
@@ -22,8 +23,14 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zerodrop-clean-cli-'));
   server = await new FakeApiServer().listen();
   const ns = { metadata: { name: 'zerodrop-dead0001', labels: { [LABELS.run]: 'dead0001' } }, status: { phase: 'Active' } };
+  // No record on this machine, created a minute ago: another machine's run, maybe going right now.
+  const other = { metadata: { name: 'zerodrop-other001', labels: { [LABELS.run]: 'other001' }, creationTimestamp: new Date(Date.now() - 60_000).toISOString() }, status: { phase: 'Active' } };
   server.put('/api/v1/namespaces', ns);
-  server.respond((req) => (req.method === 'GET' && req.path === '/api/v1/namespaces/zerodrop-dead0001' ? { status: 200, body: ns } : undefined));
+  server.put('/api/v1/namespaces', other);
+  server.respond((req) => {
+    const found = [ns, other].find((n) => req.path === `/api/v1/namespaces/${n.metadata.name}`);
+    return req.method === 'GET' && found ? { status: 200, body: found } : undefined;
+  });
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(
     kubeconfig,
@@ -56,10 +63,13 @@ afterEach(async () => {
 });
 
 describe('zerodrop clean', () => {
-  it('deletes the labelled namespaces of the current context, then the crashed run\'s record, printing each', async () => {
+  const namespaceDeletes = () => server.requests.filter((r) => r.method === 'DELETE' && /^\/api\/v1\/namespaces\/[^/]+$/.test(r.path)).map((r) => r.path.split('/').at(-1));
+
+  it('deletes the crashed run\'s namespace on the current context and then its record, keeps another machine\'s young one, printing each', async () => {
     expect(await clean([])).toBe(0);
-    expect(server.requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toContain('/api/v1/namespaces/zerodrop-dead0001');
-    expect(lines).toContain(`deleted namespace zerodrop-dead0001 (${LABELS.run}=dead0001)`);
+    expect(namespaceDeletes()).toEqual(['zerodrop-dead0001']);
+    expect(lines).toContain(`deleted namespace zerodrop-dead0001 (${LABELS.run}=dead0001): its run on this machine ended without tearing down (record crashed)`);
+    expect(lines).toContainEqual(expect.stringMatching(/^kept namespace zerodrop-other001: no finished run of this machine made it and it is 1m(\d+s)? old /));
     expect(lines.at(-1)).toBe('1 thing(s) removed');
     expect(readdirSync(runsDir(join(dir, 'state')))).toEqual([]);
   });
@@ -78,6 +88,47 @@ describe('zerodrop clean', () => {
     await expect(clean(['--dry-run=yes'])).rejects.toThrow(UsageError);
     await expect(clean(['--local-only', '--context', 'ctx'])).rejects.toThrow(/exclude each other/);
     expect(server.requests).toEqual([]);
+  });
+
+  it('--older-than and --all widen what goes; --dry-run says which rule', async () => {
+    expect(await clean(['--dry-run', '--older-than', '30s'])).toBe(0);
+    expect(lines.filter((l) => l.startsWith('would delete'))).toEqual([
+      `would delete namespace zerodrop-dead0001 (${LABELS.run}=dead0001): its run on this machine ended without tearing down (record crashed)`,
+      expect.stringMatching(new RegExp(`^would delete namespace zerodrop-other001 \\(${LABELS.run}=other001\\): created 1m\\d*s? ago, older than 30s$`)),
+    ]);
+    expect(namespaceDeletes()).toEqual([]);
+    expect(await clean(['--older-than', '2h'])).toBe(0);
+    expect(namespaceDeletes()).toEqual(['zerodrop-dead0001']);
+    expect(lines).toContainEqual(expect.stringMatching(/^kept namespace zerodrop-other001: .*--older-than 2h or --all deletes it\)$/));
+    // The fake keeps listing a deleted namespace: this time only --all accounts for either.
+    expect(await clean(['--all'])).toBe(0);
+    expect(namespaceDeletes()).toEqual(['zerodrop-dead0001', 'zerodrop-dead0001', 'zerodrop-other001']);
+    expect(lines).toContain(`deleted namespace zerodrop-other001 (${LABELS.run}=other001): --all`);
+  });
+
+  it.each<[string[], RegExp]>([
+    [['--older-than', '2x'], /^--older-than "2x": expected a duration like 30m, 2h, 1h30m or 7d \(whole numbers of s, m, h, d\)$/],
+    [['--older-than', '1.5h'], /^--older-than "1.5h": expected a duration like/],
+    [['--older-than', '-2h'], /^clean: --older-than expects a value/],
+    [['--older-than', '0h'], /^--older-than "0h": must be longer than 0$/],
+    [['--older-than', ''], /^--older-than "": expected a duration/],
+    [['--older-than'], /^clean: --older-than expects a value, e.g. --older-than <value>$/],
+    [['--all=yes'], /^clean: --all is a switch and takes no value$/],
+    [['--all', '--older-than', '2h'], /^clean: --all and --older-than exclude each other/],
+    [['--local-only', '--all'], /^clean: --local-only and --all\/--older-than exclude each other/],
+    [['--local-only', '--older-than', '2h'], /^clean: --local-only and --all\/--older-than exclude each other/],
+    [['--bogus'], /^clean: unknown flag --bogus; flags: .*--older-than <value>, --all$/],
+  ])('rejects %j with one line naming the flag (exit 2), before touching anything', async (argv, message) => {
+    const error = await clean(argv).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('\n');
+    expect(server.requests).toEqual([]);
+    expect(readdirSync(runsDir(join(dir, 'state')))).toEqual(['crashed.json']);
+  });
+
+  it('its help names the new flags and the three rules', () => {
+    for (const text of ['--older-than', '--all', '(default 24h', '(a)', '(b)', '(c)']) expect(HELP.clean).toContain(text);
   });
 
   it('a second clean finds nothing left', async () => {

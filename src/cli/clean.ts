@@ -1,11 +1,12 @@
 // `zerodrop clean`: removes what crashed runs left behind (see src/state/), and prints each thing.
 
-import { cleanKindClusters, cleanNamespaces, kindCli } from '../state/clean-clusters.ts';
+import { cleanKindClusters, cleanNamespaces, DEFAULT_OLDER_THAN, DEFAULT_OLDER_THAN_MS, kindCli } from '../state/clean-clusters.ts';
 import { cleanLocal, removeRecord } from '../state/clean.ts';
 import { loadClusterConfig } from '../providers/cluster/cluster.ts';
 import { KubeClient } from '../providers/kube/client.ts';
 import { kubeconfigMissing } from '../providers/kube/prerequisites.ts';
 import { onPath } from '../profiles/requirements.ts';
+import { durationMs, durationProblem } from './checks.ts';
 import { parseFlags } from './flags.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -15,10 +16,18 @@ export async function clean(argv: string[]): Promise<number> {
     'local-only': { type: 'boolean', default: false },
     kubeconfig: { type: 'string' },
     context: { type: 'string' },
+    'older-than': { type: 'string' },
+    all: { type: 'boolean', default: false },
   });
   const dryRun = values['dry-run'];
   const explicitCluster = values.kubeconfig !== undefined || values.context !== undefined;
   if (values['local-only'] && explicitCluster) throw new UsageError('clean: --local-only and --kubeconfig/--context exclude each other');
+  const olderThan = values['older-than'];
+  const olderThanProblem = olderThan === undefined ? undefined : durationProblem(olderThan);
+  if (olderThanProblem !== undefined) throw new UsageError(`--older-than ${JSON.stringify(olderThan)}: ${olderThanProblem}`);
+  if (values.all && olderThan !== undefined) throw new UsageError('clean: --all and --older-than exclude each other (--all deletes labelled namespaces of any age)');
+  if (values['local-only'] && (values.all || olderThan !== undefined)) throw new UsageError('clean: --local-only and --all/--older-than exclude each other (those choose cluster namespaces)');
+  const rules = { all: values.all, olderThanMs: durationMs(olderThan ?? DEFAULT_OLDER_THAN) ?? DEFAULT_OLDER_THAN_MS };
   let count = 0;
   const log = (line: string) => {
     if (/^(removed|would remove|deleted|would delete|killed|would kill) (?!record)/.test(line)) count++;
@@ -27,7 +36,7 @@ export async function clean(argv: string[]): Promise<number> {
   const opts = { dryRun, log };
 
   const local = await cleanLocal(opts);
-  if (onPath('kind')) await cleanKindClusters(local.cleaned, kindCli, opts);
+  if (onPath('kind')) await cleanKindClusters(local.cleaned, kindCli, { ...opts, live: local.live });
   else if (local.cleaned.some((r) => r.record.kindClusters.length > 0)) {
     for (const run of local.cleaned) if (run.record.kindClusters.length > 0) run.problems.push('kind not on PATH');
     console.log(`kind not on PATH: kind clusters ${local.cleaned.flatMap((r) => r.record.kindClusters).join(', ')} left alone`);
@@ -48,7 +57,7 @@ export async function clean(argv: string[]): Promise<number> {
         throw new UsageError(`clean: ${(error as Error).message}`);
       }
       try {
-        problems += (await cleanNamespaces(client, { ...opts, live: local.live })).length;
+        problems += (await cleanNamespaces(client, { ...opts, ...rules, live: local.live, dead: local.cleaned.map((r) => r.record) })).length;
         namespacesChecked = true;
       } catch (error) {
         problems++;

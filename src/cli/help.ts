@@ -78,20 +78,25 @@ Exit codes: 0 written, 2 DIR has no readable results.json or bad usage.`,
   clean: `zerodrop clean: remove what runs that crashed (were killed, lost power) left behind
 
 Usage:
-  zerodrop clean [--dry-run] [--local-only] [--kubeconfig FILE] [--context NAME]
+  zerodrop clean [--dry-run] [--local-only] [--kubeconfig FILE] [--context NAME] [--older-than DURATION | --all]
 
 A run that ends by itself, Ctrl-C included, tears everything down. One that was killed leaves its
 state record in $ZERODROP_STATE_DIR, else $XDG_STATE_HOME/zerodrop, else ~/.local/state/zerodrop
 (runs/<id>.json). For each record whose zerodrop process is gone (runs still going are skipped),
-clean kills the process groups the run started (checking each process's start time, so that a
-reused pid is never killed), removes its zerodrop-* temporary directories and the kind clusters it
-created (only if their nodes carry zerodrop.dev/created-by=zerodrop), then the record. On the
-kubeconfig's current (or --context) cluster it deletes the namespaces labelled zerodrop.dev/run,
-and no other. Each thing removed is printed.
+clean kills the process groups the run started (pods, and the hey or iperf3 of --driver; checking
+each process's start time, so that a reused pid is never killed), removes its zerodrop-* temporary directories and the kind clusters it
+created (only if their nodes carry zerodrop.dev/created-by=zerodrop and no run still going here
+uses them), then the record. On the kubeconfig's current (or --context) cluster it deletes
+namespaces labelled zerodrop.dev/run, and no other, when (a) a run recorded on this machine made it
+and its zerodrop is gone, (b) it is older than --older-than (default 24h; another machine's run may
+be using a younger one), or (c) --all is given; never one of a run still going on this machine.
+Each thing removed is printed with the rule that allowed it.
 
 Options:
   --dry-run     list what would be removed, remove nothing
   --local-only  leave clusters alone (no namespaces looked for)
+  --older-than  delete labelled namespaces older than this, e.g. 2h, 90m, 7d (default 24h; by creationTimestamp)
+  --all         delete every labelled namespace except those of runs still going on this machine
   --kubeconfig, --context  the cluster whose zerodrop namespaces to delete (default: $KUBECONFIG or
                 ~/.kube/config, its current context; skipped when there is no kubeconfig)
 

@@ -5,6 +5,7 @@
 import type { LoadSpec } from '../model/load.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import type { Provider } from '../providers/provider.ts';
+import type { LeftoverTracker } from '../state/run-record.ts';
 import { driverMisfit, type LoadDriver } from './drivers.ts';
 import { startHeyLoad } from './external/hey.ts';
 import { startIperf3Load } from './external/iperf3.ts';
@@ -27,7 +28,10 @@ export function startLoad(
   provider: Pick<Provider, 'serviceAddress' | 'peerAddress'>,
   recorder: Recorder,
   signal: AbortSignal,
-  options: { driver?: LoadDriver; plannedMs?: number } = {},
+  // tracker: the run's state record, for the external drivers only: they are processes of their
+  // own that a SIGKILLed run leaves behind (external/client-group.ts); the built-in generators run
+  // inside the harness and end with it.
+  options: { driver?: LoadDriver; plannedMs?: number; tracker?: LeftoverTracker } = {},
 ): AnyLoadHandle {
   const driver = options.driver ?? 'builtin';
   if (driver !== 'builtin') {
@@ -35,8 +39,9 @@ export function startLoad(
     const misfit = driverMisfit(driver, spec);
     if (misfit !== undefined) throw new Error(`load ${id}: ${misfit}`);
     const plannedMs = options.plannedMs ?? 10_000;
-    if (spec.kind === 'http' && driver === 'hey') return startHeyLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, plannedMs });
-    if (spec.kind === 'udp' && driver === 'iperf3') return startIperf3Load(id, spec, provider.serviceAddress(spec.service, spec.port), recorder, { signal });
+    const tracking = options.tracker ? { tracker: options.tracker } : {};
+    if (spec.kind === 'http' && driver === 'hey') return startHeyLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, plannedMs, ...tracking });
+    if (spec.kind === 'udp' && driver === 'iperf3') return startIperf3Load(id, spec, provider.serviceAddress(spec.service, spec.port), recorder, { signal, ...tracking });
   }
   switch (spec.kind) {
     case 'udp':

@@ -97,12 +97,12 @@ describe('Helm gateway profiles', () => {
   });
 
   it('builds the helm command: chart, repo, pinned version, the run namespace, values file, --wait', () => {
-    expect(helmInstallArgs(spec('ingress-nginx'), { namespace: 'zerodrop-x', kubeconfigFile: '/k', valuesFile: '/v.yaml' })).toEqual([
-      'upgrade', '--install', 'ingress-nginx', 'ingress-nginx', '--repo', 'https://kubernetes.github.io/ingress-nginx', '--version', '4.13.3',
+    expect(helmInstallArgs(spec('ingress-nginx'), { release: 'ingress-nginx-x', namespace: 'zerodrop-x', kubeconfigFile: '/k', valuesFile: '/v.yaml' })).toEqual([
+      'upgrade', '--install', 'ingress-nginx-x', 'ingress-nginx', '--repo', 'https://kubernetes.github.io/ingress-nginx', '--version', '4.13.3',
       '--namespace', 'zerodrop-x', '--kubeconfig', '/k', '--values', '/v.yaml', '--wait', '--timeout', '600s',
     ]);
     // OCI charts carry no --repo.
-    expect(helmInstallArgs(spec('envoy-gateway'), { namespace: 'n', kubeconfigFile: '/k', valuesFile: '/v' })).not.toContain('--repo');
+    expect(helmInstallArgs(spec('envoy-gateway'), { release: 'eg-n', namespace: 'n', kubeconfigFile: '/k', valuesFile: '/v' })).not.toContain('--repo');
   });
 
   it('as profiles: need helm (skipped with the hint when it is missing); the gateway is the chart dataplane, for the protocols it carries', () => {

@@ -26,6 +26,7 @@
 //   load balancers deprogram it (controller flag, kubernetes/ingress-nginx PR 8143);
 //   terminationGracePeriodSeconds bounds all of them.
 
+import { createHash } from 'node:crypto';
 import type { ChartedDataplane } from '../model/workload.ts';
 import { TURN_PASSWORD, TURN_USER } from './coturn.ts';
 import { ProfileCannotPlay, type GatewayPlan, type Profile } from './profile.ts';
@@ -36,7 +37,7 @@ export interface HelmChart {
   /** Chart repository URL (omitted for oci:// charts). */
   repo?: string;
   version: string;
-  /** The release name; the release is installed into the run's namespace. */
+  /** Start of the release name; releaseName() adds the run to it (the release goes into the run's namespace). */
   release: string;
 }
 
@@ -83,6 +84,28 @@ export const CHART_GATEWAY_NAME = 'zerodrop';
 
 /** A per-run name for cluster-scoped objects, so that runs never share one. */
 const perRun = (namespace: string) => `zerodrop-${namespace.replace(/^zerodrop-/, '')}`;
+
+/** Helm's limit on a release name (maxReleaseNameLen in helm's pkg/chartutil/validate_name.go). */
+export const RELEASE_NAME_MAX = 53;
+
+/**
+ * The chart's release for the run whose namespace is `namespace`: `<chart.release>-<run>`, so that
+ * two runs on one cluster never upgrade each other's release, and the cluster-scoped objects a chart
+ * names after its release (ClusterRoles of gateway-helm and ingress-nginx, "<fullname>") differ too.
+ * Held to a DNS-1035 label of at most 53 characters (helm's limit, which leaves charts room for the
+ * suffixes they append within a 63-character name); a run id that does not fit as it is keeps a
+ * prefix and gets a hash of the whole namespace, so that distinct runs keep distinct names.
+ */
+export function releaseName(chart: Pick<HelmChart, 'release'>, namespace: string): string {
+  const run = namespace.replace(/^zerodrop-/, '');
+  const clean = run.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-+/g, '-').replace(/^-|-$/g, '');
+  const name = `${chart.release}-${clean}`;
+  if (clean === run && clean !== '' && name.length <= RELEASE_NAME_MAX) return name;
+  const hash = createHash('sha256').update(namespace).digest('hex').slice(0, 8);
+  const room = RELEASE_NAME_MAX - chart.release.length - hash.length - 2;
+  const prefix = clean.slice(0, Math.max(0, room)).replace(/-+$/, '');
+  return [chart.release, prefix, hash].filter((part) => part !== '').join('-');
+}
 
 function envoyGateway(naive: boolean): HelmProfileSpec {
   // Seed 004's production settings; the naive twin zeroes the drain so that Envoy exits at once.
@@ -179,6 +202,10 @@ function stunner(naive: boolean): HelmProfileSpec {
     description: naive
       ? 'STUNner with terminationGracePeriodSeconds 30 (the Kubernetes default): allocations still relaying are cut when the grace period ends.'
       : 'STUNner with its graceful shutdown: the dataplane keeps relaying and accepting allocations for up to 3600 s after the delete.',
+    // The operator's ClusterRoles and ClusterRoleBindings have fixed names (stunner-gateway-operator-*,
+    // templates/stunner-gateway-operator.yaml of l7mp/stunner-helm) that no value renames: a second
+    // STUNner run on the same cluster fails at `helm install` (helm refuses objects another release
+    // owns) rather than sharing the first run's operator.
     chart: { chart: 'stunner-gateway-operator', repo: 'https://l7mp.io/stunner', version: '1.1.0', release: 'stunner' },
     protocols: ['turn'],
     values: () => ({}),

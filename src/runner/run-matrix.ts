@@ -13,6 +13,7 @@ import type { Timeline } from '../model/timeline.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
 import { repoRoot } from './paths.ts';
 import { runScenario, type ScenarioProgress } from './run-scenario.ts';
+import type { LeftoverTracker } from '../state/run-record.ts';
 
 export interface MatrixRequest {
   provider: ProviderName;
@@ -34,6 +35,8 @@ export interface MatrixRequest {
   driver?: LoadDriver;
   /** How many scenario x profile pairs run at once (`--workers`); 1, one after the other, by default. */
   concurrency?: number;
+  /** The run's state record, where the external load drivers list their process groups (`zerodrop clean`). */
+  tracker?: LeftoverTracker;
 }
 
 export function optionsFor(def: ScenarioDefinition, overrides: OptionValues, nightly: boolean): OptionValues {
@@ -113,6 +116,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     recorder,
     signal: request.signal,
     ...(request.driver ? { driver: request.driver } : {}),
+    ...(request.tracker ? { tracker: request.tracker } : {}),
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
   });
   return {

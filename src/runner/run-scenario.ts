@@ -17,6 +17,7 @@ import { startLoopMonitor } from '../observe/loop-monitor.ts';
 import { startActiveConnectionSampler } from '../observe/active-connections.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import type { Provider } from '../providers/provider.ts';
+import type { LeftoverTracker } from '../state/run-record.ts';
 
 export interface ScenarioProgress {
   scenario: string;
@@ -33,6 +34,8 @@ export interface RunScenarioOptions {
   deployTimeoutMs?: number;
   /** Which client carries out the loads (src/load/drivers.ts); the built-in generators by default. */
   driver?: LoadDriver;
+  /** The run's state record: an external driver's process group is listed there while it runs. */
+  tracker?: LeftoverTracker;
 }
 
 export interface ScenarioOutcome {
@@ -76,7 +79,13 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
       const start = () => {
         recorder.event('load-start', { message: `load ${phase.id} started`, detail: { load: phase.id } });
         try {
-          loads.push(startLoad(phase.id, phase.spec, provider, recorder, run.signal, { ...(opts.driver ? { driver: opts.driver } : {}), plannedMs: plannedLoadMs(scenario, phase.startMs) }));
+          loads.push(
+            startLoad(phase.id, phase.spec, provider, recorder, run.signal, {
+              ...(opts.driver ? { driver: opts.driver } : {}),
+              ...(opts.tracker ? { tracker: opts.tracker } : {}),
+              plannedMs: plannedLoadMs(scenario, phase.startMs),
+            }),
+          );
         } catch (error) {
           // A load that cannot start (a driver that does not fit it) stops the run: inconclusive.
           // From a timer a throw would escape the run, so it aborts instead.

@@ -86,6 +86,12 @@ describe('state records', () => {
     });
     file.kindClusterDeleted('zerodrop');
     expect(read()[0]?.kindClusters).toEqual([]);
+    // A load driver's group that ended while the run goes on is taken off (src/load/external/client-group.ts).
+    const driver = sleeper();
+    file.processGroupStarted(driver.pid as number);
+    expect(read()[0]?.groups.map((g) => g.pid)).toEqual([child.pid, driver.pid]);
+    file.processGroupEnded(driver.pid as number);
+    expect(read()[0]?.groups.map((g) => g.pid)).toEqual([child.pid]);
     file.close();
     expect(readdirSync(runsDir(dir))).toEqual([]);
   });

@@ -85,6 +85,8 @@ export function sameProcessAlive(ref: ProcessRef): boolean {
  */
 export interface LeftoverTracker {
   processGroupStarted(pid: number): void;
+  /** The group is gone (a load driver that ended while the run goes on): no longer a leftover. */
+  processGroupEnded(pid: number): void;
   tempDirCreated(path: string): void;
   tempDirRemoved(path: string): void;
   namespaceCreated(name: string): void;
@@ -125,6 +127,12 @@ export class RunRecordFile implements LeftoverTracker {
   processGroupStarted(pid: number): void {
     this.update(() => {
       this.record.groups.push(processRef(pid));
+    });
+  }
+
+  processGroupEnded(pid: number): void {
+    this.update(() => {
+      this.record.groups = this.record.groups.filter((g) => g.pid !== pid);
     });
   }
 

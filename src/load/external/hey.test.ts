@@ -1,10 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HttpLoadSpec } from '../../model/load.ts';
 import { Recorder } from '../../observe/recorder.ts';
 import { onPath } from '../../profiles/requirements.ts';
+import { groupAlive } from '../../providers/local/processes.ts';
+import { readRunRecords, RunRecordFile } from '../../state/run-record.ts';
 import { heyArgs, heyPlan, parseHeyCsv, placeMissing, startHeyLoad } from './hey.ts';
 
 const capture = (name: string) => readFileSync(new URL(`testdata/${name}`, import.meta.url), 'utf8');
@@ -93,6 +97,43 @@ describe.skipIf(!onPath('hey'))('startHeyLoad against a server that drops every 
       }
       expect(recorder.timeline.events.some((e) => e.kind === 'note' && /hey -n 20 -c 2 -q 20/.test(e.message ?? ''))).toBe(true);
     } finally {
+      server.close();
+    }
+  });
+});
+
+describe.skipIf(!onPath('hey'))('startHeyLoad as a process group of the run', () => {
+  it('leads its own group, listed in the run record while it runs; an abort ends the group and takes it off', async () => {
+    const server = http.createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const dir = mkdtempSync(join(tmpdir(), 'zerodrop-hey-record-test-'));
+    const file = RunRecordFile.create(dir);
+    const groups = () => readRunRecords(dir).records.flatMap((r) => r.record.groups.map((g) => g.pid));
+    try {
+      const controller = new AbortController();
+      const recorder = new Recorder();
+      const port = (server.address() as AddressInfo).port;
+      // Planned for 30 s: only the abort can end it within the test's bounds.
+      const load = startHeyLoad('http', spec, { host: '127.0.0.1', port }, recorder, { plannedMs: 30_000, signal: controller.signal, tracker: file });
+      const [pid] = groups();
+      expect(pid).toBeDefined();
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // "pid (comm) state ppid pgrp": hey is the leader of its own group.
+      expect(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))).toBe('hey');
+      expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])).toBe(pid);
+      await new Promise((r) => setTimeout(r, 500));
+      const aborted = performance.now();
+      controller.abort();
+      const summary = await load.stop();
+      expect(performance.now() - aborted).toBeLessThan(4_000);
+      expect(groupAlive(pid as number)).toBe(false);
+      expect(groups()).toEqual([]);
+      // Interrupted: hey still printed its CSV, and nothing was counted as missing.
+      expect(summary.missingRows).toBe(0);
+      expect(recorder.timeline.requests.length).toBeGreaterThan(0);
+    } finally {
+      file.close();
+      rmSync(dir, { recursive: true, force: true });
       server.close();
     }
   });

@@ -24,13 +24,14 @@
 // (no retries, by rule) records it. The agreement suite keeps this in mind; the note on the
 // Timeline says it too.
 
-import { execa } from 'execa';
 import type { HttpLoadSpec } from '../../model/load.ts';
 import type { RequestRecord } from '../../model/timeline.ts';
 import type { Recorder } from '../../observe/recorder.ts';
+import type { LeftoverTracker } from '../../state/run-record.ts';
 import type { LoadSummary, LoadTarget } from '../http.ts';
 import { classifyStatus } from '../outcome.ts';
 import { originOf } from '../request-load.ts';
+import { startClientGroup } from './client-group.ts';
 
 export interface HeyPlan {
   workers: number;
@@ -133,6 +134,8 @@ export interface HeyLoadOptions {
   plannedMs: number;
   /** The hey binary (tests may point elsewhere). */
   binary?: string;
+  /** The run's state record: hey's process group is listed there while it runs (client-group.ts). */
+  tracker?: LeftoverTracker;
 }
 
 /** Extra time hey gets past its planned end before it is interrupted. */
@@ -147,20 +150,19 @@ export function startHeyLoad(id: string, spec: HttpLoadSpec, target: LoadTarget,
     detail: { load: id, driver: 'hey', command },
   });
   const spawnedAt = recorder.now();
-  const subprocess = execa(command[0] as string, args, {
-    reject: false,
-    stdin: 'ignore',
-    killSignal: 'SIGINT', // hey stops its workers on SIGINT and still prints its report
-    forceKillAfterDelay: 3_000,
-    ...(opts.signal ? { cancelSignal: opts.signal } : {}),
+  const group = startClientGroup(command, {
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.tracker ? { tracker: opts.tracker } : {}),
+    interruptSignal: 'SIGINT', // hey stops its workers on SIGINT and still prints its report
+    forceKillAfterMs: 3_000,
   });
   let interrupted = false;
   const deadline = setTimeout(() => {
     interrupted = true;
-    subprocess.kill('SIGINT');
+    group.interrupt();
   }, opts.plannedMs + plan.timeoutS * 1000 + OVERRUN_MS);
   let stopCalledAt: number | undefined;
-  const finished = subprocess.then((result) => {
+  const finished = group.result.then((result) => {
     clearTimeout(deadline);
     return { result, exitedAt: recorder.now() };
   });
@@ -172,10 +174,10 @@ export function startHeyLoad(id: string, spec: HttpLoadSpec, target: LoadTarget,
     const base = { load: id, mode: 'closed' as const, driver: 'hey' as const, command, startedAt: spawnedAt, stoppedAt: exitedAt, targetRate: plan.workers * plan.qps };
     let rows: HeyRow[];
     try {
-      rows = parseHeyCsv(String(result.stdout));
+      rows = parseHeyCsv(result.stdout);
     } catch (error) {
       // No report: nothing hey did can be counted. One failed record keeps this from passing.
-      const why = `hey exited ${result.exitCode ?? result.signal ?? '?'} without its CSV report (${(error as Error).message}); stderr: ${String(result.stderr).slice(0, 300)}`;
+      const why = `hey exited ${result.exitCode ?? result.signal ?? '?'} without its CSV report (${(error as Error).message}); stderr: ${result.stderr.slice(0, 300)}`;
       recorder.request({ id: recorder.timeline.requests.length + 1, load: id, start: spawnedAt, end: exitedAt, outcome: 'error', newConnection: false, path: spec.path, service: spec.service, error: why });
       return { ...base, sent: 1, completed: 0, failed: 1, late: 0, missingRows: 0 };
     }

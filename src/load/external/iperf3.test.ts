@@ -1,10 +1,14 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { UdpLoadSpec } from '../../model/load.ts';
 import { Recorder } from '../../observe/recorder.ts';
 import { onPath } from '../../profiles/requirements.ts';
+import { groupAlive } from '../../providers/local/processes.ts';
+import { readRunRecords, RunRecordFile } from '../../state/run-record.ts';
 import { iperf3Args, parseIperf3Json, startIperf3Load } from './iperf3.ts';
 
 const capture = (name: string) => readFileSync(new URL(`testdata/${name}`, import.meta.url), 'utf8');
@@ -61,6 +65,36 @@ describe.skipIf(!onPath('iperf3'))('startIperf3Load', () => {
       expect(recorder.timeline.flows?.map((f) => f.lost)).toEqual([0, 0]);
     } finally {
       server.kill('SIGTERM');
+    }
+  });
+
+  it('leads its own group, listed in the run record while it runs; an abort ends the group and takes it off', async () => {
+    const port = await freePort();
+    const server = spawn('iperf3', ['-s', '-1', '-B', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+    const dir = mkdtempSync(join(tmpdir(), 'zerodrop-iperf3-record-test-'));
+    const file = RunRecordFile.create(dir);
+    const groups = () => readRunRecords(dir).records.flatMap((r) => r.record.groups.map((g) => g.pid));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const controller = new AbortController();
+      // 30 s of flows: only the abort can end it within the test's bounds.
+      const load = startIperf3Load('udp', { ...spec, durationMs: 30_000 }, { host: '127.0.0.1', port }, new Recorder(), { signal: controller.signal, tracker: file });
+      const [pid] = groups();
+      expect(pid).toBeDefined();
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      expect(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))).toBe('iperf3');
+      expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])).toBe(pid);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const aborted = performance.now();
+      controller.abort();
+      await load.stop();
+      expect(performance.now() - aborted).toBeLessThan(4_000);
+      expect(groupAlive(pid as number)).toBe(false);
+      expect(groups()).toEqual([]);
+    } finally {
+      file.close();
+      rmSync(dir, { recursive: true, force: true });
+      server.kill('SIGKILL');
     }
   });
 

@@ -15,12 +15,13 @@
 //
 // Report fields as iperf 3.12 prints them with --json (captured in testdata/).
 
-import { execa } from 'execa';
 import type { UdpLoadSpec } from '../../model/load.ts';
 import type { FlowRecord } from '../../model/timeline.ts';
 import type { Recorder } from '../../observe/recorder.ts';
+import type { LeftoverTracker } from '../../state/run-record.ts';
 import type { LoadTarget } from '../http.ts';
 import type { PacketLoadSummary } from '../udp.ts';
+import { startClientGroup } from './client-group.ts';
 
 export function iperf3Args(spec: UdpLoadSpec, target: LoadTarget): string[] {
   return [
@@ -94,7 +95,8 @@ export function startIperf3Load(
   spec: UdpLoadSpec,
   target: LoadTarget,
   recorder: Recorder,
-  opts: { signal?: AbortSignal; binary?: string } = {},
+  /** tracker: the run's state record, where the client's process group is listed while it runs (client-group.ts). */
+  opts: { signal?: AbortSignal; binary?: string; tracker?: LeftoverTracker } = {},
 ): Iperf3LoadHandle {
   const args = iperf3Args(spec, target);
   const binary = opts.binary ?? 'iperf3';
@@ -103,25 +105,24 @@ export function startIperf3Load(
     detail: { load: id, driver: 'iperf3', command: [binary, ...args] },
   });
   const startedAt = recorder.now();
-  const subprocess = execa(binary, args, {
-    reject: false,
-    stdin: 'ignore',
-    killSignal: 'SIGINT',
-    forceKillAfterDelay: 3_000,
-    ...(opts.signal ? { cancelSignal: opts.signal } : {}),
+  const group = startClientGroup([binary, ...args], {
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.tracker ? { tracker: opts.tracker } : {}),
+    interruptSignal: 'SIGINT',
+    forceKillAfterMs: 3_000,
   });
-  const deadline = setTimeout(() => subprocess.kill('SIGINT'), Math.ceil(spec.durationMs / 1000) * 1000 + OVERRUN_MS);
+  const deadline = setTimeout(() => group.interrupt(), Math.ceil(spec.durationMs / 1000) * 1000 + OVERRUN_MS);
   let summary: Promise<PacketLoadSummary> | undefined;
 
   const account = async (): Promise<PacketLoadSummary> => {
-    const result = await subprocess;
+    const result = await group.result;
     clearTimeout(deadline);
     const stoppedAt = recorder.now();
     let report: Iperf3Report;
     try {
-      report = parseIperf3Json(String(result.stdout));
+      report = parseIperf3Json(result.stdout);
     } catch {
-      report = { streams: [], packets: 0, lost: 0, error: `no JSON report (exit ${result.exitCode ?? result.signal ?? '?'}): ${String(result.stderr).slice(0, 300)}` };
+      report = { streams: [], packets: 0, lost: 0, error: `no JSON report (exit ${result.exitCode ?? result.signal ?? '?'}): ${result.stderr.slice(0, 300)}` };
     }
     const failed = report.error !== undefined;
     if (failed) recorder.event('note', { message: `load ${id}: iperf3 reported "${report.error}"; the server's count never arrived, every packet sent is unconfirmed`, detail: { load: id } });

@@ -85,10 +85,10 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
       if (['DELETE', 'PATCH', 'POST'].includes(r.method)) return { status: 200, body: {} };
       return undefined;
     });
-    const installs: { profile: string; namespace: string; values: Record<string, unknown>; kubeconfig: string }[] = [];
+    const installs: { profile: string; release: string; namespace: string; values: Record<string, unknown>; kubeconfig: string }[] = [];
     let uninstalled = 0;
     const install: typeof helmInstall = async (spec, o) => {
-      installs.push({ profile: spec.name, namespace: o.namespace, values: o.values, kubeconfig: o.kubeconfig });
+      installs.push({ profile: spec.name, release: o.release, namespace: o.namespace, values: o.values, kubeconfig: o.kubeconfig });
       // What the chart's controller does once the Gateway exists: the labelled dataplane pods.
       addPods('gateway', 2);
       return async () => {
@@ -122,7 +122,8 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
       'EnvoyProxy', 'GatewayClass', 'Gateway', 'HTTPRoute',
     ]);
     expect(applied.filter((a) => a.kind === 'Deployment').map((a) => a.name)).toEqual(['backend']);
-    expect(installs).toEqual([{ profile: 'envoy-gateway', namespace: NS, values: expect.objectContaining({ config: expect.any(Object) }), kubeconfig: expect.stringContaining(fake.url) }]);
+    // The run's own release (its id in the name), not the chart's fixed one.
+    expect(installs).toEqual([{ profile: 'envoy-gateway', release: `eg-${RUN}`, namespace: NS, values: expect.objectContaining({ config: expect.any(Object) }), kubeconfig: expect.stringContaining(fake.url) }]);
     expect(provider.pods('gateway').map((p) => [p.name, p.ready, p.node])).toEqual([['gateway-1', true, 'zerodrop-worker'], ['gateway-2', true, 'zerodrop-worker']]);
     expect(provider.serviceAddress('gateway').host).toBe('127.0.0.1');
     // A relay inside the cluster reaches a Service at its ClusterIP (the TURN peer), not at the host's NodePort.
@@ -146,6 +147,7 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
     const { provider, applied, installs } = await setup({ clusterScopedObjects: false });
     await provider.deploy(topologyOf('gateway-delete-http', 'ingress-nginx'), { timeoutMs: 5000 });
     expect(applied.at(-1)).toEqual({ kind: 'Ingress', name: 'zerodrop' });
+    expect(installs[0]?.release).toBe(`ingress-nginx-${RUN}`);
     expect(installs[0]?.values).toMatchObject({ controller: { podLabels: { 'zerodrop.dev/workload': 'gateway' }, replicaCount: 2 } });
     await provider.teardown();
   });

@@ -5,7 +5,7 @@
 // the same way: kind's extraPortMappings -> NodePort -> the pods labelled with the workload's name.
 
 import type { Topology, Workload } from '../../model/workload.ts';
-import type { ChartContext, HelmProfileSpec } from '../../profiles/helm-charts.ts';
+import { releaseName, type ChartContext, type HelmProfileSpec } from '../../profiles/helm-charts.ts';
 import type { KubeObject } from './list-watch.ts';
 import { chartSpecOf, LABELS, ManifestError } from './manifests.ts';
 
@@ -13,6 +13,8 @@ export interface ChartInstall {
   spec: HelmProfileSpec;
   workload: Workload;
   context: ChartContext;
+  /** The run's own release of the chart (releaseName): installed and uninstalled under this name. */
+  release: string;
   /** The chart's values for this run (`helm --values`). */
   values: Record<string, unknown>;
   /** Applied after the chart (its CRDs exist then), in this order. */
@@ -38,6 +40,6 @@ export function chartInstalls(topology: Topology, opts: { namespace: string; run
       o.metadata.labels = { ...(o.metadata.labels ?? {}), [LABELS.run]: opts.runId, [LABELS.managedBy]: 'zerodrop' };
       return { clusterScoped, object: o as KubeObject };
     });
-    return [{ spec, workload, context, values: spec.values(context), objects }];
+    return [{ spec, workload, context, release: releaseName(spec.chart, opts.namespace), values: spec.values(context), objects }];
   });
 }

@@ -9,12 +9,15 @@ import { execa } from 'execa';
 import { stringify } from 'yaml';
 import type { HelmProfileSpec } from '../../profiles/helm-charts.ts';
 
-/** argv of `helm upgrade --install` for a profile; `--wait` returns once the release's pods are ready. */
-export function helmInstallArgs(spec: HelmProfileSpec, opts: { namespace: string; kubeconfigFile: string; valuesFile: string; timeoutSeconds?: number }): string[] {
+/**
+ * argv of `helm upgrade --install` for a profile; `--wait` returns once the release's pods are ready.
+ * `release` is the run's own (releaseName in src/profiles/helm-charts.ts).
+ */
+export function helmInstallArgs(spec: HelmProfileSpec, opts: { release: string; namespace: string; kubeconfigFile: string; valuesFile: string; timeoutSeconds?: number }): string[] {
   return [
     'upgrade',
     '--install',
-    spec.chart.release,
+    opts.release,
     spec.chart.chart,
     ...(spec.chart.repo ? ['--repo', spec.chart.repo] : []),
     '--version',
@@ -31,14 +34,17 @@ export function helmInstallArgs(spec: HelmProfileSpec, opts: { namespace: string
   ];
 }
 
-export function helmUninstallArgs(spec: HelmProfileSpec, opts: { namespace: string; kubeconfigFile: string }): string[] {
-  return ['uninstall', spec.chart.release, '--namespace', opts.namespace, '--kubeconfig', opts.kubeconfigFile, '--wait'];
+export function helmUninstallArgs(opts: { release: string; namespace: string; kubeconfigFile: string }): string[] {
+  return ['uninstall', opts.release, '--namespace', opts.namespace, '--kubeconfig', opts.kubeconfigFile, '--wait'];
 }
 
-/** Installs the chart with the run's values (HelmProfileSpec.values of its ChartContext); returns the function that uninstalls it. */
+/**
+ * Installs the chart as the release `release` with the run's values (HelmProfileSpec.values of its
+ * ChartContext); returns the function that uninstalls that same release.
+ */
 export async function helmInstall(
   spec: HelmProfileSpec,
-  opts: { namespace: string; kubeconfig: string; values: Record<string, unknown>; timeoutSeconds?: number },
+  opts: { release: string; namespace: string; kubeconfig: string; values: Record<string, unknown>; timeoutSeconds?: number },
 ): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), 'zerodrop-helm-'));
   const kubeconfigFile = join(dir, 'kubeconfig');
@@ -46,7 +52,7 @@ export async function helmInstall(
   await writeFile(kubeconfigFile, opts.kubeconfig, { mode: 0o600 });
   await writeFile(valuesFile, stringify(opts.values));
   try {
-    await execa('helm', helmInstallArgs(spec, { namespace: opts.namespace, kubeconfigFile, valuesFile, ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}) }), {
+    await execa('helm', helmInstallArgs(spec, { release: opts.release, namespace: opts.namespace, kubeconfigFile, valuesFile, ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}) }), {
       timeout: ((opts.timeoutSeconds ?? 600) + 60) * 1000,
     });
   } catch (err) {
@@ -55,7 +61,7 @@ export async function helmInstall(
   }
   return async () => {
     try {
-      await execa('helm', helmUninstallArgs(spec, { namespace: opts.namespace, kubeconfigFile }), { timeout: 300_000 });
+      await execa('helm', helmUninstallArgs({ release: opts.release, namespace: opts.namespace, kubeconfigFile }), { timeout: 300_000 });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

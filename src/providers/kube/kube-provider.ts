@@ -138,7 +138,7 @@ export class KubeProvider implements Provider {
     for (const chart of charts) {
       this.charted.add(chart.workload.name);
       const install = this.opts.helmInstall ?? helmInstall;
-      this.uninstalls.push(await install(chart.spec, { namespace: this.namespace, kubeconfig: this.client.config.exportConfig(), values: chart.values }));
+      this.uninstalls.push(await install(chart.spec, { release: chart.release, namespace: this.namespace, kubeconfig: this.client.config.exportConfig(), values: chart.values }));
       for (const { clusterScoped: global, object } of chart.objects) {
         // Remembered before it exists: a failed apply must not leave it behind.
         if (global) this.clusterObjects.push(object);

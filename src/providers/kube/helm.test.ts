@@ -1,0 +1,77 @@
+// Release names of the Helm profiles, and the helm commands a run sends: there is no cluster here, so
+// a stand-in `helm` on PATH records its argv.
+
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HELM_PROFILE_SPECS, RELEASE_NAME_MAX, releaseName } from '../../profiles/helm-charts.ts';
+import { helmInstall, helmUninstallArgs } from './helm.ts';
+import { namespaceFor } from './manifests.ts';
+
+/** DNS-1035 label: a lowercase letter first, then letters, digits and '-', ending in a letter or digit. */
+const DNS_1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+describe('Helm release names', () => {
+  it('carry the run: two runs differ, the same run always gets the same name', () => {
+    for (const spec of HELM_PROFILE_SPECS) {
+      const a = releaseName(spec.chart, namespaceFor('c0ffee00'));
+      expect(a).toBe(`${spec.chart.release}-c0ffee00`);
+      expect(releaseName(spec.chart, namespaceFor('c0ffee00'))).toBe(a);
+      expect(releaseName(spec.chart, namespaceFor('c0ffee01'))).not.toBe(a);
+    }
+  });
+
+  it('are DNS-1035 labels of at most 53 characters, whatever the run id', () => {
+    const ids = ['c0ffee00', 'a'.repeat(60), `${'b'.repeat(50)}-${'c'.repeat(20)}`, 'Run_ID.With Spaces', '--', '', '0123456789'];
+    for (const spec of HELM_PROFILE_SPECS) {
+      for (const id of ids) {
+        const name = releaseName(spec.chart, namespaceFor(id));
+        expect(name, `${spec.name} ${JSON.stringify(id)}`).toMatch(DNS_1035);
+        expect(name.length, name).toBeLessThanOrEqual(RELEASE_NAME_MAX);
+      }
+    }
+  });
+
+  it('long or rewritten run ids keep distinct names (a hash of the whole namespace)', () => {
+    const chart = { release: 'ingress-nginx' };
+    const long1 = releaseName(chart, namespaceFor(`${'a'.repeat(60)}1`));
+    const long2 = releaseName(chart, namespaceFor(`${'a'.repeat(60)}2`));
+    expect(long1).not.toBe(long2);
+    expect(long1).toMatch(/^ingress-nginx-a+-[0-9a-f]{8}$/);
+    expect(long1).toHaveLength(RELEASE_NAME_MAX);
+    // Two ids that read the same once made a label ("A" vs "a") are not one release.
+    expect(releaseName(chart, 'zerodrop-Abc')).not.toBe(releaseName(chart, 'zerodrop-abc'));
+    expect(releaseName(chart, 'zerodrop-abc')).toBe('ingress-nginx-abc');
+  });
+});
+
+describe('helm commands of a run', () => {
+  let dir = '';
+  const savedPath = process.env['PATH'];
+  afterEach(() => {
+    process.env['PATH'] = savedPath;
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('installs and uninstalls the same per-run release in the run namespace', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'zerodrop-helm-test-'));
+    const log = join(dir, 'argv.log');
+    writeFileSync(join(dir, 'helm'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\n`);
+    chmodSync(join(dir, 'helm'), 0o755);
+    process.env['PATH'] = `${dir}:${savedPath ?? ''}`;
+
+    const spec = HELM_PROFILE_SPECS.find((s) => s.name === 'envoy-gateway');
+    if (!spec) throw new Error('catalog changed');
+    const namespace = namespaceFor('c0ffee00');
+    const release = releaseName(spec.chart, namespace);
+    const uninstall = await helmInstall(spec, { release, namespace, kubeconfig: 'apiVersion: v1\n', values: {} });
+    await uninstall();
+    const [install, remove, ...more] = readFileSync(log, 'utf8').trimEnd().split('\n').map((line) => line.split(' '));
+    expect(more).toEqual([]);
+    expect(install?.slice(0, 4)).toEqual(['upgrade', '--install', 'eg-c0ffee00', spec.chart.chart]);
+    expect(install?.[install.indexOf('--namespace') + 1]).toBe(namespace);
+    expect(remove?.slice(0, 4)).toEqual(['uninstall', 'eg-c0ffee00', '--namespace', namespace]);
+    expect(helmUninstallArgs({ release, namespace, kubeconfigFile: '/k' })).toEqual(['uninstall', 'eg-c0ffee00', '--namespace', namespace, '--kubeconfig', '/k', '--wait']);
+  });
+});

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { cleanLocal, groupMembers, removeRecord } from './clean.ts';
+import { readProcStat, runs } from './proc-stat.ts';
 import { processRef, processStartTime, readRunRecords, RunRecordFile, runsDir, sameProcessAlive, stateDir, type RunRecord } from './run-record.ts';
 
 const children: ChildProcess[] = [];
@@ -19,14 +20,6 @@ function sleeper(detached = true): ChildProcess {
 async function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise((resolve) => child.once('exit', resolve));
-}
-
-function readFileSafe(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 function tempState(): string {
@@ -191,7 +184,7 @@ describe('zerodrop clean (local part)', () => {
     await cleanLocal({ dryRun: false, dir, log: () => {} });
     // Gone, or a zombie until its new parent (init) reaps it.
     expect(groupMembers(ref)).toEqual([]);
-    expect(readFileSafe(`/proc/${member}/stat`).split(') ')[1]?.[0] ?? 'gone').toMatch(/^(gone|Z|X)$/);
+    expect(runs(readProcStat(member))).toBe(false);
   });
 
   it('reports files in the runs directory that are not records and leaves them', async () => {

@@ -8,9 +8,10 @@
 // leader). Temporary directories are removed only if their name is one zerodrop gives
 // (`zerodrop-...`), so a damaged record cannot point the cleaner at anything else.
 
-import { readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { readFileSync, rmSync, existsSync } from 'node:fs';
 import { basename } from 'node:path';
 
+import { readProcStat, runningProcesses, runs } from './proc-stat.ts';
 import { processStartTime, readRunRecords, sameProcessAlive, stateDir, type ProcessRef, type RunRecord } from './run-record.ts';
 
 export interface CleanOptions {
@@ -45,33 +46,16 @@ export function groupMembers(ref: ProcessRef): { pid: number; comm: string }[] {
   // The leader runs with another start time: the id was reused, nothing here is ours.
   if (leaderStart !== undefined && ref.startTime !== undefined && leaderStart !== ref.startTime) return [];
   const members: { pid: number; comm: string }[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const comm = commandLine(entry) || stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [state, , pgrp] = fields;
-    const started = fields[19];
-    if (Number(pgrp) !== ref.pid || state === 'Z' || state === 'X') continue;
-    if (ref.startTime !== undefined && started !== undefined && BigInt(started) < BigInt(ref.startTime)) continue;
-    members.push({ pid: Number(entry), comm });
+  for (const stat of runningProcesses() ?? []) {
+    if (stat.pgrp !== ref.pid) continue;
+    if (ref.startTime !== undefined && stat.startTime !== '' && BigInt(stat.startTime) < BigInt(ref.startTime)) continue;
+    members.push({ pid: stat.pid, comm: commandLine(stat.pid) || stat.comm });
   }
   return members;
 }
 
 /** A process's command line, shortened for a log line. */
-function commandLine(pid: string): string {
+function commandLine(pid: number): string {
   try {
     const line = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
     return line.length > 80 ? `${line.slice(0, 77)}...` : line;
@@ -93,17 +77,7 @@ async function killAndWait(pids: number[]): Promise<number[]> {
     }
   }
   const deadline = performance.now() + REAP_WAIT_MS;
-  const alive = () => pids.filter((pid) => {
-    const stat = (() => {
-      try {
-        return readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        return undefined;
-      }
-    })();
-    const state = stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return stat !== undefined && state !== 'Z' && state !== 'X';
-  });
+  const alive = () => pids.filter((pid) => runs(readProcStat(pid)));
   while (alive().length > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   return alive();
 }

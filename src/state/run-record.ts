@@ -13,6 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { readProcStat } from './proc-stat.ts';
 
 /** A process as the kernel knows it: its id and when it started. */
 export interface ProcessRef {
@@ -51,14 +52,7 @@ export function runsDir(dir = stateDir()): string {
 
 /** The start time of `pid` from /proc, or undefined when it does not exist (or there is no /proc). */
 export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) state ppid ..." where comm may hold spaces and parentheses: fields after the
-    // last ')' start at field 3 (state), so starttime (22) is index 19.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
+  return readProcStat(pid)?.startTime;
 }
 
 export function processRef(pid: number): ProcessRef {

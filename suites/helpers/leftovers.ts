@@ -3,6 +3,7 @@
 // are matched to the run by owner, so other programs listening on this machine do not count.
 
 import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readProcStat, runs } from '../../src/state/proc-stat.ts';
 
 /**
  * The run's processes: those carrying its environment mark, those whose command line names `under`
@@ -16,11 +17,10 @@ export async function leftoverProcesses(mark: string, under?: string): Promise<n
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
     try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const [state = '', ppid = ''] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const stat = readProcStat(pid);
       // A zombie no longer runs or holds a socket; it waits for its parent to reap it.
-      if (state === 'Z' || state === 'X') continue;
-      parentOf.set(pid, Number(ppid));
+      if (!runs(stat)) continue;
+      parentOf.set(pid, stat.ppid);
       const environ = await readFile(`/proc/${entry}/environ`, 'utf8');
       if (environ.split('\0').includes(`ZERODROP_TEST_MARK=${mark}`)) found.add(pid);
       else if (under !== undefined && (await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(under)) found.add(pid);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { groupAlive } from '../../providers/local/processes.ts';
+import { readProcStat, runs } from '../../state/proc-stat.ts';
 import { readRunRecords, RunRecordFile } from '../../state/run-record.ts';
 import { startClientGroup } from './client-group.ts';
 
@@ -18,15 +19,10 @@ function record(): { dir: string; file: RunRecordFile; groups: () => number[] } 
   return { dir, file, groups: () => readRunRecords(dir).records.flatMap((r) => r.record.groups.map((g) => g.pid)) };
 }
 
-/** The process group of `pid` (field 5 of /proc/<pid>/stat), or undefined when it is gone. */
+/** The process group of `pid`, or undefined once it no longer runs. */
 function pgrpOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return state === 'Z' || state === 'X' ? undefined : Number(pgrp);
-  } catch {
-    return undefined;
-  }
+  const stat = readProcStat(pid);
+  return runs(stat) ? stat.pgrp : undefined;
 }
 
 describe.skipIf(process.platform !== 'linux')('startClientGroup', () => {

@@ -8,6 +8,7 @@ import type { HttpLoadSpec } from '../../model/load.ts';
 import { Recorder } from '../../observe/recorder.ts';
 import { onPath } from '../../profiles/requirements.ts';
 import { groupAlive } from '../../providers/local/processes.ts';
+import { readProcStat } from '../../state/proc-stat.ts';
 import { readRunRecords, RunRecordFile } from '../../state/run-record.ts';
 import { heyArgs, heyPlan, parseHeyCsv, placeMissing, startHeyLoad } from './hey.ts';
 
@@ -117,10 +118,8 @@ describe.skipIf(!onPath('hey'))('startHeyLoad as a process group of the run', ()
       const load = startHeyLoad('http', spec, { host: '127.0.0.1', port }, recorder, { plannedMs: 30_000, signal: controller.signal, tracker: file });
       const [pid] = groups();
       expect(pid).toBeDefined();
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // "pid (comm) state ppid pgrp": hey is the leader of its own group.
-      expect(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))).toBe('hey');
-      expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])).toBe(pid);
+      // hey is the leader of its own group.
+      expect(readProcStat(pid as number)).toMatchObject({ comm: 'hey', pgrp: pid });
       await new Promise((r) => setTimeout(r, 500));
       const aborted = performance.now();
       controller.abort();

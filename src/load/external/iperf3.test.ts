@@ -8,6 +8,7 @@ import type { UdpLoadSpec } from '../../model/load.ts';
 import { Recorder } from '../../observe/recorder.ts';
 import { onPath } from '../../profiles/requirements.ts';
 import { groupAlive } from '../../providers/local/processes.ts';
+import { readProcStat } from '../../state/proc-stat.ts';
 import { readRunRecords, RunRecordFile } from '../../state/run-record.ts';
 import { iperf3Args, parseIperf3Json, startIperf3Load } from './iperf3.ts';
 
@@ -81,9 +82,7 @@ describe.skipIf(!onPath('iperf3'))('startIperf3Load', () => {
       const load = startIperf3Load('udp', { ...spec, durationMs: 30_000 }, { host: '127.0.0.1', port }, new Recorder(), { signal: controller.signal, tracker: file });
       const [pid] = groups();
       expect(pid).toBeDefined();
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      expect(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))).toBe('iperf3');
-      expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])).toBe(pid);
+      expect(readProcStat(pid as number)).toMatchObject({ comm: 'iperf3', pgrp: pid });
       await new Promise((resolve) => setTimeout(resolve, 500));
       const aborted = performance.now();
       controller.abort();

@@ -6,11 +6,11 @@
 // of the grace period goes to the whole group, as killing a container kills every process in it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 import type { Workload } from '../../model/workload.ts';
+import { runningProcesses } from '../../state/proc-stat.ts';
 
 /**
  * Resolves a container argv for this machine: `node` is the Node.js running the harness (so that
@@ -117,23 +117,8 @@ export function signalGroup(pid: number, signal: NodeJS.Signals | 0 = 'SIGKILL')
 export function groupAlive(pid: number): boolean {
   if (!signalGroup(pid, 0)) return false;
   if (process.platform !== 'linux') return true;
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      } catch {
-        continue; // exited meanwhile
-      }
-      // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === pid && state !== 'Z' && state !== 'X') return true;
-    }
-    return false;
-  } catch {
-    return true;
-  }
+  const running = runningProcesses();
+  return running === undefined || running.some((stat) => stat.pgrp === pid);
 }
 
 /** Feeds each line the child writes on stdout/stderr to `onLine`, including a last unterminated one. */

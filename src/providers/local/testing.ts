@@ -1,11 +1,11 @@
 // Test support for the local provider's own tests: tiny inline pod programs (so that these tests do
 // not depend on the reference apps in fixtures/), workload/service builders and a raw TCP client.
 
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
 import { defaultProbe, type Service, type Workload } from '../../model/workload.ts';
 import { Recorder } from '../../observe/recorder.ts';
+import { readProcStat, runs } from '../../state/proc-stat.ts';
 import type { ServiceAddress } from '../provider.ts';
 import type { BalancerFault } from './balancer.ts';
 import type { EndpointSource } from './endpoints.ts';
@@ -186,13 +186,9 @@ export function alive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code !== 'ESRCH';
   }
-  try {
-    // Field 3 of /proc/<pid>/stat is the state; Z is a zombie (Linux only; elsewhere trust kill).
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true;
-  }
+  // Without /proc (not Linux, or it ended meanwhile) trust kill.
+  const stat = readProcStat(pid);
+  return stat === undefined || runs(stat);
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -1,0 +1,55 @@
+// One reader of /proc/<pid>/stat for everything that asks the kernel about a process: whether it
+// still runs, which group it leads, and when it started (what tells a pid from its reuse).
+// Linux only; elsewhere every reader answers "unknown" (undefined, or nothing listed).
+
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcStat {
+  pid: number;
+  /** The kernel's short name (at most 15 bytes), as in /proc/<pid>/comm. */
+  comm: string;
+  /** R, S, D, T, Z (zombie: exited, waiting to be reaped), X (dead), ... */
+  state: string;
+  ppid: number;
+  pgrp: number;
+  /** Field 22, clock ticks since boot, kept as the kernel's text: it identifies, it is not summed. */
+  startTime: string;
+}
+
+/** The stat line of `pid`, or undefined when it is gone (or there is no /proc). */
+export function readProcStat(pid: number | string): ProcStat | undefined {
+  let line: string;
+  try {
+    line = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so the fields after the
+  // last ')' are split, starting at field 3 (state); starttime (field 22) is index 19.
+  const close = line.lastIndexOf(')');
+  const [state = '', ppid = '', pgrp = ''] = line.slice(close + 2).split(' ', 3);
+  const startTime = line.slice(close + 2).split(' ')[19] ?? '';
+  return { pid: Number(pid), comm: line.slice(line.indexOf('(') + 1, close), state, ppid: Number(ppid), pgrp: Number(pgrp), startTime };
+}
+
+/** False for a zombie or a dead entry: it no longer runs, holds no socket, and only waits to be reaped. */
+export function runs(stat: ProcStat | undefined): stat is ProcStat {
+  return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
+}
+
+/** Every process that runs now (zombies left out), or undefined where there is no /proc to list. */
+export function runningProcesses(): ProcStat[] | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const found: ProcStat[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readProcStat(entry); // undefined when it ended while we looked
+    if (runs(stat)) found.push(stat);
+  }
+  return found;
+}

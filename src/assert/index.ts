@@ -6,7 +6,7 @@
 import type { Expectation } from '../model/scenario.ts';
 import type { Timeline } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
-import { joinRequestsToConnections } from '../observe/join.ts';
+import { joinedRequests } from '../observe/join.ts';
 import { acceptsNewConnectionsAfterSigterm } from './accepts-new-connections-after-sigterm.ts';
 import { allocationsKeepRelaying } from './allocations-keep-relaying.ts';
 import type { AssertContext } from './common.ts';
@@ -82,8 +82,7 @@ export function assertOne(expectation: Expectation, ctx: AssertContext): Asserti
  * yields `inconclusive` with the error, never `pass`.
  */
 export function evaluate(expectations: readonly Expectation[], timeline: Timeline): AssertionResult[] {
-  const joined: Timeline = { ...timeline, requests: timeline.requests.map((r) => ({ ...r })) };
-  joinRequestsToConnections(joined);
+  const joined: Timeline = { ...timeline, requests: joinedRequests(timeline) };
   const ctx: AssertContext = { timeline: joined };
   return expectations.map((expectation) => {
     try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { drainScenario, TimelineBuilder } from '../assert/testing.ts';
-import { connectionOf, joinRequestsToConnections } from './join.ts';
+import { connectionOf, joinedRequests, joinRequestsToConnections } from './join.ts';
 
 describe('joinRequestsToConnections', () => {
   it('turns a reset on a connection the pod refused into refused, and names the pod', () => {
@@ -89,5 +89,31 @@ describe('joinRequestsToConnections', () => {
     joinRequestsToConnections(tl);
     expect(failed().map((r) => r.pod)).toEqual(Array(5).fill('backend-2'));
     expect(failed().map((r) => r.outcome).sort()).toEqual(['eof', 'refused', 'refused', 'refused', 'refused']);
+  });
+});
+
+describe('joinedRequests', () => {
+  it('answers what the in-place join would, and leaves the timeline as it was', () => {
+    const tl = drainScenario('exit-on-sigterm').build();
+    const before = structuredClone(tl.requests);
+    const joined = joinedRequests(tl);
+    expect(tl.requests).toEqual(before);
+    joinRequestsToConnections(tl);
+    expect(joined).toEqual(tl.requests);
+    expect(joined).not.toEqual(before);
+  });
+
+  it('copies only the requests it refines: the timeline itself when there are none', () => {
+    const b = new TimelineBuilder();
+    const ok = b.request({ start: 10, end: 11, localPort: 1, pod: 'p' });
+    const reset = b.request({ start: 10, end: 11, localPort: 2, outcome: 'reset' });
+    b.connection({ clientPort: 2, pod: 'p', open: 10, close: 11, upstream: 'refused' });
+    const joined = joinedRequests(b.timeline);
+    expect(joined[0]).toBe(ok);
+    expect(joined[1]).not.toBe(reset);
+    expect(joined[1]).toMatchObject({ outcome: 'refused', pod: 'p' });
+    expect(reset.outcome).toBe('reset');
+    joinRequestsToConnections(b.timeline);
+    expect(joinedRequests(b.timeline)).toBe(b.timeline.requests);
   });
 });

@@ -59,31 +59,57 @@ export function connectionOf(
 }
 
 /**
+ * Calls `refine` for each request the balancer's records add to: with its index in
+ * `timeline.requests`, the pod it lacked (if the balancer knows it) and whether it becomes `refused`.
+ */
+function forEachRefinement(timeline: Timeline, refine: (i: number, pod: string | undefined, refused: boolean) => void): void {
+  // Built on the first request that needs it: most runs have none (every answer names its pod).
+  let index: ConnectionIndex | undefined;
+  const { requests } = timeline;
+  for (let i = 0; i < requests.length; i++) {
+    const request = requests[i] as RequestRecord;
+    if (request.localPort === undefined) continue;
+    if (request.pod !== undefined && request.outcome === 'ok') continue;
+    index ??= indexConnections(timeline.connections);
+    const connection = connectionOf(timeline, request, index);
+    if (!connection) continue;
+    const pod = request.pod === undefined ? connection.pod : undefined;
+    const refused = REFINABLE.has(request.outcome) && (connection.upstream === 'refused' || connection.upstream === 'no-endpoint');
+    if (pod !== undefined || refused) refine(i, pod, refused);
+  }
+}
+
+/** `request` with what the balancer added. */
+function refined(request: RequestRecord, pod: string | undefined, refused: boolean): RequestRecord {
+  if (pod !== undefined) request.pod = pod;
+  if (refused) request.outcome = 'refused';
+  return request;
+}
+
+/**
  * Fills `pod` on requests that lack it from the balancer's record and turns failures on connections
  * the pod refused (or that the balancer had no endpoint for: kube-proxy rejects those) into
  * `refused`. Mutates the requests in place; idempotent. Returns how many requests it changed.
  */
 export function joinRequestsToConnections(timeline: Timeline): number {
-  const index = indexConnections(timeline.connections);
-  let refined = 0;
-  for (const request of timeline.requests) {
-    if (request.localPort === undefined) continue;
-    if (request.pod !== undefined && request.outcome === 'ok') continue;
-    const connection = connectionOf(timeline, request, index);
-    if (!connection) continue;
-    let changed = false;
-    if (request.pod === undefined && connection.pod !== undefined) {
-      request.pod = connection.pod;
-      changed = true;
-    }
-    if (
-      REFINABLE.has(request.outcome) &&
-      (connection.upstream === 'refused' || connection.upstream === 'no-endpoint')
-    ) {
-      request.outcome = 'refused';
-      changed = true;
-    }
-    if (changed) refined++;
-  }
-  return refined;
+  let changed = 0;
+  forEachRefinement(timeline, (i, pod, refused) => {
+    refined(timeline.requests[i] as RequestRecord, pod, refused);
+    changed++;
+  });
+  return changed;
+}
+
+/**
+ * The same join without touching `timeline`: its requests as they read once joined. Only the
+ * refined ones are copied (a run's timeline holds 10^5 requests; copying them all cost more than
+ * the join), so the answer is `timeline.requests` itself when nothing changes.
+ */
+export function joinedRequests(timeline: Timeline): RequestRecord[] {
+  let requests = timeline.requests;
+  forEachRefinement(timeline, (i, pod, refused) => {
+    if (requests === timeline.requests) requests = [...requests];
+    requests[i] = refined({ ...(requests[i] as RequestRecord) }, pod, refused);
+  });
+  return requests;
 }

@@ -79,7 +79,7 @@ export function sameProcessAlive(ref: ProcessRef): boolean {
  */
 export interface LeftoverTracker {
   processGroupStarted(pid: number): void;
-  /** The group is gone (a load driver that ended while the run goes on): no longer a leftover. */
+  /** The group is gone (a pod or a load driver that ended while the run goes on): no longer a leftover. */
   processGroupEnded(pid: number): void;
   tempDirCreated(path: string): void;
   tempDirRemoved(path: string): void;

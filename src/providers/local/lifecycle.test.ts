@@ -4,11 +4,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { eventsOf, firstEvent, type TimelineEvent } from '../../model/timeline.ts';
-import type { Recorder } from '../../observe/recorder.ts';
-import type { LocalProvider } from './local-provider.ts';
+import { Recorder } from '../../observe/recorder.ts';
+import type { LeftoverTracker } from '../../state/run-record.ts';
+import { LocalProvider } from './local-provider.ts';
 import { alive, httpWorkload, newProvider, tcpService, tcpWorkload } from './testing.ts';
 
 let current: LocalProvider | undefined;
+const noTracker: LeftoverTracker = {
+  processGroupStarted: () => undefined,
+  processGroupEnded: () => undefined,
+  tempDirCreated: () => undefined,
+  tempDirRemoved: () => undefined,
+  namespaceCreated: () => undefined,
+  kindClusterCreating: () => undefined,
+  kindClusterDeleted: () => undefined,
+};
 afterEach(async () => {
   await current?.teardown();
   current = undefined;
@@ -220,6 +230,31 @@ describe('deletion sequence', () => {
     expect(firstEvent(recorder.timeline, 'pod-removed', first.name)?.detail).toEqual({ crashed: true });
     expect(firstEvent(recorder.timeline, 'delete-issued', first.name)).toBeUndefined();
     await recorder.waitFor((e) => e.kind === 'lb-programmed' && e.pod === 'web-2', { timeoutMs: 5_000, what: 'replacement' });
+  });
+});
+
+describe("the run's record", () => {
+  it('lists the groups of running pods and their preStop hooks, and drops each once it is reaped', async () => {
+    const started: number[] = [];
+    const ended: number[] = [];
+    const tracker = { ...noTracker, processGroupStarted: (pid: number) => started.push(pid), processGroupEnded: (pid: number) => ended.push(pid) };
+    const recorder = new Recorder();
+    current = new LocalProvider({ recorder, runId: 'test', cwd: process.cwd(), tracker });
+    const preStop = { exec: { command: ['sh', '-c', 'sleep 0.2'] } };
+    await current.deploy({ workloads: [tcpWorkload('web', { replicas: 2, preStop, terminationGracePeriodSeconds: 3 })], services: [tcpService('web', 'web')] }, { timeoutMs: 10_000 });
+    const [gone, kept] = current.pods('web').map((p) => ({ name: p.name, pid: firstEvent(recorder.timeline, 'pod-started', p.name)?.detail?.pid as number }));
+    expect(started).toEqual([gone!.pid, kept!.pid]);
+    await current.deletePod(gone!.name);
+    await current.waitForPodGone(gone!.name, { timeoutMs: 5_000 });
+    // The hook's group and the pod's, once reaped; never the pod that still runs.
+    // Four groups: the two pods, the replacement the ReplicaSet starts at once, and the hook.
+    const pods = eventsOf(recorder.timeline, 'pod-started').map((e) => e.detail?.pid as number);
+    const hooks = started.filter((pid) => !pods.includes(pid));
+    expect(started).toHaveLength(4);
+    expect(hooks).toHaveLength(1);
+    const hook = hooks[0]!;
+    expect(ended.sort()).toEqual([gone!.pid, hook].sort());
+    expect(ended).not.toContain(kept!.pid);
   });
 });
 

@@ -355,7 +355,9 @@ export class LocalProvider implements Provider {
         endpoints: (p) => {
           for (const state of this.services.values()) if (state.service.selector === p.workload.name) state.store.sync(p);
         },
-        ...(this.tracker ? { groupStarted: (pid: number) => this.tracker?.processGroupStarted(pid) } : {}),
+        ...(this.tracker
+          ? { groupStarted: (pid: number) => this.tracker?.processGroupStarted(pid), groupEnded: (pid: number) => this.tracker?.processGroupEnded(pid) }
+          : {}),
         controller: (p) => {
           // Runs from timers and child-process events: an error here must be recorded, not thrown
           // into the event loop (where it would take the harness down).

@@ -60,6 +60,8 @@ export interface PodHooks {
   controller(pod: LocalPod): void;
   /** A process group of the pod (its main process, a preStop exec hook) was just started. */
   groupStarted?(pid: number): void;
+  /** That group is empty now (every process reaped): nothing of it can be left behind any more. */
+  groupEnded?(pid: number): void;
 }
 
 export interface PodOptions {
@@ -277,7 +279,10 @@ export class LocalPod {
     child.on('error', (err) => this.endPreStop({ error: err.message }));
     child.once('exit', (code, signal) => {
       // A finished hook whose group is empty is forgotten: its id may be reused.
-      if (child.pid !== undefined && !groupAlive(child.pid)) this.hookGroups.delete(child.pid);
+      if (child.pid !== undefined && !groupAlive(child.pid)) {
+        this.hookGroups.delete(child.pid);
+        this.hooks.groupEnded?.(child.pid);
+      }
       this.endPreStop({ exitCode: code, signal });
     });
   }
@@ -348,11 +353,13 @@ export class LocalPod {
     }
     // Once every process of the container has been reaped, the pod object is deleted and its
     // endpoint goes with it.
-    if (groups.some(groupAlive)) void waitForGroupsGone(groups, GROUP_REAP_TIMEOUT_MS).then(() => this.onGone());
-    else this.onGone();
+    if (groups.some(groupAlive)) void waitForGroupsGone(groups, GROUP_REAP_TIMEOUT_MS).then(() => this.onGone(groups));
+    else this.onGone(groups);
   }
 
-  private onGone(): void {
+  private onGone(groups: readonly number[]): void {
+    // One that outlived the reap timeout stays on the run's record, for teardown or `zerodrop clean`.
+    for (const group of groups) if (!groupAlive(group)) this.hooks.groupEnded?.(group);
     this.removed = true;
     if (!this.tornDown) {
       this.hooks.endpoints(this);

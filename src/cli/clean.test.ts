@@ -1,7 +1,7 @@
 // `zerodrop clean` end to end in process: a crashed cluster run's record, a kubeconfig pointing at
 // the fake API server, and what is deleted, printed and kept.
 
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -129,6 +129,36 @@ describe('zerodrop clean', () => {
 
   it('its help names the new flags and the three rules', () => {
     for (const text of ['--older-than', '--all', '(default 24h', '(a)', '(b)', '(c)']) expect(HELP.clean).toContain(text);
+  });
+
+  it('a crashed run\'s Helm release: with no helm its namespace and record stay (exit 1); once helm is there, clean uninstalls it, then deletes both', async () => {
+    server.put('/api/v1/namespaces/zerodrop-dead0001/secrets', {
+      type: 'helm.sh/release.v1',
+      metadata: { name: 'sh.helm.release.v1.eg-dead0001.v1', labels: { owner: 'helm', name: 'eg-dead0001', status: 'deployed', version: '1' } },
+    });
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    process.env['PATH'] = bin;
+    expect(await clean([])).toBe(1);
+    expect(namespaceDeletes()).toEqual([]);
+    expect(lines).toContainEqual(expect.stringMatching(/^kept namespace zerodrop-dead0001: Helm release eg-dead0001 in it cannot be uninstalled, helm is not on PATH \(install helm and run zerodrop clean again/));
+    expect(lines).toContain(`kept record ${join(runsDir(join(dir, 'state')), 'crashed.json')} (1 leftover(s) could not be removed)`);
+    expect(lines.at(-1)).toBe('0 thing(s) removed; 1 could not be');
+    expect(readdirSync(runsDir(join(dir, 'state')))).toEqual(['crashed.json']);
+
+    const argv = join(dir, 'helm-argv.log');
+    writeFileSync(join(bin, 'helm'), `#!/bin/sh\nprintf '%s %s\\n' "$HELM_DRIVER" "$*" >> '${argv}'\n`);
+    chmodSync(join(bin, 'helm'), 0o755);
+    lines.length = 0;
+    expect(await clean([])).toBe(0);
+    expect(readFileSync(argv, 'utf8')).toMatch(/^secret uninstall eg-dead0001 --namespace zerodrop-dead0001 --kubeconfig \S+ --wait\n$/);
+    expect(namespaceDeletes()).toEqual(['zerodrop-dead0001']);
+    expect(lines.slice(0, 2)).toEqual([
+      'uninstalled Helm release eg-dead0001 of namespace zerodrop-dead0001',
+      `deleted namespace zerodrop-dead0001 (${LABELS.run}=dead0001): its run on this machine ended without tearing down (record crashed)`,
+    ]);
+    expect(lines.at(-1)).toBe('2 thing(s) removed');
+    expect(readdirSync(runsDir(join(dir, 'state')))).toEqual([]);
   });
 
   it('a second clean finds nothing left', async () => {

@@ -30,7 +30,7 @@ export async function clean(argv: string[]): Promise<number> {
   const rules = { all: values.all, olderThanMs: durationMs(olderThan ?? DEFAULT_OLDER_THAN) ?? DEFAULT_OLDER_THAN_MS };
   let count = 0;
   const log = (line: string) => {
-    if (/^(removed|would remove|deleted|would delete|killed|would kill) (?!record)/.test(line)) count++;
+    if (/^(removed|would remove|deleted|would delete|killed|would kill|uninstalled|would uninstall) (?!record)/.test(line)) count++;
     console.log(line);
   };
   const opts = { dryRun, log };
@@ -57,8 +57,14 @@ export async function clean(argv: string[]): Promise<number> {
         throw new UsageError(`clean: ${(error as Error).message}`);
       }
       try {
-        problems += (await cleanNamespaces(client, { ...opts, ...rules, live: local.live, dead: local.cleaned.map((r) => r.record) })).length;
+        const kept = await cleanNamespaces(client, { ...opts, ...rules, live: local.live, dead: local.cleaned.map((r) => r.record) });
         namespacesChecked = true;
+        for (const { namespace, problem } of kept) {
+          // The dead run's record stays while its namespace does: the next clean finds it by rule (a) again.
+          const run = local.cleaned.find((r) => r.record.namespaces.includes(namespace));
+          if (run) run.problems.push(problem);
+          else problems++;
+        }
       } catch (error) {
         problems++;
         console.log(`could not list namespaces on ${client.server}: ${(error as Error).message.split('\n')[0]}`);

@@ -1,14 +1,18 @@
 // The cluster part of `zerodrop clean` against the fake API server (request shapes) and a fake kind
 // CLI: there is no Docker engine on the test machine.
 
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 
 import { FakeApiServer } from '../providers/kube/fake-api-server.ts';
 import { KubeClient } from '../providers/kube/client.ts';
+import { helmUninstallArgs } from '../providers/kube/helm.ts';
 import { LABELS } from '../providers/kube/manifests.ts';
 import { CREATED_BY_LABEL } from '../providers/kind/kind.ts';
-import { cleanKindClusters, cleanNamespaces, formatAge, type KindCli } from './clean-clusters.ts';
+import { cleanKindClusters, cleanNamespaces, formatAge, type HelmCli, type KindCli } from './clean-clusters.ts';
 import type { CleanedRun } from './clean.ts';
 import type { RunRecord } from './run-record.ts';
 
@@ -134,6 +138,176 @@ describe('zerodrop clean: namespaces', () => {
 
   it('formats ages for its lines', () => {
     expect([formatAge(0), formatAge(12_000), formatAge(90 * 60_000), formatAge(24 * HOUR), formatAge(26 * HOUR + 61_000)]).toEqual(['0s', '12s', '1h30m', '1d', '1d2h']);
+  });
+});
+
+describe('zerodrop clean: Helm releases in a namespace that goes', () => {
+  /** One revision of a release as Helm 3's secret driver stores it (pkg/storage/driver/secrets.go). */
+  function releaseSecret(release: string, revision: number, status = 'deployed') {
+    return {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'helm.sh/release.v1',
+      metadata: { name: `sh.helm.release.v1.${release}.v${revision}`, labels: { owner: 'helm', name: release, status, version: String(revision) } },
+      data: { release: 'SDRzSQ==' },
+    };
+  }
+
+  const DEAD = 'zerodrop-aaaa1111';
+  const OLD = 'zerodrop-dddd4444';
+
+  async function cluster(secrets: Record<string, ReturnType<typeof releaseSecret>[]> = {}) {
+    const server = await fakeServer();
+    const objects = [
+      namespace(DEAD, runLabel('aaaa1111'), 'Active', 1 * HOUR),
+      namespace('zerodrop-bbbb2222', runLabel('bbbb2222'), 'Active', 48 * HOUR),
+      namespace('zerodrop-cccc3333', runLabel('cccc3333'), 'Terminating', 48 * HOUR),
+      namespace(OLD, runLabel('dddd4444'), 'Active', 30 * HOUR),
+      namespace('zerodrop-eeee5555', runLabel('eeee5555'), 'Active', 1 * HOUR),
+    ];
+    for (const ns of objects) server.put('/api/v1/namespaces', ns);
+    for (const [ns, list] of Object.entries(secrets)) for (const secret of list) server.put(`/api/v1/namespaces/${ns}/secrets`, secret);
+    server.respond((req) => {
+      const name = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(req.path)?.[1];
+      const ns = objects.find((o) => o.metadata.name === name);
+      return req.method === 'GET' && ns ? { status: 200, body: ns } : undefined;
+    });
+    return { server, client: KubeClient.forServer(server.url) };
+  }
+
+  interface HelmCall {
+    argv: string[];
+    kubeconfigFile: string;
+    /** The kubeconfig file at the time of the call: its mode and text, or undefined when it was not there. */
+    file: { mode: number; text: string } | undefined;
+    /** Namespaces already sent a DELETE when helm ran. */
+    deletedBefore: (string | undefined)[];
+  }
+
+  /** A helm that records its argv (and fails for the releases in `failing`), or one that is not installed. */
+  function fakeHelm(server: FakeApiServer, opts: { installed?: boolean; failing?: string[] } = {}): HelmCli & { calls: HelmCall[] } {
+    const calls: HelmCall[] = [];
+    return {
+      calls,
+      installed: () => opts.installed ?? true,
+      run: async (argv) => {
+        const kubeconfigFile = argv[argv.indexOf('--kubeconfig') + 1] ?? '';
+        const file = existsSync(kubeconfigFile) ? { mode: statSync(kubeconfigFile).mode & 0o777, text: readFileSync(kubeconfigFile, 'utf8') } : undefined;
+        calls.push({ argv, kubeconfigFile, file, deletedBefore: deleted(server) });
+        if (opts.failing?.includes(argv[1] ?? '')) throw new Error(`helm uninstall: Error: uninstall: timed out waiting for the condition\nmore detail`);
+      },
+    };
+  }
+
+  const deleted = (server: FakeApiServer) => server.requests.filter((r) => r.method === 'DELETE' && /^\/api\/v1\/namespaces\/[^/]+$/.test(r.path)).map((r) => r.path.split('/').at(-1));
+  const dead = [record('crashed', { namespaces: [DEAD] })];
+  const live = [record('live', { namespaces: ['zerodrop-bbbb2222'] })];
+
+  async function clean(secrets: Parameters<typeof cluster>[0], helmOpts: Parameters<typeof fakeHelm>[1] = {}, rules: Partial<Parameters<typeof cleanNamespaces>[1]> = {}) {
+    const { server, client } = await cluster(secrets);
+    const helm = fakeHelm(server, helmOpts);
+    const lines: string[] = [];
+    const problems = await cleanNamespaces(client, { dryRun: false, log: (l) => lines.push(l), live, dead, now: NOW, timeoutMs: 1_000, helm, ...rules });
+    return { server, helm, lines, problems, deleted: deleted(server), uninstalled: helm.calls.map((c) => `${c.argv[1]} in ${c.argv[3]}`) };
+  }
+
+  it('uninstalls a release with helm uninstall --wait before it deletes the namespace, through a 0600 kubeconfig file that is gone after', async () => {
+    const { server, helm, lines, problems, deleted } = await clean({ [DEAD]: [releaseSecret('eg-aaaa1111', 1)] });
+    expect(problems).toEqual([]);
+    const [call, ...more] = helm.calls;
+    expect(more).toEqual([]);
+    if (!call) throw new Error('helm was not run');
+    expect(call.argv).toEqual(helmUninstallArgs({ release: 'eg-aaaa1111', namespace: DEAD, kubeconfigFile: call.kubeconfigFile }));
+    expect(call.deletedBefore).toEqual([]);
+    expect(deleted).toEqual([DEAD, OLD]);
+    // The client's own kubeconfig, readable by this user only, in a zerodrop- temp dir removed after.
+    expect(call.file?.mode).toBe(0o600);
+    expect(call.file?.text).toContain(server.url);
+    expect(dirname(call.kubeconfigFile).startsWith(join(tmpdir(), 'zerodrop-'))).toBe(true);
+    expect(existsSync(dirname(call.kubeconfigFile))).toBe(false);
+    expect(lines.slice(0, 2)).toEqual([
+      `uninstalled Helm release eg-aaaa1111 of namespace ${DEAD}`,
+      `deleted namespace ${DEAD} (${LABELS.run}=aaaa1111): its run on this machine ended without tearing down (record crashed)`,
+    ]);
+    // Found through Helm's own label: a namespace with no release Secrets needs no helm at all.
+    const query = server.requests.find((r) => r.method === 'GET' && r.path === `/api/v1/namespaces/${OLD}/secrets`)?.query;
+    expect(query).toEqual({ labelSelector: 'owner=helm' });
+  });
+
+  it('uninstalls each release once, however many revisions Helm keeps of it', async () => {
+    const revisions = [releaseSecret('eg-aaaa1111', 1, 'superseded'), releaseSecret('eg-aaaa1111', 2, 'superseded'), releaseSecret('eg-aaaa1111', 3)];
+    const { uninstalled, deleted } = await clean({ [DEAD]: [...revisions, releaseSecret('stunner-aaaa1111', 1)] });
+    expect(uninstalled).toEqual([`eg-aaaa1111 in ${DEAD}`, `stunner-aaaa1111 in ${DEAD}`]);
+    expect(deleted).toEqual([DEAD, OLD]);
+  });
+
+  it('ignores Secrets that are not Helm release records, even one a chart labelled owner=helm', async () => {
+    const plain = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'tls', labels: { app: 'gateway' } } };
+    const chartOwn = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'webhook-cert', labels: { owner: 'helm', name: 'webhook-cert' } } };
+    const { uninstalled, deleted, problems } = await clean({ [DEAD]: [plain, chartOwn, releaseSecret('eg-aaaa1111', 1)] as ReturnType<typeof releaseSecret>[] }, { installed: false });
+    // helm is missing, yet only the real release holds the namespace back.
+    expect(problems.map((p) => p.problem)).toEqual([`namespace ${DEAD}: Helm release eg-aaaa1111 not uninstalled (helm not on PATH)`]);
+    expect(uninstalled).toEqual([]);
+    expect(deleted).toEqual([OLD]);
+    // Without the release record, the namespace goes with no helm at all.
+    const { uninstalled: again, deleted: deletedAgain } = await clean({ [DEAD]: [plain, chartOwn] as ReturnType<typeof releaseSecret>[] }, { installed: false });
+    expect(again).toEqual([]);
+    expect(deletedAgain).toEqual([DEAD, OLD]);
+  });
+
+  it('with --dry-run names the releases it would uninstall, and uninstalls and deletes nothing', async () => {
+    const { server, uninstalled, lines } = await clean({ [DEAD]: [releaseSecret('eg-aaaa1111', 1)] }, {}, { dryRun: true });
+    expect(uninstalled).toEqual([]);
+    expect(server.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(lines.slice(0, 2)).toEqual([
+      `would uninstall Helm release eg-aaaa1111 of namespace ${DEAD}`,
+      `would delete namespace ${DEAD} (${LABELS.run}=aaaa1111): its run on this machine ended without tearing down (record crashed)`,
+    ]);
+  });
+
+  it('without helm on PATH keeps the namespace and says which release holds it and how to fix it; others still go', async () => {
+    const { lines, problems, deleted, uninstalled } = await clean({ [DEAD]: [releaseSecret('ingress-nginx-aaaa1111', 1)] }, { installed: false });
+    expect(uninstalled).toEqual([]);
+    expect(deleted).toEqual([OLD]);
+    expect(problems).toEqual([{ namespace: DEAD, problem: `namespace ${DEAD}: Helm release ingress-nginx-aaaa1111 not uninstalled (helm not on PATH)` }]);
+    expect(lines[0]).toBe(
+      `kept namespace ${DEAD}: Helm release ingress-nginx-aaaa1111 in it cannot be uninstalled, helm is not on PATH ` +
+        `(install helm and run zerodrop clean again: deleting the namespace would lose Helm's record of the release's cluster-wide objects)`,
+    );
+  });
+
+  it('when an uninstall fails keeps the namespace, with helm\'s first line as the problem, and still uninstalls the other releases', async () => {
+    const { lines, problems, deleted, uninstalled } = await clean(
+      { [DEAD]: [releaseSecret('eg-aaaa1111', 1), releaseSecret('stunner-aaaa1111', 1)], [OLD]: [releaseSecret('eg-dddd4444', 1)] },
+      { failing: ['eg-aaaa1111'] },
+    );
+    expect(uninstalled).toEqual([`eg-aaaa1111 in ${DEAD}`, `stunner-aaaa1111 in ${DEAD}`, `eg-dddd4444 in ${OLD}`]);
+    expect(deleted).toEqual([OLD]);
+    expect(problems).toEqual([{ namespace: DEAD, problem: `namespace ${DEAD}: Helm release eg-aaaa1111: helm uninstall: Error: uninstall: timed out waiting for the condition` }]);
+    expect(lines.slice(0, 2)).toEqual([
+      `could not uninstall Helm release eg-aaaa1111 of namespace ${DEAD}: helm uninstall: Error: uninstall: timed out waiting for the condition; kept the namespace (fix that and run zerodrop clean again)`,
+      `uninstalled Helm release stunner-aaaa1111 of namespace ${DEAD}`,
+    ]);
+  });
+
+  it('keeps a namespace whose Helm releases it cannot list (no right to read its Secrets)', async () => {
+    const { server, client } = await cluster();
+    server.respond((req) => (req.path === `/api/v1/namespaces/${DEAD}/secrets` ? { status: 403, body: { kind: 'Status', message: 'secrets is forbidden' } } : undefined), { first: true });
+    const lines: string[] = [];
+    const problems = await cleanNamespaces(client, { dryRun: false, log: (l) => lines.push(l), live, dead, now: NOW, timeoutMs: 1_000, helm: fakeHelm(server) });
+    expect(deleted(server)).toEqual([OLD]);
+    expect(problems).toEqual([{ namespace: DEAD, problem: `namespace ${DEAD}: could not list its Helm releases (GET /api/v1/namespaces/${DEAD}/secrets: 403 secrets is forbidden)` }]);
+    expect(lines[0]).toMatch(new RegExp(`^kept namespace ${DEAD}: could not list its Helm releases \\(.*403.*\\); deleting it could leave their cluster-wide objects behind$`));
+  });
+
+  it('leaves the releases of namespaces the rules keep: a live run\'s, one being deleted, a young one no record names', async () => {
+    const secrets = Object.fromEntries(['bbbb2222', 'cccc3333', 'eeee5555'].map((id) => [`zerodrop-${id}`, [releaseSecret(`eg-${id}`, 1)]]));
+    const { uninstalled, deleted, problems } = await clean(secrets);
+    expect(uninstalled).toEqual([]);
+    expect(deleted).toEqual([DEAD, OLD]);
+    expect(problems).toEqual([]);
+    // Control: --all takes the young one, releases first.
+    expect((await clean(secrets, {}, { all: true })).uninstalled).toEqual(['eg-eeee5555 in zerodrop-eeee5555']);
   });
 });
 

@@ -9,6 +9,15 @@
 // other namespace is touched. Deletion goes through the same deleteRunNamespace the run's own
 // teardown uses, which checks the label again on the object itself.
 //
+// Helm releases: a run installs its gateway chart into its namespace as a per-run release, and charts
+// make cluster-scoped objects too (ClusterRoles and their bindings, an IngressClass, webhook
+// configurations). Deleting the namespace removes those of the namespace only, and with them Helm's
+// own record of the release (Helm 3 keeps it as Secrets in the release's namespace), after which
+// nothing could find the cluster-wide ones. So before a namespace goes, clean uninstalls each release
+// found in it with `helm uninstall --wait` (the function the run's own teardown uses, helm.ts); when
+// helm is missing or an uninstall fails, the namespace stays, with a problem that says so, and the
+// dead run's record stays too, so that the next clean tries again.
+//
 // kind clusters: a run records a cluster in its state record before `kind create cluster` starts,
 // and the cluster's nodes carry the label `zerodrop.dev/created-by=zerodrop` (kind's per-node
 // `labels`, https://kind.sigs.k8s.io/docs/user/configuration/#extra-labels). A cluster is deleted
@@ -24,8 +33,10 @@ import { KubeConfig } from '@kubernetes/client-node';
 
 import { deleteRunNamespace } from '../providers/kube/apply.ts';
 import { KubeClient } from '../providers/kube/client.ts';
+import { helmUninstall, runHelm, type HelmRunner } from '../providers/kube/helm.ts';
 import { LABELS } from '../providers/kube/manifests.ts';
 import { CREATED_BY_LABEL, kindClusters } from '../providers/kind/kind.ts';
+import { onPath } from '../profiles/requirements.ts';
 import type { CleanOptions, CleanedRun } from './clean.ts';
 import type { RunRecord } from './run-record.ts';
 
@@ -43,6 +54,21 @@ export const kindCli: KindCli = {
     await execa('kind', ['delete', 'cluster', '--name', name], { timeout: 300_000 });
   },
 };
+
+/** The helm commands clean needs (a fake in tests: no helm binary, no cluster there). */
+export interface HelmCli {
+  /** Is helm on PATH (src/profiles/requirements.ts)? */
+  installed(): boolean;
+  run: HelmRunner;
+}
+
+export const helmCli: HelmCli = { installed: () => onPath('helm'), run: runHelm };
+
+/** A namespace that clean could not delete, and why: clean.ts keeps the record of the dead run that made it. */
+export interface NamespaceProblem {
+  namespace: string;
+  problem: string;
+}
 
 interface NamespaceObject {
   metadata: { name: string; labels?: Record<string, string>; creationTimestamp?: string };
@@ -95,12 +121,81 @@ function namespaceAge(ns: NamespaceObject, rules: NamespaceRules): number | unde
   return Number.isNaN(created) ? undefined : (rules.now ?? Date.now()) - created;
 }
 
-/** Deletes (or lists) the labelled namespaces the rules above allow, saying which rule; returns the problems met. */
-export async function cleanNamespaces(client: KubeClient, opts: CleanOptions & NamespaceRules & { timeoutMs?: number }): Promise<string[]> {
+/** Helm 3's storage object of one release revision (its default `secret` driver). */
+interface ReleaseSecret {
+  type?: string;
+  metadata: { name: string; labels?: Record<string, string> };
+}
+
+/**
+ * The Helm releases in a namespace, one per release however many revisions it has. Helm 3 keeps each
+ * revision as a Secret of type helm.sh/release.v1 in the release's namespace, labelled owner=helm and
+ * name=<release> (https://helm.sh/docs/topics/advanced/#storage-backends; newSecretsObject in helm's
+ * pkg/storage/driver/secrets.go).
+ */
+async function helmReleases(client: KubeClient, namespace: string): Promise<string[]> {
+  const { body } = await client.request<{ items?: ReleaseSecret[] }>('GET', `/api/v1/namespaces/${namespace}/secrets`, { query: { labelSelector: 'owner=helm' } });
+  const releases = new Set<string>();
+  for (const secret of body?.items ?? []) {
+    const labels = secret.metadata.labels ?? {};
+    // Checked here too: a chart's own Secret may carry owner=helm, and a server may ignore the selector.
+    if (secret.type === 'helm.sh/release.v1' && labels['owner'] === 'helm' && labels['name']) releases.add(labels['name']);
+  }
+  return [...releases].sort();
+}
+
+/**
+ * Uninstalls (or lists) the Helm releases of a namespace that is about to go; returns the problems
+ * that must keep the namespace (helm missing, a failed uninstall, releases that could not be listed).
+ */
+async function uninstallReleases(client: KubeClient, namespace: string, helm: HelmCli, opts: CleanOptions): Promise<string[]> {
+  let releases: string[];
+  try {
+    releases = await helmReleases(client, namespace);
+  } catch (error) {
+    const first = (error as Error).message.split('\n')[0] ?? '';
+    opts.log(`kept namespace ${namespace}: could not list its Helm releases (${first}); deleting it could leave their cluster-wide objects behind`);
+    return [`namespace ${namespace}: could not list its Helm releases (${first})`];
+  }
+  if (releases.length === 0) return [];
+  if (!helm.installed()) {
+    for (const release of releases) {
+      opts.log(
+        `${opts.dryRun ? 'would keep' : 'kept'} namespace ${namespace}: Helm release ${release} in it cannot be uninstalled, helm is not on PATH ` +
+          `(install helm and run zerodrop clean again: deleting the namespace would lose Helm's record of the release's cluster-wide objects)`,
+      );
+    }
+    return releases.map((release) => `namespace ${namespace}: Helm release ${release} not uninstalled (helm not on PATH)`);
+  }
+  const problems: string[] = [];
+  for (const release of releases) {
+    if (!opts.dryRun) {
+      try {
+        await helmUninstall({ release, namespace, kubeconfig: client.config.exportConfig() }, helm.run);
+      } catch (error) {
+        const first = (error as Error).message.split('\n')[0] ?? '';
+        problems.push(`namespace ${namespace}: Helm release ${release}: ${first}`);
+        opts.log(`could not uninstall Helm release ${release} of namespace ${namespace}: ${first}; kept the namespace (fix that and run zerodrop clean again)`);
+        continue;
+      }
+    }
+    opts.log(`${opts.dryRun ? 'would uninstall' : 'uninstalled'} Helm release ${release} of namespace ${namespace}`);
+  }
+  return problems;
+}
+
+/**
+ * Deletes (or lists) the labelled namespaces the rules above allow, saying which rule, after
+ * uninstalling the Helm releases in each; returns the problems met, by namespace.
+ */
+export async function cleanNamespaces(
+  client: KubeClient,
+  opts: CleanOptions & NamespaceRules & { timeoutMs?: number; helm?: HelmCli },
+): Promise<NamespaceProblem[]> {
   const verb = opts.dryRun ? 'would delete' : 'deleted';
   const { body } = await client.request<{ items?: NamespaceObject[] }>('GET', '/api/v1/namespaces', { query: { labelSelector: LABELS.run } });
   const inUse = new Set(opts.live.flatMap((r) => r.namespaces));
-  const problems: string[] = [];
+  const problems: NamespaceProblem[] = [];
   for (const ns of body.items ?? []) {
     const runId = ns.metadata.labels?.[LABELS.run];
     if (!runId) continue; // a server that ignored the selector: only labelled namespaces count
@@ -122,11 +217,16 @@ export async function cleanNamespaces(client: KubeClient, opts: CleanOptions & N
       );
       continue;
     }
+    const kept = await uninstallReleases(client, name, opts.helm ?? helmCli, opts);
+    if (kept.length > 0) {
+      problems.push(...kept.map((problem) => ({ namespace: name, problem })));
+      continue;
+    }
     if (!opts.dryRun) {
       try {
         await deleteRunNamespace(client, name, runId, { timeoutMs: opts.timeoutMs ?? 30_000 });
       } catch (error) {
-        problems.push(`namespace ${name}: ${(error as Error).message}`);
+        problems.push({ namespace: name, problem: `namespace ${name}: ${(error as Error).message}` });
         opts.log(`could not delete namespace ${name}: ${(error as Error).message}`);
         continue;
       }

@@ -1,12 +1,12 @@
 // Release names of the Helm profiles, and the helm commands a run sends: there is no cluster here, so
 // a stand-in `helm` on PATH records its argv.
 
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HELM_PROFILE_SPECS, RELEASE_NAME_MAX, releaseName } from '../../profiles/helm-charts.ts';
-import { helmInstall, helmUninstallArgs } from './helm.ts';
+import { helmInstall, helmUninstall, helmUninstallArgs, type HelmRunner } from './helm.ts';
 import { namespaceFor } from './manifests.ts';
 
 /** DNS-1035 label: a lowercase letter first, then letters, digits and '-', ending in a letter or digit. */
@@ -73,5 +73,43 @@ describe('helm commands of a run', () => {
     expect(install?.[install.indexOf('--namespace') + 1]).toBe(namespace);
     expect(remove?.slice(0, 4)).toEqual(['uninstall', 'eg-c0ffee00', '--namespace', namespace]);
     expect(helmUninstallArgs({ release, namespace, kubeconfigFile: '/k' })).toEqual(['uninstall', 'eg-c0ffee00', '--namespace', namespace, '--kubeconfig', '/k', '--wait']);
+  });
+
+  it('a run\'s teardown and zerodrop clean uninstall with one command, each through a kubeconfig file that lives only for its call', async () => {
+    const calls: { argv: string[]; kubeconfig: string | undefined }[] = [];
+    const run: HelmRunner = async (argv) => {
+      const file = argv[argv.indexOf('--kubeconfig') + 1] ?? '';
+      calls.push({ argv, kubeconfig: existsSync(file) ? readFileSync(file, 'utf8') : undefined });
+    };
+    const spec = HELM_PROFILE_SPECS[0];
+    if (!spec) throw new Error('catalog changed');
+    const opts = { release: 'eg-c0ffee00', namespace: namespaceFor('c0ffee00'), kubeconfig: 'apiVersion: v1\nkind: Config\n' };
+    const uninstall = await helmInstall(spec, { ...opts, values: {} }, run);
+    await uninstall();
+    await helmUninstall(opts, run);
+    const files = calls.map((c) => c.argv[c.argv.indexOf('--kubeconfig') + 1] ?? '');
+    expect(calls.map((c) => c.kubeconfig)).toEqual([opts.kubeconfig, opts.kubeconfig, opts.kubeconfig]);
+    expect(files.filter((f) => existsSync(f))).toEqual([]);
+    const [, teardown, clean] = calls;
+    expect(teardown?.argv).toEqual(helmUninstallArgs({ ...opts, kubeconfigFile: files[1] ?? '' }));
+    expect(clean?.argv).toEqual(helmUninstallArgs({ ...opts, kubeconfigFile: files[2] ?? '' }));
+  });
+
+  it('runs helm with its Secret storage, where zerodrop clean looks for releases, and fails with helm\'s own first line', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'zerodrop-helm-test-'));
+    const log = join(dir, 'driver.log');
+    writeFileSync(join(dir, 'helm'), `#!/bin/sh\nprintf '%s\\n' "$HELM_DRIVER" >> '${log}'\necho 'Error: uninstall: Release not loaded: eg-c0ffee00: release: not found' >&2\nexit 1\n`);
+    chmodSync(join(dir, 'helm'), 0o755);
+    process.env['PATH'] = `${dir}:${savedPath ?? ''}`;
+    const savedDriver = process.env['HELM_DRIVER'];
+    process.env['HELM_DRIVER'] = 'configmap';
+    try {
+      const failed = helmUninstall({ release: 'eg-c0ffee00', namespace: namespaceFor('c0ffee00'), kubeconfig: 'apiVersion: v1\n' });
+      await expect(failed).rejects.toThrow(/^helm uninstall: Error: uninstall: Release not loaded: eg-c0ffee00: release: not found$/);
+    } finally {
+      if (savedDriver === undefined) delete process.env['HELM_DRIVER'];
+      else process.env['HELM_DRIVER'] = savedDriver;
+    }
+    expect(readFileSync(log, 'utf8')).toBe('secret\n');
   });
 });

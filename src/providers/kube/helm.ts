@@ -39,31 +39,60 @@ export function helmUninstallArgs(opts: { release: string; namespace: string; ku
 }
 
 /**
+ * Runs the helm CLI with `args`; rejects with an error whose first line is helm's own. A stand-in in
+ * tests (no helm binary, no cluster there).
+ */
+export type HelmRunner = (args: string[], opts: { timeoutMs: number }) => Promise<void>;
+
+/**
+ * The helm CLI. HELM_DRIVER is pinned to `secret`, Helm 3's default storage, because that is where
+ * `zerodrop clean` looks for the releases of a crashed run (src/state/clean-clusters.ts): a user's
+ * HELM_DRIVER=configmap would otherwise hide them from it.
+ */
+export const runHelm: HelmRunner = async (args, { timeoutMs }) => {
+  try {
+    await execa('helm', args, { timeout: timeoutMs, env: { HELM_DRIVER: 'secret' } });
+  } catch (error) {
+    const stderr = (error as { stderr?: unknown }).stderr;
+    const said = typeof stderr === 'string' ? stderr.trim() : '';
+    throw new Error(`helm ${args[0] ?? ''}: ${said || (error as Error).message}`, { cause: error });
+  }
+};
+
+/** Writes the kubeconfig to a 0600 file in a fresh `zerodrop-helm-` temp dir for `fn`, and removes the dir after. */
+async function withKubeconfigFile<T>(kubeconfig: string, fn: (kubeconfigFile: string, dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'zerodrop-helm-'));
+  try {
+    const kubeconfigFile = join(dir, 'kubeconfig');
+    await writeFile(kubeconfigFile, kubeconfig, { mode: 0o600 });
+    return await fn(kubeconfigFile, dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * Installs the chart as the release `release` with the run's values (HelmProfileSpec.values of its
  * ChartContext); returns the function that uninstalls that same release.
  */
 export async function helmInstall(
   spec: HelmProfileSpec,
   opts: { release: string; namespace: string; kubeconfig: string; values: Record<string, unknown>; timeoutSeconds?: number },
+  run: HelmRunner = runHelm,
 ): Promise<() => Promise<void>> {
-  const dir = await mkdtemp(join(tmpdir(), 'zerodrop-helm-'));
-  const kubeconfigFile = join(dir, 'kubeconfig');
-  const valuesFile = join(dir, 'values.yaml');
-  await writeFile(kubeconfigFile, opts.kubeconfig, { mode: 0o600 });
-  await writeFile(valuesFile, stringify(opts.values));
-  try {
-    await execa('helm', helmInstallArgs(spec, { release: opts.release, namespace: opts.namespace, kubeconfigFile, valuesFile, ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}) }), {
-      timeout: ((opts.timeoutSeconds ?? 600) + 60) * 1000,
-    });
-  } catch (err) {
-    await rm(dir, { recursive: true, force: true });
-    throw err;
-  }
-  return async () => {
-    try {
-      await execa('helm', helmUninstallArgs({ release: opts.release, namespace: opts.namespace, kubeconfigFile }), { timeout: 300_000 });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  };
+  await withKubeconfigFile(opts.kubeconfig, async (kubeconfigFile, dir) => {
+    const valuesFile = join(dir, 'values.yaml');
+    await writeFile(valuesFile, stringify(opts.values));
+    const args = helmInstallArgs(spec, { release: opts.release, namespace: opts.namespace, kubeconfigFile, valuesFile, ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}) });
+    await run(args, { timeoutMs: ((opts.timeoutSeconds ?? 600) + 60) * 1000 });
+  });
+  return () => helmUninstall({ release: opts.release, namespace: opts.namespace, kubeconfig: opts.kubeconfig }, run);
+}
+
+/**
+ * `helm uninstall --wait` of one release: what a run's teardown does, and what `zerodrop clean` does
+ * for the releases a crashed run left. `kubeconfig` is the kubeconfig's text (KubeConfig.exportConfig).
+ */
+export async function helmUninstall(opts: { release: string; namespace: string; kubeconfig: string }, run: HelmRunner = runHelm): Promise<void> {
+  await withKubeconfigFile(opts.kubeconfig, (kubeconfigFile) => run(helmUninstallArgs({ release: opts.release, namespace: opts.namespace, kubeconfigFile }), { timeoutMs: 300_000 }));
 }

@@ -311,6 +311,56 @@ describe('zerodrop clean: Helm releases in a namespace that goes', () => {
   });
 });
 
+describe('zerodrop clean: cluster-scoped objects of a run whose namespace goes', () => {
+  const CLASSES = '/apis/gateway.networking.k8s.io/v1/gatewayclasses';
+  const gatewayClass = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name, labels } });
+
+  async function clean(opts: { dryRun?: boolean; failDelete?: boolean } = {}) {
+    const server = await fakeServer();
+    const namespaces = [namespace('zerodrop-aaaa1111', runLabel('aaaa1111'), 'Active', 1 * HOUR), namespace('zerodrop-eeee5555', runLabel('eeee5555'), 'Active', 1 * HOUR)];
+    for (const ns of namespaces) server.put('/api/v1/namespaces', ns);
+    // The fake server ignores label selectors: it lists all three, as a careless server would.
+    const classes = [gatewayClass('zerodrop-aaaa1111', runLabel('aaaa1111')), gatewayClass('zerodrop-eeee5555', runLabel('eeee5555')), gatewayClass('envoy-gateway')];
+    for (const gc of classes) server.put(CLASSES, gc);
+    // STUNner's CRDs are not installed on this cluster: its Dataplane collection is not served.
+    server.missing('/apis/stunner.l7mp.io/v1/dataplanes');
+    server.respond((req) => {
+      const name = req.path.split('/').at(-1);
+      const found = [...namespaces, ...classes].find((o) => o.metadata.name === name && req.path.startsWith(o.kind === 'Namespace' ? '/api/v1/namespaces/' : `${CLASSES}/`));
+      if (req.method === 'DELETE' && opts.failDelete && req.path.startsWith(CLASSES)) return { status: 403, body: { kind: 'Status', code: 403, message: 'gatewayclasses is forbidden' } };
+      return req.method === 'GET' && found ? { status: 200, body: found } : undefined;
+    });
+    const lines: string[] = [];
+    const problems = await cleanNamespaces(KubeClient.forServer(server.url), {
+      dryRun: opts.dryRun ?? false,
+      log: (l) => lines.push(l),
+      live: [],
+      dead: [record('crashed', { namespaces: ['zerodrop-aaaa1111'] })],
+      now: NOW,
+      timeoutMs: 1_000,
+    });
+    const deletes = server.requests.filter((r) => r.method === 'DELETE').map((r) => r.path);
+    return { lines, problems, deletes };
+  }
+
+  it("deletes the dead run's GatewayClass (by its label, checked again on the object) before its namespace, and nothing of other runs", async () => {
+    const { lines, problems, deletes } = await clean();
+    expect(problems).toEqual([]);
+    expect(deletes.filter((p) => p.startsWith(CLASSES))).toEqual([`${CLASSES}/zerodrop-aaaa1111`]);
+    expect(deletes.indexOf(`${CLASSES}/zerodrop-aaaa1111`)).toBeLessThan(deletes.indexOf('/api/v1/namespaces/zerodrop-aaaa1111'));
+    expect(lines).toContain(`deleted GatewayClass zerodrop-aaaa1111 (${LABELS.run}=aaaa1111)`);
+  });
+
+  it('with --dry-run only names it; when its delete is refused the namespace stays, with the problem', async () => {
+    const dry = await clean({ dryRun: true });
+    expect(dry.deletes).toEqual([]);
+    expect(dry.lines).toContain(`would delete GatewayClass zerodrop-aaaa1111 (${LABELS.run}=aaaa1111)`);
+    const refused = await clean({ failDelete: true });
+    expect(refused.deletes).not.toContain('/api/v1/namespaces/zerodrop-aaaa1111');
+    expect(refused.problems).toEqual([{ namespace: 'zerodrop-aaaa1111', problem: expect.stringMatching(/^GatewayClass zerodrop-aaaa1111: .*403/) as unknown as string }]);
+  });
+});
+
 describe('zerodrop clean: kind clusters', () => {
   function fakeKind(existing: string[], kubeconfigs: Record<string, string>): KindCli & { deleted: string[] } {
     const deleted: string[] = [];

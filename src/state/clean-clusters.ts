@@ -16,7 +16,9 @@
 // nothing could find the cluster-wide ones. So before a namespace goes, clean uninstalls each release
 // found in it with `helm uninstall --wait` (the function the run's own teardown uses, helm.ts); when
 // helm is missing or an uninstall fails, the namespace stays, with a problem that says so, and the
-// dead run's record stays too, so that the next clean tries again.
+// dead run's record stays too, so that the next clean tries again. The cluster-scoped objects the
+// run applied itself (a per-run GatewayClass, STUNner's Dataplane) carry the run's label: they are
+// deleted by it next, each checked again by deleteRunObject, before the namespace.
 //
 // kind clusters: a run records a cluster in its state record before `kind create cluster` starts,
 // and the cluster's nodes carry the label `zerodrop.dev/created-by=zerodrop` (kind's per-node
@@ -31,7 +33,7 @@
 import { execa } from 'execa';
 import { KubeConfig } from '@kubernetes/client-node';
 
-import { deleteRunNamespace } from '../providers/kube/apply.ts';
+import { CLUSTER_SCOPED_KINDS, deleteRunNamespace, deleteRunObject } from '../providers/kube/apply.ts';
 import { KubeClient } from '../providers/kube/client.ts';
 import { helmUninstall, runHelm, type HelmRunner } from '../providers/kube/helm.ts';
 import { LABELS } from '../providers/kube/manifests.ts';
@@ -185,6 +187,45 @@ async function uninstallReleases(client: KubeClient, namespace: string, helm: He
 }
 
 /**
+ * Deletes (or lists) the cluster-scoped objects labelled with the run (its GatewayClass, a
+ * STUNner Dataplane); returns the problems, which keep the namespace (and with it the run id that
+ * finds them) for the next clean.
+ */
+async function deleteRunClusterObjects(client: KubeClient, runId: string, opts: CleanOptions): Promise<string[]> {
+  const problems: string[] = [];
+  for (const { apiVersion, kind, collection } of CLUSTER_SCOPED_KINDS) {
+    let items: { metadata: { name: string; labels?: Record<string, string> } }[];
+    try {
+      const { status, body } = await client.request<{ items?: typeof items }>('GET', collection, { query: { labelSelector: `${LABELS.run}=${runId}` }, allow: [404] });
+      if (status === 404) continue; // the kind's CRD is not installed: nothing of it to find
+      items = body.items ?? [];
+    } catch (error) {
+      const first = (error as Error).message.split('\n')[0] ?? '';
+      problems.push(`${kind} objects of run ${runId}: could not list them (${first})`);
+      opts.log(`could not list the ${kind} objects of run ${runId}: ${first}`);
+      continue;
+    }
+    for (const item of items) {
+      const name = item.metadata.name;
+      // Checked here too: a server may ignore the selector.
+      if (item.metadata.labels?.[LABELS.run] !== runId) continue;
+      if (!opts.dryRun) {
+        try {
+          await deleteRunObject(client, { apiVersion, kind, metadata: { name } }, runId);
+        } catch (error) {
+          const first = (error as Error).message.split('\n')[0] ?? '';
+          problems.push(`${kind} ${name}: ${first}`);
+          opts.log(`could not delete ${kind} ${name}: ${first}`);
+          continue;
+        }
+      }
+      opts.log(`${opts.dryRun ? 'would delete' : 'deleted'} ${kind} ${name} (${LABELS.run}=${runId})`);
+    }
+  }
+  return problems;
+}
+
+/**
  * Deletes (or lists) the labelled namespaces the rules above allow, saying which rule, after
  * uninstalling the Helm releases in each; returns the problems met, by namespace.
  */
@@ -218,6 +259,7 @@ export async function cleanNamespaces(
       continue;
     }
     const kept = await uninstallReleases(client, name, opts.helm ?? helmCli, opts);
+    if (kept.length === 0) kept.push(...(await deleteRunClusterObjects(client, runId, opts)));
     if (kept.length > 0) {
       problems.push(...kept.map((problem) => ({ namespace: name, problem })));
       continue;

@@ -23,6 +23,15 @@ const RESOURCES: Record<string, { prefix: string; plural: string; namespaced: bo
   'stunner.l7mp.io/v1/Dataplane': { prefix: '/apis/stunner.l7mp.io/v1', plural: 'dataplanes', namespaced: false },
 };
 
+/**
+ * The cluster-scoped kinds a run may create (a charted system's GatewayClass, STUNner's Dataplane),
+ * with their collections: deleting the run's namespace does not reach them, so teardown and
+ * `zerodrop clean` delete them by the run's label.
+ */
+export const CLUSTER_SCOPED_KINDS: readonly { apiVersion: string; kind: string; collection: string }[] = Object.entries(RESOURCES)
+  .filter(([key, r]) => !r.namespaced && key !== 'v1/Namespace')
+  .map(([key, r]) => ({ apiVersion: key.slice(0, key.lastIndexOf('/')), kind: key.slice(key.lastIndexOf('/') + 1), collection: `${r.prefix}/${r.plural}` }));
+
 /** The API path of one object. */
 export function objectPath(object: KubeObject): string {
   const key = `${object.apiVersion}/${object.kind}`;

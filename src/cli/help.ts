@@ -84,12 +84,15 @@ A run that ends by itself, Ctrl-C included, tears everything down. One that was 
 state record in $ZERODROP_STATE_DIR, else $XDG_STATE_HOME/zerodrop, else ~/.local/state/zerodrop
 (runs/<id>.json). For each record whose zerodrop process is gone (runs still going are skipped),
 clean kills the process groups the run started (pods, and the hey or iperf3 of --driver; checking
-each process's start time, so that a reused pid is never killed), removes its zerodrop-* temporary directories and the kind clusters it
-created (only if their nodes carry zerodrop.dev/created-by=zerodrop and no run still going here
-uses them), then the record. On the kubeconfig's current (or --context) cluster it deletes
+each process's start time, so that a reused pid is never killed), removes its zerodrop-* temporary
+directories and the kind clusters it created (only if their nodes carry
+zerodrop.dev/created-by=zerodrop and no run still going here uses them), then the record. On the kubeconfig's current (or --context) cluster it deletes
 namespaces labelled zerodrop.dev/run, and no other, when (a) a run recorded on this machine made it
 and its zerodrop is gone, (b) it is older than --older-than (default 24h; another machine's run may
 be using a younger one), or (c) --all is given; never one of a run still going on this machine.
+Before a namespace goes, the Helm releases in it are uninstalled (helm must be on PATH: their
+cluster-wide objects would stay otherwise, so without it the namespace is kept) and the run's own
+cluster-scoped objects (GatewayClass, Dataplane) labelled zerodrop.dev/run are deleted.
 Each thing removed is printed with the rule that allowed it.
 
 Options:

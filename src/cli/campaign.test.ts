@@ -6,21 +6,62 @@ import { profiles } from '../profiles/index.ts';
 describe('campaign tally', () => {
   it('flags a scenario x profile whose verdict changed between runs, and only that one', () => {
     const rows = new Map<string, CampaignRow>();
-    for (let i = 0; i < 3; i++) tally(rows, 'backend-delete-http', 'reference', 'pass');
-    expect(tally(rows, 'backend-idle-exit', 'reference', 'pass', 1)).toBeUndefined();
-    expect(tally(rows, 'backend-idle-exit', 'reference', 'inconclusive', 2, 'harnessResponsive: lagged')).toEqual({
+    const delete_ = { scenario: 'backend-delete-http', profile: 'reference', expected: 'pass' } as const;
+    const idle = { scenario: 'backend-idle-exit', profile: 'reference', expected: 'pass' } as const;
+    for (let i = 0; i < 3; i++) tally(rows, delete_, 'pass');
+    expect(tally(rows, idle, 'pass', { run: 1 })).toBeUndefined();
+    expect(tally(rows, idle, 'inconclusive', { run: 2, why: 'harnessResponsive: lagged' })).toEqual({
       run: 2,
       verdict: 'inconclusive',
       why: 'harnessResponsive: lagged',
+      unexpected: false,
     });
+    tally(rows, idle, 'pass', { run: 3 });
     const table = [...rows.values()];
-    expect(table.map((r) => [r.scenario, r.disagreement])).toEqual([
-      ['backend-delete-http', false],
-      ['backend-idle-exit', true],
+    expect(table.map((r) => [r.scenario, r.disagreement, r.unexpected])).toEqual([
+      ['backend-delete-http', false, 0],
+      ['backend-idle-exit', true, 0],
     ]);
     const text = formatCampaign(table, 3);
-    expect(text).toMatch(/backend-idle-exit \[reference\]\s+1\s+0\s+1\s+0\s+DISAGREEMENT/);
-    expect(text).toMatch(/1 with disagreement/);
+    expect(text).toMatch(/backend-idle-exit \[reference\]\s+2\s+0\s+1\s+0\s+pass\s+DISAGREEMENT$/m);
+    expect(text).toMatch(/expected to pass: 2 pairs, 1 passed in every run/);
+    expect(text).toMatch(/1 with disagreement, 0 with an unexpected verdict/);
+  });
+
+  it('flags a verdict that is the same every run but wrong: a mutant passing, a drain-correct system failing', () => {
+    const rows = new Map<string, CampaignRow>();
+    const falsePass = { scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', expected: 'fail' } as const;
+    const falseFail = { scenario: 'gateway-delete-http', profile: 'nginx', expected: 'pass' } as const;
+    const right = { scenario: 'gateway-delete-http', profile: 'nginx-naive', expected: 'fail' } as const;
+    for (let run = 1; run <= 2; run++) {
+      expect(tally(rows, falsePass, 'pass', { run })?.unexpected).toBe(true);
+      expect(tally(rows, falseFail, 'fail', { run, why: 'noFailedRequests: 1 of 90 failed' })).toMatchObject({ unexpected: true, why: 'noFailedRequests: 1 of 90 failed' });
+      expect(tally(rows, right, 'fail', { run })).toBeUndefined();
+    }
+    // Inconclusive is the harness declining to judge: a disagreement when mixed, never unexpected.
+    tally(rows, right, 'inconclusive', { run: 3 });
+    const table = [...rows.values()];
+    expect(table.map((r) => [r.profile, r.disagreement, r.unexpected])).toEqual([
+      ['mutant-exit-on-sigterm', false, 2],
+      ['nginx', false, 2],
+      ['nginx-naive', true, 0],
+    ]);
+    const text = formatCampaign(table, 3);
+    expect(text).toMatch(/\[mutant-exit-on-sigterm\]\s+2\s+0\s+0\s+0\s+fail\s+UNEXPECTED \(2\)$/m);
+    expect(text).toMatch(/expected to fail: 2 pairs, 0 failed in every run/);
+    expect(text).toMatch(/2 with an unexpected verdict/);
+  });
+
+  it('counts the pairs skipped in every run with their reasons instead of listing them', () => {
+    const rows = new Map<string, CampaignRow>();
+    const why = 'profile nginx cannot play the backend role';
+    for (let run = 1; run <= 2; run++) {
+      tally(rows, { scenario: 'backend-delete-http', profile: 'nginx', expected: 'pass' }, 'skipped', { run, why });
+      tally(rows, { scenario: 'backend-delete-http', profile: 'reference', expected: 'pass' }, 'pass', { run });
+    }
+    const text = formatCampaign([...rows.values()], 2);
+    expect(text).not.toMatch(/\[nginx\]/);
+    expect(text).toContain(`skipped in every run: 1 pairs ("${why}")`);
   });
 });
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm run campaign -- --runs N`: runs the local catalog N times against every profile and counts,
 // per scenario x profile, how often each verdict came out. A harness is only worth its verdicts: any
-// scenario x profile whose verdict changes from one run to the next is flagged as a disagreement.
-// Controls are included (they must fail every run); profiles whose binary is missing are skipped.
+// scenario x profile whose verdict changes from one run to the next is flagged as a disagreement, and
+// any run that judges a pair against its expectation (a mutant passing, a drain-correct system
+// failing: src/scenarios/expected.ts) as unexpected. Controls are included (they must fail every
+// run); profiles whose binary is missing are skipped.
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -17,6 +19,7 @@ import { profilesNamed, scenariosNamed } from './args.ts';
 import type { Profile } from '../profiles/profile.ts';
 import type { ScenarioDefinition } from '../scenarios/definition.ts';
 import { reportDirProblem } from './checks.ts';
+import { expectedVerdict, type JudgedVerdict } from '../scenarios/expected.ts';
 
 export interface CampaignRow {
   scenario: string;
@@ -24,33 +27,46 @@ export interface CampaignRow {
   counts: Record<Verdict, number>;
   /** True when not every run gave the same verdict. */
   disagreement: boolean;
+  /** The verdict the pair must have when it is judged (src/scenarios/expected.ts). */
+  expected?: JudgedVerdict;
+  /** Runs that judged the pair (pass or fail) the other way than expected: a false pass or a false fail. */
+  unexpected: number;
   /** Each run whose verdict differed from the first run's, with why, so a disagreement can be diagnosed. */
   outliers: { run: number; verdict: Verdict; why: string }[];
-  /** The first run's verdict, the one outliers differ from. */
+  /** The first run's verdict, the one outliers differ from, and why it came out so. */
   first?: Verdict;
+  firstWhy?: string;
 }
 
-/** Counts one run's verdict; returns the outlier entry when it differs from the pair's first verdict. */
+export interface CampaignPair {
+  scenario: string;
+  profile: string;
+  expected?: JudgedVerdict;
+}
+
+/**
+ * Counts one run's verdict. Returns what is worth telling at once: the run's verdict when it differs
+ * from the pair's first (a disagreement) or from what the pair must have (unexpected).
+ */
 export function tally(
   rows: Map<string, CampaignRow>,
-  scenario: string,
-  profile: string,
+  pair: CampaignPair,
   verdict: Verdict,
-  run = 0,
-  why = '',
-): CampaignRow['outliers'][number] | undefined {
-  const key = `${scenario}\u0000${profile}`;
+  { run = 0, why = '' }: { run?: number; why?: string } = {},
+): { run: number; verdict: Verdict; why: string; unexpected: boolean } | undefined {
+  const key = `${pair.scenario}\u0000${pair.profile}`;
   let row = rows.get(key);
   if (!row) {
-    row = { scenario, profile, counts: { pass: 0, fail: 0, inconclusive: 0, skipped: 0 }, disagreement: false, outliers: [], first: verdict };
+    row = { ...pair, counts: { pass: 0, fail: 0, inconclusive: 0, skipped: 0 }, disagreement: false, unexpected: 0, outliers: [], first: verdict, firstWhy: why };
     rows.set(key, row);
   }
   row.counts[verdict]++;
   row.disagreement = Object.values(row.counts).filter((n) => n > 0).length > 1;
-  if (verdict === row.first) return undefined;
-  const outlier = { run, verdict, why };
-  row.outliers.push(outlier);
-  return outlier;
+  const unexpected = pair.expected !== undefined && (verdict === 'pass' || verdict === 'fail') && verdict !== pair.expected;
+  if (unexpected) row.unexpected++;
+  const outlier = verdict !== row.first;
+  if (outlier) row.outliers.push({ run, verdict, why });
+  return outlier || unexpected ? { run, verdict, why, unexpected } : undefined;
 }
 
 /** The reason a result came out as it did: its first assertion with that verdict, or the run's reason. */
@@ -59,16 +75,37 @@ function whyOf(result: ScenarioResult): string {
   return assertion ? `${assertion.name}: ${assertion.message}` : (result.reason ?? '');
 }
 
+/**
+ * The table of the pairs that were judged at least once, then a summary against the expectations.
+ * Pairs skipped in every run (a gateway profile on a backend scenario, a missing binary) are counted,
+ * with their reasons, not listed.
+ */
 export function formatCampaign(rows: readonly CampaignRow[], runs: number): string {
-  const width = Math.max(...rows.map((r) => `${r.scenario} [${r.profile}]`.length), 10);
-  const lines = [`${'scenario [profile]'.padEnd(width)}  pass  fail  inconc  skip`];
-  for (const r of rows) {
+  const judged = rows.filter((r) => r.counts.skipped < runs);
+  const skipped = rows.filter((r) => !judged.includes(r));
+  const label = (r: CampaignRow) => `${r.scenario} [${r.profile}]`;
+  const width = Math.max(...judged.map((r) => label(r).length), 18);
+  const lines = [`${'scenario [profile]'.padEnd(width)}  pass  fail  inconc  skip  expect`];
+  for (const r of judged) {
     const c = r.counts;
     const cells = [c.pass, c.fail, c.inconclusive, c.skipped].map((n, i) => String(n).padStart(i === 2 ? 6 : 4));
-    lines.push(`${`${r.scenario} [${r.profile}]`.padEnd(width)}  ${cells.join('  ')}${r.disagreement ? '  DISAGREEMENT' : ''}`);
+    const flags = [r.disagreement ? 'DISAGREEMENT' : '', r.unexpected > 0 ? `UNEXPECTED (${r.unexpected})` : ''].filter(Boolean).join('  ');
+    lines.push(`${label(r).padEnd(width)}  ${cells.join('  ')}  ${(r.expected ?? '-').padEnd(6)}${flags ? `  ${flags}` : ''}`.trimEnd());
+  }
+  lines.push('');
+  for (const want of ['pass', 'fail'] as const) {
+    const expecting = judged.filter((r) => r.expected === want);
+    const every = expecting.filter((r) => r.counts[want] === runs).length;
+    lines.push(`expected to ${want}: ${expecting.length} pairs, ${every} ${want === 'pass' ? 'passed' : 'failed'} in every run`);
+  }
+  if (skipped.length > 0) {
+    const reasons = [...new Set(skipped.map((r) => r.firstWhy).filter((w): w is string => !!w))];
+    const shown = reasons.slice(0, 3).map((w) => `"${w}"`).join('; ');
+    lines.push(`skipped in every run: ${skipped.length} pairs${shown ? ` (${shown}${reasons.length > 3 ? `; ${reasons.length - 3} more reasons` : ''})` : ''}`);
   }
   const flagged = rows.filter((r) => r.disagreement).length;
-  lines.push(`\n${runs} run(s), ${rows.length} scenario x profile pairs, ${flagged} with disagreement`);
+  const unexpected = rows.filter((r) => r.unexpected > 0).length;
+  lines.push(`\n${runs} run(s), ${rows.length} scenario x profile pairs, ${flagged} with disagreement, ${unexpected} with an unexpected verdict`);
   return lines.join('\n');
 }
 
@@ -102,6 +139,12 @@ export function parseCampaignArgs(argv: string[]): CampaignArgs {
   };
 }
 
+function pairOf(scenarioId: string, profileName: string, scenarios: readonly ScenarioDefinition[], profiles: readonly Profile[]): CampaignPair {
+  const scenario = scenarios.find((s) => s.id === scenarioId);
+  const profile = profiles.find((p) => p.name === profileName);
+  return { scenario: scenarioId, profile: profileName, ...(scenario && profile ? { expected: expectedVerdict(scenario, profile) } : {}) };
+}
+
 async function writeCampaign(reportDir: string, campaign: { runs: number; of: number; durationMs: number; rows: CampaignRow[] }): Promise<void> {
   const dir = resolve(reportDir);
   await mkdir(dir, { recursive: true });
@@ -129,17 +172,22 @@ async function main(argv: string[]): Promise<number> {
       keepTimeline: false,
     });
     for (const s of run.scenarios) {
-      const outlier = tally(rows, s.id, s.profile, s.verdict, i, whyOf(s));
-      if (outlier) console.log(`  run ${i}: ${s.id} [${s.profile}] ${outlier.verdict}, first run ${rows.get(`${s.id}\u0000${s.profile}`)?.first}: ${outlier.why}`);
+      const told = tally(rows, pairOf(s.id, s.profile, scenarios, profiles), s.verdict, { run: i, why: whyOf(s) });
+      if (told) {
+        const against = told.unexpected ? `expected ${rows.get(`${s.id}\u0000${s.profile}`)?.expected}` : `first run ${rows.get(`${s.id}\u0000${s.profile}`)?.first}`;
+        console.log(`  run ${i}: ${s.id} [${s.profile}] ${told.verdict}, ${against}: ${told.why}`);
+      }
     }
-    const flagged = [...rows.values()].filter((r) => r.disagreement).length;
-    console.log(`run ${i}/${runs} done in ${(run.durationMs / 1000).toFixed(0)} s; ${flagged} disagreement(s) so far`);
+    const all = [...rows.values()];
+    const flagged = all.filter((r) => r.disagreement).length;
+    const unexpected = all.filter((r) => r.unexpected > 0).length;
+    console.log(`run ${i}/${runs} done in ${(run.durationMs / 1000).toFixed(0)} s; ${flagged} disagreement(s), ${unexpected} unexpected so far`);
     // Written after every run, so an interrupted or crashed campaign still leaves what it measured.
     await writeCampaign(reportDir, { runs: i, of: runs, durationMs: Math.round(performance.now() - started), rows: [...rows.values()] });
   }
   const table = [...rows.values()];
   console.log(`\n${formatCampaign(table, runs)}`);
-  return table.some((r) => r.disagreement) ? 1 : 0;
+  return table.some((r) => r.disagreement || r.unexpected > 0) ? 1 : 0;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

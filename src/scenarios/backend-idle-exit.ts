@@ -8,6 +8,12 @@ export default defineScenario({
   features: ['backend', 'idle'],
   seeds: ['003', '004'],
   role: 'backend',
+  tolerates: {
+    'mutant-exit-on-sigterm':
+      'an idle pod has nothing to drain: exiting at SIGTERM is what it should do',
+    'mutant-refuse-after-sigterm':
+      'an idle pod gets no connection at all; it exits once its listener is closed',
+  },
   defaults: {
     replicas: 1,
     graceSeconds: 8,

@@ -8,6 +8,10 @@ export default defineScenario({
   features: ['http', 'backend'],
   seeds: ['004'],
   role: 'backend',
+  tolerates: {
+    'mutant-refuse-after-sigterm':
+      'its one request is in flight before SIGTERM and no other connection comes',
+  },
   defaults: {
     requestMs: 5000,
     graceSeconds: 8,

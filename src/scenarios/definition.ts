@@ -24,6 +24,12 @@ export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
    * it runs only when selected by id.
    */
   control?: boolean;
+  /**
+   * Broken profiles (mutants, naive twins) this scenario is not built to catch, each with why it
+   * passes them. Every other broken profile must fail it: the flake campaign flags a verdict against
+   * this expectation as UNEXPECTED (src/scenarios/expected.ts).
+   */
+  tolerates?: Record<string, string>;
   /** Short values, so that the whole local catalog runs in minutes. */
   defaults: O;
   /** Realistic values for nightly runs (`--nightly`). */

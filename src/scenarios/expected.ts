@@ -1,0 +1,20 @@
+// What a scenario must say about a profile, when zerodrop judges it: the flake campaign holds every
+// verdict against this, so that "the same verdict every run" cannot hide a verdict that is the same
+// and wrong (a false pass of a mutant, a false fail of a drain-correct system).
+
+import type { Verdict } from '../model/verdict.ts';
+import type { Profile } from '../profiles/profile.ts';
+import type { ScenarioDefinition } from './definition.ts';
+
+export type JudgedVerdict = Extract<Verdict, 'pass' | 'fail'>;
+
+/**
+ * A control fails on every profile. Otherwise a drain-correct profile (the reference apps, a real
+ * system in its drain-correct configuration) passes, and a broken one (a mutant, a naive twin) fails
+ * unless the scenario declares it tolerated, with why (`ScenarioDefinition.tolerates`).
+ */
+export function expectedVerdict(scenario: Pick<ScenarioDefinition, 'control' | 'tolerates'>, profile: Pick<Profile, 'name' | 'kind'>): JudgedVerdict {
+  if (scenario.control) return 'fail';
+  if (profile.kind === 'reference' || profile.kind === 'system') return 'pass';
+  return scenario.tolerates?.[profile.name] !== undefined ? 'pass' : 'fail';
+}

@@ -10,18 +10,17 @@
 // replay a failure with ZERODROP_INTERRUPT_SEED=<seed>.
 
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPath } from '../src/profiles/requirements.ts';
-import { leftoverProcesses, listeningAddressesOf, listeningSockets } from './helpers/leftovers.ts';
+import { leftoverProcesses } from './helpers/leftovers.ts';
+import { entries, processesGone, startMarked, stillListening, within } from './helpers/marked-process.ts';
 
 const SEED = Number(process.env['ZERODROP_INTERRUPT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 /** How long after the signal the run may take to exit, and its processes to be gone. */
 const EXIT_WITHIN_MS = 10_000;
-const GONE_WITHIN_MS = 3_000;
 
 /** Stretches of a run: from `after` (printed by the run; '' is the spawn) plus fromMs..toMs. */
 const STRETCHES = [
@@ -86,76 +85,7 @@ afterAll(async () => {
 /** A real `zerodrop run` with its own mark, state directory and TMPDIR, so that what it leaves is its own. */
 async function startRun(name: string, scenario: string, profile: string, extra: readonly string[] = []) {
   const dir = join(root, name);
-  const env = { mark: randomUUID(), stateDir: join(dir, 'state'), tmp: join(dir, 'tmp') };
-  await mkdir(env.tmp, { recursive: true });
-  const child = spawn(
-    process.execPath,
-    ['src/cli/main.ts', 'run', '--scenario', scenario, '--profile', profile, '--report-dir', join(dir, 'report'), ...extra],
-    {
-      env: { ...process.env, CI: '1', ZERODROP_TEST_MARK: env.mark, ZERODROP_STATE_DIR: env.stateDir, TMPDIR: env.tmp },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  // Every address the run listens on, sampled while it runs (its sockets are gone with it).
-  const held = new Set<string>();
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      for (const address of await listeningAddressesOf(await leftoverProcesses(env.mark, env.tmp))) held.add(address);
-      await new Promise((r) => setTimeout(r, 150));
-    }
-  })();
-  return {
-    child,
-    env,
-    exited,
-    output: () => output,
-    /** Resolves once the run has printed `text` ('' at once), or has exited. */
-    printed: async (text: string) => {
-      while (!output.includes(text) && child.exitCode === null && child.signalCode === null) await new Promise((r) => setTimeout(r, 10));
-    },
-    held: async () => {
-      sampling = false;
-      await sampler;
-      return [...held];
-    },
-  };
-}
-
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Polls until the run's marked processes are gone, or the time is up; returns what is left. */
-async function processesGone(mark: string, under: string): Promise<number[]> {
-  const deadline = performance.now() + GONE_WITHIN_MS;
-  let left = await leftoverProcesses(mark, under);
-  while (left.length > 0 && performance.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    left = await leftoverProcesses(mark, under);
-  }
-  return left;
-}
-
-async function entries(dir: string): Promise<string[]> {
-  return readdir(dir).catch(() => []);
-}
-
-async function stillListening(addresses: readonly string[]): Promise<string[]> {
-  const now = new Set((await listeningSockets()).values());
-  return addresses.filter((a) => now.has(a));
+  return startMarked(dir, ['src/cli/main.ts', 'run', '--scenario', scenario, '--profile', profile, '--report-dir', join(dir, 'report'), ...extra]);
 }
 
 describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {

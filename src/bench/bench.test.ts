@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from './main.ts';
 import { nginxConfig } from './nginx.ts';
 import { formatTable, ratioTo, type BenchRow } from './table.ts';
-import { parseRequestsPerSec } from './tools.ts';
+import { parseRequestsPerSec, runTool } from './tools.ts';
 import { climb, type LadderStep } from './udp-bench.ts';
 
 describe('bench table', () => {
@@ -39,6 +39,26 @@ describe('tool output', () => {
   });
 });
 
+describe('runTool', () => {
+  it("gives the tool's output and the CPU seconds it used", async () => {
+    const r = await runTool(process.execPath, ['-e', 'const t = Date.now(); while (Date.now() - t < 300); console.log("out"); console.error("err")'], 10_000);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe('out');
+    expect(r.output).toContain('err');
+    // A busy loop of 300 ms, and Node's start-up: a little more than 0.3 s of CPU, and not a lot more.
+    expect(r.cpuSeconds).toBeGreaterThan(0.25);
+    expect(r.cpuSeconds).toBeLessThan(3);
+  });
+
+  it('stops the tool when the benchmark is interrupted, and rejects', async () => {
+    const controller = new AbortController();
+    const started = performance.now();
+    setTimeout(() => controller.abort(new Error('interrupted')), 200);
+    await expect(runTool('sleep', ['30'], 60_000, controller.signal)).rejects.toThrow('interrupted');
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
 describe('rate ladder', () => {
   const step = (rate: number, lost: number, held = 1): LadderStep => ({ rate, sent: rate, lost, held });
 
@@ -51,6 +71,22 @@ describe('rate ladder', () => {
     expect(seen).toEqual([1, 2, 3]);
     expect(ladder.best?.rate).toBe(2);
     expect(ladder.failed?.rate).toBe(3);
+  });
+
+  it('climbs no further once interrupted, and rejects', async () => {
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const climbing = climb(
+      [1, 2, 3],
+      async (rate) => {
+        seen.push(rate);
+        if (rate === 2) controller.abort(new Error('interrupted'));
+        return step(rate, 0);
+      },
+      controller.signal,
+    );
+    await expect(climbing).rejects.toThrow('interrupted');
+    expect(seen).toEqual([1, 2]);
   });
 
   it('does not count a step that was not held, even without loss', async () => {

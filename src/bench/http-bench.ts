@@ -19,6 +19,8 @@ export interface HttpBenchOptions {
   /** Every tool runs this many times, the tools taking turns; the best run counts (other work on the machine only ever slows a run). */
   rounds: number;
   cwd: string;
+  /** Stops the benchmark (Ctrl-C): the running tool is stopped and nginx with it. */
+  signal: AbortSignal;
 }
 
 export interface HttpBenchResult {
@@ -41,7 +43,7 @@ interface Measured {
 
 async function measureZerodrop(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
   const script = join(o.cwd, 'src/bench/http-zerodrop.ts');
-  const r = await runTool(process.execPath, [script, target.url, String(o.connections), String(o.durationMs)], o.durationMs + 30_000);
+  const r = await runTool(process.execPath, [script, target.url, String(o.connections), String(o.durationMs)], o.durationMs + 30_000, o.signal);
   if (r.exitCode !== 0) throw new Error(`http-zerodrop.ts exited ${r.exitCode}: ${r.output.trim().split('\n').at(-1) ?? ''}`);
   const { summary: s, recorded, cpuSeconds } = JSON.parse(r.stdout) as ZerodropHttpRun;
   return {
@@ -62,7 +64,7 @@ function perRequest(cpuSeconds: number | undefined, requests: number | undefined
 async function measureAutocannon(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
   const script = join(o.cwd, 'node_modules/autocannon/autocannon.js');
   const seconds = Math.max(1, Math.round(o.durationMs / 1000));
-  const r = await runTool(process.execPath, [script, '-c', String(o.connections), '-d', String(seconds), '--json', target.url], o.durationMs + 30_000);
+  const r = await runTool(process.execPath, [script, '-c', String(o.connections), '-d', String(seconds), '--json', target.url], o.durationMs + 30_000, o.signal);
   const json = JSON.parse(r.stdout) as { requests: { total: number }; duration: number; errors: number; timeouts: number; non2xx: number };
   return {
     rate: json.requests.total / json.duration,
@@ -75,7 +77,7 @@ async function measureAutocannon(target: NginxTarget, o: HttpBenchOptions): Prom
 
 async function measureHey(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
   const seconds = Math.max(1, Math.round(o.durationMs / 1000));
-  const r = await runTool('hey', ['-z', `${seconds}s`, '-c', String(o.connections), target.url], o.durationMs + 30_000);
+  const r = await runTool('hey', ['-z', `${seconds}s`, '-c', String(o.connections), target.url], o.durationMs + 30_000, o.signal);
   const ok = /\[200\]\s+(\d+) responses/.exec(r.output)?.[1];
   const errors = [...r.output.matchAll(/\[(\d+)\]\s+Get /g)].reduce((n, m) => n + Number(m[1]), 0);
   const rate = parseRequestsPerSec(r.output);
@@ -91,7 +93,7 @@ async function measureHey(target: NginxTarget, o: HttpBenchOptions): Promise<Mea
 
 async function measureWrk(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
   const seconds = Math.max(1, Math.round(o.durationMs / 1000));
-  const r = await runTool('wrk', ['-t1', `-c${o.connections}`, `-d${seconds}s`, target.url], o.durationMs + 30_000);
+  const r = await runTool('wrk', ['-t1', `-c${o.connections}`, `-d${seconds}s`, target.url], o.durationMs + 30_000, o.signal);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(r.output)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(r.output);
   const socketErrors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
@@ -120,7 +122,7 @@ export async function httpBench(o: HttpBenchOptions): Promise<HttpBenchResult> {
   }
   const measured = new Map<string, Measured>();
   const runs: Record<string, unknown[]> = {};
-  await using target = await startNginx(o.host);
+  await using target = await startNginx(o.host, o.cwd);
   for (let round = 0; round < o.rounds; round++) {
     for (const t of TOOLS) {
       let m: Measured;
@@ -129,6 +131,7 @@ export async function httpBench(o: HttpBenchOptions): Promise<HttpBenchResult> {
         try {
           m = await t.measure(target, o);
         } catch (error) {
+          if (o.signal.aborted) throw error;
           m = { status: 'failed', note: (error as Error).message.split('\n')[0] ?? '' };
         }
       }
@@ -136,7 +139,7 @@ export async function httpBench(o: HttpBenchOptions): Promise<HttpBenchResult> {
       const best = measured.get(t.tool);
       if (!best || (m.rate ?? -1) > (best.rate ?? -1)) measured.set(t.tool, m);
       // Lets the server's and the kernel's side of the last tool's sockets settle before the next one.
-      await sleep(500);
+      await sleep(500, undefined, { signal: o.signal });
     }
   }
   const zerodrop = measured.get('zerodrop')?.rate;

@@ -60,10 +60,11 @@ export interface BenchReport {
   detail: Record<string, unknown>;
 }
 
-export async function runBench(s: BenchSettings): Promise<{ rows: BenchRow[]; report: BenchReport }> {
-  const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error('interrupted'));
-  process.once('SIGINT', onSigint);
+/**
+ * Runs the selected benchmarks. Aborting `signal` (Ctrl-C) stops the running tool or load, tears
+ * down what the benchmark started (servers, pods, temporary directories) and rejects.
+ */
+export async function runBench(s: BenchSettings, signal: AbortSignal): Promise<{ rows: BenchRow[]; report: BenchReport }> {
   const machine = await machineFacts(repoRoot);
   const rows: BenchRow[] = [];
   const detail: Record<string, unknown> = {};
@@ -79,7 +80,7 @@ export async function runBench(s: BenchSettings): Promise<{ rows: BenchRow[]; re
         rows.push(...r.rows);
         detail[bench] = r.detail;
       } catch (error) {
-        if (controller.signal.aborted) throw error;
+        if (signal.aborted) throw error;
         const message = (error as Error).message.split('\n')[0] ?? String(error);
         progress(`${bench} failed: ${message}`);
         rows.push({ bench, tool: 'zerodrop', target: '-', unit, status: 'failed', note: message });
@@ -87,30 +88,30 @@ export async function runBench(s: BenchSettings): Promise<{ rows: BenchRow[]; re
       }
     };
     await section('http', 'req/s', () => {
-      const o = { host, connections: 50, durationMs: s.quick ? 3_000 : 10_000, rounds: s.quick ? 1 : 3, cwd: repoRoot };
+      const o = { host, connections: 50, durationMs: s.quick ? 3_000 : 10_000, rounds: s.quick ? 1 : 3, cwd: repoRoot, signal };
       progress(`http: zerodrop, autocannon, hey, wrk against nginx on ${host}, ${o.connections} connections, ${o.durationMs / 1000} s each, ${o.rounds} round(s)`);
       return httpBench(o);
     });
     await section('udp', 'pkt/s', () => {
       const rates = s.quick ? [10_000, 25_000, 50_000, 100_000] : [5_000, 10_000, 20_000, 50_000, 75_000, 100_000, 125_000, 150_000];
       progress(`udp: rate ladder ${rates.join(', ')} pkt/s, 50 flows`);
-      return udpBench({ host, flows: 50, payloadBytes: 100, stepMs: s.quick ? 2_000 : 3_000, rates, cwd: repoRoot });
+      return udpBench({ host, flows: 50, payloadBytes: 100, stepMs: s.quick ? 2_000 : 3_000, rates, cwd: repoRoot, signal });
     });
     await section('provider', 's', () => {
       progress(`provider: pod costs, then the catalog sequential and with --workers ${s.workers}`);
-      return providerBench({ replicas: s.quick ? 2 : 4, preStopSeconds: 1, workers: s.workers, cwd: repoRoot, signal: controller.signal, ...(s.quick ? { scenarios: 4 } : {}) });
+      return providerBench({ replicas: s.quick ? 2 : 4, preStopSeconds: 1, workers: s.workers, cwd: repoRoot, signal, ...(s.quick ? { scenarios: 4 } : {}) });
     });
     await section('soak', 'runs', () => {
       const o = s.quick ? { runs: 3, flows: 50, rate: 20_000, durationMs: 5_000 } : { runs: 20, flows: 50, rate: 20_000, durationMs: 30_000 };
       progress(`soak: ${o.runs} runs of ${o.rate} pkt/s across ${o.flows} flows for ${o.durationMs / 1000} s through the Service balancer`);
       return soakBench({
         ...o,
+        signal,
         onRun: (run, res) => progress(`soak run ${run}/${o.runs}: ${res.verdict}, ${res.summary.sent} sent, ${res.summary.lost} lost, socket drops ${res.summary.socketDrops ?? '?'}`),
       });
     });
   } finally {
     pool.close();
-    process.off('SIGINT', onSigint);
   }
   const loadAverageEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
   const report: BenchReport = { startedAt: started.toISOString(), durationMs: Date.now() - started.getTime(), quick: s.quick, machine, loadAverageEnd, rows, detail };
@@ -118,9 +119,19 @@ export async function runBench(s: BenchSettings): Promise<{ rows: BenchRow[]; re
 }
 
 if (import.meta.main) {
+  // The first Ctrl-C (or SIGTERM) stops the benchmark and tears down what it started; a second one
+  // exits at once, and the servers' exit hook (server-process.ts) kills what is left.
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) process.exit(130);
+    progress(`${signal}: stopping`);
+    controller.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     const settings = parseBenchArgs(process.argv.slice(2));
-    const { rows, report } = await runBench(settings);
+    const { rows, report } = await runBench(settings, controller.signal);
     const m = report.machine;
     console.log(`zerodrop bench${settings.quick ? ' (--quick)' : ''}: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}, load average ${m.loadAverage.join(' ')} at start`);
     if (Math.max(m.loadAverage[0] ?? 0, report.loadAverageEnd[0] ?? 0) > m.cores) {
@@ -132,7 +143,12 @@ if (import.meta.main) {
     writeFileSync(settings.out, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`\nwritten: ${settings.out}`);
   } catch (error) {
-    console.error((error as Error).message);
-    process.exitCode = 1;
+    if (controller.signal.aborted) {
+      console.error('bench: interrupted; nothing written');
+      process.exitCode = 130;
+    } else {
+      console.error((error as Error).message);
+      process.exitCode = 1;
+    }
   }
 }

@@ -4,11 +4,12 @@
 // (https://nginx.org/en/docs/http/ngx_http_rewrite_module.html#return); keep-alive connections
 // are never closed by the server during a run (keepalive_requests, keepalive_timeout).
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { startServerProcess } from './server-process.ts';
 
 export interface NginxTarget extends AsyncDisposable {
   host: string;
@@ -66,29 +67,19 @@ http {
 `;
 }
 
-export async function startNginx(host: string): Promise<NginxTarget> {
+export async function startNginx(host: string, cwd: string): Promise<NginxTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'zerodrop-bench-nginx-'));
   for (const name of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, name));
   const port = await freePort(host);
   const conf = join(dir, 'nginx.conf');
   writeFileSync(conf, nginxConfig(dir, host, port));
-  const child: ChildProcess = spawn('nginx', ['-p', dir, '-e', join(dir, 'error.log'), '-c', conf], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('error', () => undefined);
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGQUIT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
+  // SIGQUIT is nginx's graceful stop (https://nginx.org/en/docs/control.html).
+  const server = startServerProcess(['nginx', '-p', dir, '-e', join(dir, 'error.log'), '-c', conf], { cwd, stopSignal: 'SIGQUIT', dir });
   try {
     await waitForListen(host, port, 5_000);
   } catch (error) {
-    await stop();
+    await server[Symbol.asyncDispose]();
     throw error;
   }
-  return { host, port, url: `http://${host}:${port}/`, [Symbol.asyncDispose]: stop };
+  return { host, port, url: `http://${host}:${port}/`, [Symbol.asyncDispose]: () => server[Symbol.asyncDispose]() };
 }

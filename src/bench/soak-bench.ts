@@ -11,6 +11,8 @@ export interface SoakBenchOptions {
   /** Packets per second, all flows together. */
   rate: number;
   durationMs: number;
+  /** Stops the soak (Ctrl-C): the running run tears down, no further run starts. */
+  signal: AbortSignal;
   /** Called after each run (progress on stderr). */
   onRun?: (run: number, r: UdpSoakResult) => void;
 }
@@ -29,7 +31,8 @@ export interface SoakRun {
 export async function soakBench(o: SoakBenchOptions): Promise<{ rows: BenchRow[]; detail: Record<string, unknown> }> {
   const runs: SoakRun[] = [];
   for (let run = 1; run <= o.runs; run++) {
-    const r = await runUdpEchoSoak({ flows: o.flows, ratePerFlow: o.rate / o.flows, durationMs: o.durationMs });
+    const r = await runUdpEchoSoak({ flows: o.flows, ratePerFlow: o.rate / o.flows, durationMs: o.durationMs, signal: o.signal });
+    o.signal.throwIfAborted();
     const s = r.summary;
     const entry: SoakRun = {
       run,
@@ -57,5 +60,5 @@ export async function soakBench(o: SoakBenchOptions): Promise<{ rows: BenchRow[]
     status: 'ok',
     note: `${zeroLoss}/${o.runs} runs with zero loss (${passed} pass, ${inconclusive} inconclusive) at ${o.rate.toLocaleString('en-US')} pkt/s for ${o.durationMs / 1000} s`,
   };
-  return { rows: [row], detail: { ...o, onRun: undefined, runs } };
+  return { rows: [row], detail: { flows: o.flows, rate: o.rate, durationMs: o.durationMs, runs } };
 }

@@ -2,11 +2,9 @@
 // bounded run of it whose output the benchmark parses. A missing tool is a "not installed" row,
 // never a failure of the benchmark.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { execa } from 'execa';
+
+import { readProcStat } from '../state/proc-stat.ts';
 
 /** The absolute path of `cmd` on PATH, or undefined. */
 export async function which(cmd: string): Promise<string | undefined> {
@@ -25,7 +23,7 @@ export interface ToolRun {
   output: string;
   stdout: string;
   exitCode: number | undefined;
-  /** User + system CPU seconds the tool used (GNU time), when /usr/bin/time is there. */
+  /** User + system CPU seconds the tool used, where /proc tells (Linux). */
   cpuSeconds?: number;
 }
 
@@ -34,26 +32,19 @@ export interface ToolRun {
  * CPU time per request or packet compares tools even on a busy machine, where rates only say how
  * much of the machine each one got.
  */
-export async function runTool(cmd: string, args: string[], timeoutMs: number): Promise<ToolRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'zerodrop-bench-time-'));
-  const timeFile = join(dir, 'time');
-  const timed = existsSync(GNU_TIME);
-  try {
-    const r = timed
-      ? await execa(GNU_TIME, ['-o', timeFile, '-f', '%U %S', cmd, ...args], { reject: false, timeout: timeoutMs, all: true, forceKillAfterDelay: 2_000 })
-      : await execa(cmd, args, { reject: false, timeout: timeoutMs, all: true, forceKillAfterDelay: 2_000 });
-    const run: ToolRun = { output: r.all ?? '', stdout: r.stdout ?? '', exitCode: r.exitCode };
-    if (timed && existsSync(timeFile)) {
-      const [user, system] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
-      if (user !== undefined && system !== undefined && Number.isFinite(user + system)) run.cpuSeconds = user + system;
-    }
-    return run;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+export async function runTool(cmd: string, args: string[], timeoutMs: number, signal?: AbortSignal): Promise<ToolRun> {
+  signal?.throwIfAborted();
+  // The tool is the one child that ends during its run (the benchmark's servers end at its close),
+  // so what the kernel adds to this process's reaped-children CPU is the tool's.
+  const before = readProcStat('self')?.reapedChildrenCpuSeconds;
+  const r = await execa(cmd, args, { reject: false, all: true, forceKillAfterDelay: 2_000, timeout: timeoutMs, ...(signal ? { cancelSignal: signal } : {}) });
+  const after = readProcStat('self')?.reapedChildrenCpuSeconds;
+  // Interrupted: the tool was stopped half-way, so its output measures nothing.
+  signal?.throwIfAborted();
+  const run: ToolRun = { output: r.all ?? '', stdout: r.stdout ?? '', exitCode: r.exitCode };
+  if (before !== undefined && after !== undefined) run.cpuSeconds = after - before;
+  return run;
 }
-
-const GNU_TIME = '/usr/bin/time';
 
 /** "Requests/sec:  12345.67" as printed by hey and wrk. */
 export function parseRequestsPerSec(output: string): number | undefined {

@@ -7,15 +7,15 @@
 // Not the same work: iperf3 sends one way and its server counts what arrived; zerodrop's packets
 // are echoed, so every packet is two datagrams and a round trip, on the same cores.
 
-import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { startUdpLoad, type PacketLoadSummary } from '../load/udp.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { runUdpEchoSoak } from '../runner/udp-soak.ts';
 import { REFERENCE_UDP_ECHO } from '../scenarios/udp-echo-backend.ts';
 import { freePort } from './nginx.ts';
+import { startServerProcess } from './server-process.ts';
 import { ratioTo, type BenchRow } from './table.ts';
 import { runTool, which } from './tools.ts';
 
@@ -27,6 +27,8 @@ export interface UdpBenchOptions {
   /** Packets per second, all flows together, ascending. */
   rates: readonly number[];
   cwd: string;
+  /** Stops the benchmark (Ctrl-C): the running step's load and the servers end. */
+  signal: AbortSignal;
 }
 
 export interface LadderStep {
@@ -54,10 +56,13 @@ export function passes(s: LadderStep): boolean {
 }
 
 /** Climbs `rates` with `measure` until a step fails. */
-export async function climb(rates: readonly number[], measure: (rate: number) => Promise<LadderStep>): Promise<Ladder> {
+export async function climb(rates: readonly number[], measure: (rate: number) => Promise<LadderStep>, signal?: AbortSignal): Promise<Ladder> {
   const ladder: Ladder = { steps: [] };
   for (const rate of rates) {
+    signal?.throwIfAborted();
     const step = await measure(rate);
+    // An interrupted step stopped early: it measured nothing.
+    signal?.throwIfAborted();
     ladder.steps.push(step);
     if (!passes(step)) {
       ladder.failed = step;
@@ -80,46 +85,52 @@ function udpSpec(o: UdpBenchOptions, rate: number) {
 
 /** The reference UDP echo as a plain process on `host`, as the local provider would start it. */
 async function startEcho(host: string, cwd: string): Promise<{ port: number } & AsyncDisposable> {
-  const child = spawn(process.execPath, [join(cwd, REFERENCE_UDP_ECHO)], {
+  const server = startServerProcess(['node', REFERENCE_UDP_ECHO], {
     cwd,
     env: { ...process.env, POD_IP: host, PORT: '0', HEALTH_PORT: '0', POD_NAME: 'bench-echo', DRAIN_IDLE_MS: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stopSignal: 'SIGKILL',
+    readStdout: true,
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const dispose = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  };
   const port = await new Promise<number | undefined>((resolve) => {
-    const lines = createInterface({ input: child.stdout });
+    const stdout = server.child.stdout;
+    if (!stdout) return resolve(undefined);
+    const lines = createInterface({ input: stdout });
     lines.on('line', (line) => {
       const ev = JSON.parse(line) as { ev: string; port?: number };
       if (ev.ev === 'listening') resolve(ev.port);
     });
-    child.once('exit', () => resolve(undefined));
+    void server.exited.then(() => resolve(undefined));
   });
   if (port === undefined) {
-    await dispose();
+    await server[Symbol.asyncDispose]();
     throw new Error('the UDP echo exited before listening');
   }
-  return { port, [Symbol.asyncDispose]: dispose };
+  return { port, [Symbol.asyncDispose]: () => server[Symbol.asyncDispose]() };
 }
 
 async function zerodropDirect(o: UdpBenchOptions): Promise<Ladder> {
   await using echo = await startEcho(o.host, o.cwd);
   // Awaited here: the echo is disposed when this function returns.
-  return await climb(o.rates, async (rate) => {
-    const recorder = new Recorder();
-    const load = startUdpLoad('bench', udpSpec(o, rate), { host: o.host, port: echo.port }, recorder);
-    return stepOf(rate, await load.done);
-  });
+  return await climb(
+    o.rates,
+    async (rate) => {
+      const recorder = new Recorder();
+      const load = startUdpLoad('bench', udpSpec(o, rate), { host: o.host, port: echo.port }, recorder, { signal: o.signal });
+      return stepOf(rate, await load.done);
+    },
+    o.signal,
+  );
 }
 
 async function zerodropBalancer(o: UdpBenchOptions): Promise<Ladder> {
-  return climb(o.rates, async (rate) => {
-    const r = await runUdpEchoSoak({ flows: o.flows, ratePerFlow: rate / o.flows, durationMs: o.stepMs, payloadBytes: o.payloadBytes });
-    return stepOf(rate, r.summary);
-  });
+  return climb(
+    o.rates,
+    async (rate) => {
+      const r = await runUdpEchoSoak({ flows: o.flows, ratePerFlow: rate / o.flows, durationMs: o.stepMs, payloadBytes: o.payloadBytes, signal: o.signal });
+      return stepOf(rate, r.summary);
+    },
+    o.signal,
+  );
 }
 
 interface IperfEnd {
@@ -129,25 +140,24 @@ interface IperfEnd {
 
 async function iperf3(o: UdpBenchOptions): Promise<Ladder> {
   const port = await freePort(o.host);
-  const server = spawn('iperf3', ['-s', '-B', o.host, '-p', String(port)], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
-  try {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const seconds = Math.max(1, Math.round(o.stepMs / 1000));
-    return await climb(o.rates, async (rate) => {
+  await using _server = startServerProcess(['iperf3', '-s', '-B', o.host, '-p', String(port)], { cwd: o.cwd, stopSignal: 'SIGTERM' });
+  await sleep(300, undefined, { signal: o.signal });
+  const seconds = Math.max(1, Math.round(o.stepMs / 1000));
+  // Awaited here: the server is disposed when this function returns.
+  return await climb(
+    o.rates,
+    async (rate) => {
       const bits = rate * o.payloadBytes * 8;
-      const r = await runTool('iperf3', ['-u', '-c', o.host, '-p', String(port), '-l', String(o.payloadBytes), '-w', '4M', '-b', String(bits), '-t', String(seconds), '--json'], o.stepMs + 20_000);
+      const r = await runTool('iperf3', ['-u', '-c', o.host, '-p', String(port), '-l', String(o.payloadBytes), '-w', '4M', '-b', String(bits), '-t', String(seconds), '--json'], o.stepMs + 20_000, o.signal);
       const json = JSON.parse(r.stdout) as IperfEnd;
       if (json.error !== undefined) throw new Error(`iperf3: ${json.error}`);
       const sent = json.end?.sum?.packets ?? 0;
       const lost = json.end?.sum?.lost_packets ?? sent;
       const secs = json.end?.sum?.seconds ?? seconds;
       return { rate, sent, lost, held: sent / secs / rate };
-    });
-  } finally {
-    server.kill('SIGTERM');
-    await exited;
-  }
+    },
+    o.signal,
+  );
 }
 
 function ladderRow(tool: string, target: string, flows: number, ladder: Ladder | undefined, status: BenchRow['status'], note?: string): BenchRow {
@@ -167,6 +177,7 @@ export async function udpBench(o: UdpBenchOptions): Promise<{ rows: BenchRow[]; 
     try {
       return { ladder: await f() };
     } catch (error) {
+      if (o.signal.aborted) throw error;
       return { error: (error as Error).message.split('\n')[0] ?? 'failed' };
     }
   };

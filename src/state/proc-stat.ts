@@ -1,5 +1,6 @@
 // One reader of /proc/<pid>/stat for everything that asks the kernel about a process: whether it
-// still runs, which group it leads, and when it started (what tells a pid from its reuse).
+// still runs, which group it leads, when it started (what tells a pid from its reuse), and the CPU
+// its children used once they have ended.
 // Linux only; elsewhere every reader answers "unknown" (undefined, or nothing listed).
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -14,7 +15,15 @@ export interface ProcStat {
   pgrp: number;
   /** Field 22, clock ticks since boot, kept as the kernel's text: it identifies, it is not summed. */
   startTime: string;
+  /**
+   * Fields 16 and 17 (cutime + cstime): CPU seconds, user and system, of the children this process
+   * has waited for, and of theirs. The kernel counts in USER_HZ, 100 ticks a second on Linux.
+   */
+  reapedChildrenCpuSeconds: number;
 }
+
+/** USER_HZ: what /proc counts CPU time in, fixed at 100 a second by Linux's user-space ABI. */
+const TICKS_PER_SECOND = 100;
 
 /** The stat line of `pid`, or undefined when it is gone (or there is no /proc). */
 export function readProcStat(pid: number | string): ProcStat | undefined {
@@ -27,9 +36,18 @@ export function readProcStat(pid: number | string): ProcStat | undefined {
   // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so the fields after the
   // last ')' are split, starting at field 3 (state); starttime (field 22) is index 19.
   const close = line.lastIndexOf(')');
-  const [state = '', ppid = '', pgrp = ''] = line.slice(close + 2).split(' ', 3);
-  const startTime = line.slice(close + 2).split(' ')[19] ?? '';
-  return { pid: Number(pid), comm: line.slice(line.indexOf('(') + 1, close), state, ppid: Number(ppid), pgrp: Number(pgrp), startTime };
+  const fields = line.slice(close + 2).split(' ');
+  const [state = '', ppid = '', pgrp = ''] = fields;
+  const reapedTicks = Number(fields[13]) + Number(fields[14]);
+  return {
+    pid: Number(pid),
+    comm: line.slice(line.indexOf('(') + 1, close),
+    state,
+    ppid: Number(ppid),
+    pgrp: Number(pgrp),
+    startTime: fields[19] ?? '',
+    reapedChildrenCpuSeconds: reapedTicks / TICKS_PER_SECOND,
+  };
 }
 
 /** False for a zombie or a dead entry: it no longer runs, holds no socket, and only waits to be reaped. */

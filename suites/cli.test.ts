@@ -98,5 +98,9 @@ describe('zerodrop list', () => {
     for (const profile of ['reference', 'mutant-exit-on-sigterm', 'mutant-refuse-after-sigterm', 'mutant-hang-until-killed']) {
       expect(r.stdout).toContain(profile);
     }
+    // Where a broken profile passes by design, the catalog says so under the scenario, with why.
+    const idleExit = r.stdout.slice(r.stdout.indexOf('  backend-idle-exit'), r.stdout.indexOf('  backend-long-request'));
+    expect(idleExit).toMatch(/passes mutant-exit-on-sigterm by design: an idle pod has nothing to drain/);
+    expect(idleExit).not.toMatch(/passes mutant-hang-until-killed/);
   });
 });

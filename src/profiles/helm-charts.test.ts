@@ -87,7 +87,10 @@ describe('Helm gateway profiles', () => {
       lifecycle: { preStop: { exec: { command: ['/wait-shutdown'] } } },
       config: { 'worker-shutdown-timeout': '240s' },
     });
-    expect((spec('ingress-nginx-naive').values(ctx()) as { controller: Record<string, unknown> }).controller).toMatchObject({ lifecycle: {}, extraArgs: { 'shutdown-grace-period': '0' } });
+    // Only null deletes the chart's default preStop when Helm merges the values file; {} would keep it.
+    const naiveYaml = stringify(spec('ingress-nginx-naive').values(ctx()));
+    expect(naiveYaml).toMatch(/^ {2}lifecycle: null$/m);
+    expect((parse(naiveYaml) as { controller: Record<string, unknown> }).controller).toMatchObject({ lifecycle: null, extraArgs: { 'shutdown-grace-period': '0' } });
     const [ingress] = spec('ingress-nginx').objects(ctx());
     expect(ingress?.object).toMatchObject({
       kind: 'Ingress',
@@ -98,7 +101,7 @@ describe('Helm gateway profiles', () => {
 
   it('builds the helm command: chart, repo, pinned version, the run namespace, values file, --wait', () => {
     expect(helmInstallArgs(spec('ingress-nginx'), { release: 'ingress-nginx-x', namespace: 'zerodrop-x', kubeconfigFile: '/k', valuesFile: '/v.yaml' })).toEqual([
-      'upgrade', '--install', 'ingress-nginx-x', 'ingress-nginx', '--repo', 'https://kubernetes.github.io/ingress-nginx', '--version', '4.13.3',
+      'upgrade', '--install', 'ingress-nginx-x', 'ingress-nginx', '--repo', 'https://kubernetes.github.io/ingress-nginx', '--version', '4.13.9',
       '--namespace', 'zerodrop-x', '--kubeconfig', '/k', '--values', '/v.yaml', '--wait', '--timeout', '600s',
     ]);
     // OCI charts carry no --repo.

@@ -21,10 +21,12 @@
 // - STUNner: the Dataplane's terminationGracePeriodSeconds (default 3600 s, stunner-gateway-operator
 //   api/v1/dataplane_types.go) lets live TURN allocations finish while the pod keeps accepting new
 //   ones (seeds 000 and 002). Gateway/UDPRoute/GatewayConfig as in l7mp/stunner docs/GATEWAY.md.
-// - ingress-nginx: the chart's /wait-shutdown preStop makes the controller stop gracefully, nginx's
-//   worker-shutdown-timeout bounds the old workers, and --shutdown-grace-period keeps it serving while
-//   load balancers deprogram it (controller flag, kubernetes/ingress-nginx PR 8143);
-//   terminationGracePeriodSeconds bounds all of them.
+// - ingress-nginx: --shutdown-grace-period keeps the controller serving for that many seconds after
+//   the shutdown signal, while load balancers deprogram it (controller flag, default 0,
+//   kubernetes/ingress-nginx PR 5855, cmd/nginx/flags.go); the chart's /wait-shutdown preStop sends
+//   the controller that same SIGTERM and waits for nginx to exit (cmd/waitshutdown); nginx's
+//   worker-shutdown-timeout bounds the old workers; terminationGracePeriodSeconds bounds all of them.
+//   The grace period flag is what makes the difference, the preStop only starts the same shutdown early.
 
 import { createHash } from 'node:crypto';
 import type { ChartedDataplane } from '../model/workload.ts';
@@ -120,7 +122,11 @@ function envoyGateway(naive: boolean): HelmProfileSpec {
     description: naive
       ? 'Envoy Gateway with the shutdown manager drain zeroed (drainTimeout 0 s): Envoy exits as soon as the pod is deleted.'
       : 'Envoy Gateway with its shutdown manager: min drain 15 s, drain timeout 600 s, terminationGracePeriodSeconds 900 s (PR 2633).',
-    chart: { chart: 'oci://docker.io/envoyproxy/gateway-helm', version: 'v1.9.1', release: 'eg' },
+    // v1.9.2 and v1.9.3 fixed the shutdown manager (exit with UDP sessions still active; a panic at
+    // shutdown). Known upstream, after v1.9.3: /shutdown/ready's 10 s write timeout makes the kubelet
+    // report FailedPreStopHook on every drain longer than that (this one's minimum is 15 s), though the
+    // drain completes; the run records it as a note, not a failure.
+    chart: { chart: 'oci://docker.io/envoyproxy/gateway-helm', version: 'v1.9.3', release: 'eg' },
     protocols: ['http'],
     values: (ctx) => ({
       config: {
@@ -203,9 +209,10 @@ function stunner(naive: boolean): HelmProfileSpec {
       ? 'STUNner with terminationGracePeriodSeconds 30 (the Kubernetes default): allocations still relaying are cut when the grace period ends.'
       : 'STUNner with its graceful shutdown: the dataplane keeps relaying and accepting allocations for up to 3600 s after the delete.',
     // The operator's ClusterRoles and ClusterRoleBindings have fixed names (stunner-gateway-operator-*,
-    // templates/stunner-gateway-operator.yaml of l7mp/stunner-helm) that no value renames: a second
-    // STUNner run on the same cluster fails at `helm install` (helm refuses objects another release
-    // owns) rather than sharing the first run's operator.
+    // templates/stunner-gateway-operator.yaml of l7mp/stunner-helm), and so has the chart's own
+    // cluster-scoped Dataplane `default` (stunner-default-dataplane.yaml), which no value renames: a
+    // second STUNner run on the same cluster fails at `helm install` (helm refuses objects another
+    // release owns) rather than sharing the first run's operator. The runs' own Dataplane is per run.
     chart: { chart: 'stunner-gateway-operator', repo: 'https://l7mp.io/stunner', version: '1.1.0', release: 'stunner' },
     protocols: ['turn'],
     values: () => ({}),
@@ -282,9 +289,11 @@ function ingressNginx(naive: boolean): HelmProfileSpec {
     name: naive ? 'ingress-nginx-naive' : 'ingress-nginx',
     naive,
     description: naive
-      ? 'ingress-nginx without the /wait-shutdown preStop and with --shutdown-grace-period=0: nginx stops while load balancers still send to it.'
+      ? 'ingress-nginx with --shutdown-grace-period=0 (the default) and without the /wait-shutdown preStop: nginx stops while load balancers still send to it.'
       : 'ingress-nginx with the chart\'s /wait-shutdown preStop and --shutdown-grace-period=15, inside terminationGracePeriodSeconds 300.',
-    chart: { chart: 'ingress-nginx', repo: 'https://kubernetes.github.io/ingress-nginx', version: '4.13.3', release: 'ingress-nginx' },
+    // The last patch of 4.13 we found. Ingress NGINX is retired upstream (best-effort maintenance ended
+    // in March 2026); it stays here because many clusters still run it.
+    chart: { chart: 'ingress-nginx', repo: 'https://kubernetes.github.io/ingress-nginx', version: '4.13.9', release: 'ingress-nginx' },
     protocols: ['http'],
     values: (ctx) => ({
       controller: {
@@ -299,8 +308,10 @@ function ingressNginx(naive: boolean): HelmProfileSpec {
         admissionWebhooks: { enabled: false },
         terminationGracePeriodSeconds: naive ? 30 : 300,
         extraArgs: { 'shutdown-grace-period': naive ? '0' : '15' },
-        // The chart's default preStop is /wait-shutdown; the naive twin removes it.
-        lifecycle: naive ? {} : { preStop: { exec: { command: ['/wait-shutdown'] } } },
+        // The chart's default preStop is /wait-shutdown. Helm merges values into the chart's defaults
+        // and deletes a default key only when it is set to null (helm.sh docs, "Deleting a default
+        // key"): an empty map would keep the preStop. The naive twin removes it.
+        lifecycle: naive ? null : { preStop: { exec: { command: ['/wait-shutdown'] } } },
         config: { 'worker-shutdown-timeout': naive ? '0s' : '240s' },
       },
     }),

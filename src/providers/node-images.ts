@@ -14,9 +14,10 @@ export const KIND_NODE_IMAGES: Readonly<Record<string, string>> = {
 };
 export const DEFAULT_KUBE_VERSION = '1.36';
 
-// k3s: the rancher/k3s tags testcontainers' K3s module starts.
+// k3s: the rancher/k3s tags testcontainers' K3s module starts, the newest patch of each minor that
+// k3s-io/k3s publishes a release for (tags write its `+` as `-`).
 export const K3S_IMAGES: Readonly<Record<string, string>> = {
-  '1.35': 'rancher/k3s:v1.35.5-k3s1',
+  '1.35': 'rancher/k3s:v1.35.6-k3s1',
   '1.34': 'rancher/k3s:v1.34.9-k3s1',
 };
 export const DEFAULT_K3S_VERSION = '1.35';

@@ -12,7 +12,7 @@ const FAKE_KIND = `#!/bin/sh
 state="$FAKE_KIND_STATE"
 echo "$*" >> "$state/calls"
 case "$1 $2" in
-  "get clusters") cat "$state/clusters" 2>/dev/null || echo "No kind clusters found." ;;
+  "get clusters") cat "$state/clusters" 2>/dev/null || echo "No kind clusters found." >&2 ;;
   "create cluster")
     shift 2
     while [ $# -gt 0 ]; do

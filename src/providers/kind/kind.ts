@@ -75,6 +75,10 @@ export interface KindCluster extends AsyncDisposable {
   delete(): Promise<void>;
 }
 
+/**
+ * One name a line on stdout; with none, kind says "No kind clusters found." on stderr
+ * (pkg/cmd/kind/get/clusters). That line is dropped should a kind print it on stdout: it is no name.
+ */
 export async function kindClusters(): Promise<string[]> {
   const { stdout } = await execa('kind', ['get', 'clusters'], { timeout: 30_000 });
   return stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('No kind clusters'));

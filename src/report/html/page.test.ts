@@ -4,7 +4,7 @@ import type { Timeline } from '../../model/timeline.ts';
 import { countsOf, type RunResult, type ScenarioResult } from '../results.ts';
 import { renderContext } from './context.ts';
 import { analyzeFailures } from './failures.ts';
-import { renderHtml } from './page.ts';
+import { expectationNote, renderHtml } from './page.ts';
 import { recordRenderers, unrenderedRecords, type RecordRenderer } from './records.ts';
 
 function drained(): TimelineBuilder {
@@ -120,5 +120,23 @@ describe('the HTML report', () => {
     expect(html).toContain('&#60;/script&#62;&#60;script&#62;alert(1)');
     expect(html).toContain('nginx not installed &#60;hint&#62;');
     expect(html.match(/<script>/g)).toHaveLength(1);
+  });
+
+  it('tells, for broken profiles and controls, whether the verdict is the expected one', () => {
+    const of = (id: string, profile: string, verdict: ScenarioResult['verdict']) => expectationNote({ id, profile, verdict });
+    expect(of('backend-delete-http', 'mutant-exit-on-sigterm', 'fail')).toMatchObject({ text: 'expected to fail', unexpected: false });
+    expect(of('gateway-delete-http', 'nginx-naive', 'fail')?.title).toMatch(/naive twin/);
+    expect(of('backend-delete-http', 'mutant-refuse-after-sigterm', 'pass')).toMatchObject({ text: 'passes by design', unexpected: false });
+    expect(of('backend-delete-http', 'mutant-refuse-after-sigterm', 'pass')?.title).toMatch(/preStop sleep outlasts deprogramming/);
+    // A broken profile that passes where it must fail is the harness's own failure: said loudly.
+    expect(of('backend-delete-http', 'mutant-exit-on-sigterm', 'pass')).toMatchObject({ text: 'unexpected: should fail', unexpected: true });
+    expect(of('force-delete', 'reference', 'fail')).toMatchObject({ text: 'expected to fail', title: expect.stringMatching(/control/) });
+    // Drain-correct profiles, and results nobody judged, get no note.
+    expect(of('backend-delete-http', 'reference', 'fail')).toBeUndefined();
+    expect(of('backend-delete-http', 'mutant-exit-on-sigterm', 'inconclusive')).toBeUndefined();
+
+    const timeline = drained().build();
+    const html = renderHtml(runOf({ ...resultOf(timeline, 'pass'), profile: 'mutant-exit-on-sigterm' }));
+    expect(html).toContain('<span class="expect unexpected" title="mutant-exit-on-sigterm is a mutant: it must fail">unexpected: should fail</span>');
   });
 });

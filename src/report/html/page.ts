@@ -7,6 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { emptyTimeline, type Timeline } from '../../model/timeline.ts';
 import type { Verdict } from '../../model/verdict.ts';
+import { findProfile } from '../../profiles/index.ts';
+import { expectedVerdict } from '../../scenarios/expected.ts';
 import { findScenario } from '../../scenarios/index.ts';
 import { SEEDS } from '../../scenarios/seeds.ts';
 import { countParts, describeCounts, type RunResult, type ScenarioResult } from '../results.ts';
@@ -33,6 +35,32 @@ function duration(ms: number): string {
   return ms >= 60_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/**
+ * For a result of a broken profile (a mutant, a naive twin) or a control, what zerodrop expects of it
+ * (src/scenarios/expected.ts): a reader seeing red there should know it is the point, and a pass of
+ * a broken profile says whether the scenario is built to let it through. Undefined for drain-correct
+ * profiles (a fail there is just a fail) and for results not judged.
+ */
+export function expectationNote(r: Pick<ScenarioResult, 'id' | 'profile' | 'verdict'>): { text: string; title: string; unexpected: boolean } | undefined {
+  const scenario = findScenario(r.id);
+  const profile = findProfile(r.profile);
+  if (!scenario || !profile || (r.verdict !== 'pass' && r.verdict !== 'fail')) return undefined;
+  if (!scenario.control && profile.kind !== 'mutant' && profile.kind !== 'naive') return undefined;
+  const expected = expectedVerdict(scenario, profile);
+  const why = scenario.control
+    ? 'a control: every profile must fail it'
+    : expected === 'pass'
+      ? `not built to catch ${profile.name}: ${scenario.tolerates?.[profile.name] ?? ''}`
+      : `${profile.name} is a ${profile.kind === 'naive' ? 'naive twin' : 'mutant'}: it must fail`;
+  if (r.verdict !== expected) return { text: `unexpected: should ${expected === 'pass' ? 'pass' : 'fail'}`, title: why, unexpected: true };
+  return { text: expected === 'pass' ? 'passes by design' : 'expected to fail', title: why, unexpected: false };
+}
+
+function expectationHtml(r: ScenarioResult): string {
+  const note = expectationNote(r);
+  return note ? `<span class="expect${note.unexpected ? ' unexpected' : ''}" title="${esc(note.title)}">${esc(note.text)}</span>` : '';
+}
+
 function matrixHtml(run: RunResult): string {
   const ids = [...new Set(run.scenarios.map((s) => s.id))];
   const profiles = [...new Set(run.scenarios.map((s) => s.profile))];
@@ -52,7 +80,7 @@ function matrixHtml(run: RunResult): string {
                   .join(' · ');
           return (
             `<td class="cell ${r.verdict}" data-verdict="${r.verdict}" data-profile="${esc(p)}" data-scenario="${esc(id)}">` +
-            `<a href="#${anchorOf(r)}">${badge(r.verdict)}<span class="cnt">${counts}</span><span class="dur">${duration(r.durationMs)}</span></a></td>`
+            `<a href="#${anchorOf(r)}">${badge(r.verdict)}${expectationHtml(r)}<span class="cnt">${counts}</span><span class="dur">${duration(r.durationMs)}</span></a></td>`
           );
         })
         .join('');
@@ -101,9 +129,11 @@ function scenarioHtml(r: ScenarioResult, renderers: readonly RecordRenderer[]): 
     ? ` · seeds ${def.seeds.map((seed) => (SEEDS[seed] ? `<a href="${esc(SEEDS[seed].url)}" title="${esc(SEEDS[seed].title)}">${seed}</a>` : seed)).join(', ')}`
     : '';
   const head =
-    `<summary><span class="chev"></span>${badge(r.verdict)}<span class="title">${esc(r.id)}</span><span class="on">on</span><span class="prof">${esc(r.profile)}</span>` +
+    `<summary><span class="chev"></span>${badge(r.verdict)}${expectationHtml(r)}<span class="title">${esc(r.id)}</span><span class="on">on</span><span class="prof">${esc(r.profile)}</span>` +
     `<span class="meta">${meta}${seeds}</span></summary>`;
   let body = def ? `<p class="desc">${esc(def.description)}</p>` : '';
+  const note = expectationNote(r);
+  if (note) body += `<p class="expectation${note.unexpected ? ' unexpected' : ''}"><b>${esc(note.text)}</b>: ${esc(note.title)}</p>`;
   if (r.reason) body += `<p class="reason ${r.verdict}"><b>${r.verdict === 'skipped' ? 'Skipped' : 'Stopped'}:</b> ${esc(r.reason)}</p>`;
 
   const sections: (ReportSection & { rank: number })[] = [{ id: 'assertions', title: 'Assertions', html: assertionsHtml(r), order: 10, rank: -1 }];

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { parseBenchArgs } from './main.ts';
 import { nginxConfig } from './nginx.ts';
-import { formatTable, ratioTo, type BenchRow } from './table.ts';
+import { formatMarkdown, formatTable, ratioTo, type BenchRow } from './table.ts';
 import { parseRequestsPerSec, runTool } from './tools.ts';
 import { climb, type LadderStep } from './udp-bench.ts';
 
@@ -22,6 +22,19 @@ describe('bench table', () => {
     expect(lines[2]).toContain('30,123');
     expect(lines[3]).toContain('not installed');
     expect(lines[4]).toContain('0.75x');
+  });
+
+  it('prints the same rows as a Markdown table for the README', () => {
+    const rows: BenchRow[] = [
+      { bench: 'http', tool: 'zerodrop', target: 'nginx', connections: 50, value: 30123.4, unit: 'req/s', status: 'ok', loss: '0 failed', note: 'a | b' },
+      { bench: 'http', tool: 'hey', target: 'nginx', connections: 50, unit: 'req/s', status: 'not installed' },
+    ];
+    expect(formatMarkdown(rows).split('\n')).toEqual([
+      '| bench | tool | target | conns/flows | value | unit | ratio | loss/errors | note |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| http | zerodrop | nginx | 50 | 30,123 | req/s | - | 0 failed | a \\| b |',
+      '| http | hey | nginx | 50 | not installed | req/s | - | - |  |',
+    ]);
   });
 
   it('has no ratio without both figures', () => {

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark of issue 7 and the full UDP figure of issue 3 in one run, on this
 // machine, loopback only, each load bounded in time. Prints one table and writes reports/bench.json
+// (and the table in Markdown, reports/bench.md)
 // with the machine it ran on. A tool that is not installed is a row saying so, not a failure.
 //
 //   npm run bench [-- --quick] [-- --only http|udp|provider|soak]... [--workers N] [--out FILE]
@@ -15,7 +16,7 @@ import { httpBench } from './http-bench.ts';
 import { machineFacts, type MachineFacts } from './machine.ts';
 import { providerBench } from './provider-bench.ts';
 import { soakBench } from './soak-bench.ts';
-import { BENCH_NAMES, formatTable, type BenchName, type BenchRow } from './table.ts';
+import { BENCH_NAMES, formatMarkdown, formatTable, type BenchName, type BenchRow } from './table.ts';
 import { udpBench } from './udp-bench.ts';
 
 export interface BenchSettings {
@@ -141,7 +142,9 @@ if (import.meta.main) {
     console.log(formatTable(rows));
     mkdirSync(dirname(settings.out), { recursive: true });
     writeFileSync(settings.out, `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`\nwritten: ${settings.out}`);
+    const markdown = settings.out.replace(/(\.json)?$/, '.md');
+    writeFileSync(markdown, `${formatMarkdown(rows)}\n`);
+    console.log(`\nwritten: ${settings.out}, ${markdown}`);
   } catch (error) {
     if (controller.signal.aborted) {
       console.error('bench: interrupted; nothing written');

@@ -29,10 +29,10 @@ function formatNumber(v: number | undefined, unit: BenchRow['unit']): string {
   return Math.round(v).toLocaleString('en-US');
 }
 
-/** The table as fixed-width text, one line per row, with a header. */
-export function formatTable(rows: readonly BenchRow[]): string {
-  const header = ['bench', 'tool', 'target', 'conns/flows', 'value', 'unit', 'ratio', 'loss/errors', 'note'];
-  const cells = rows.map((r) => [
+const HEADER = ['bench', 'tool', 'target', 'conns/flows', 'value', 'unit', 'ratio', 'loss/errors', 'note'];
+
+function cellsOf(r: BenchRow): string[] {
+  return [
     r.bench,
     r.tool,
     r.target,
@@ -42,10 +42,21 @@ export function formatTable(rows: readonly BenchRow[]): string {
     r.ratio === undefined ? '-' : `${r.ratio.toFixed(2)}x`,
     r.loss ?? '-',
     r.note ?? '',
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  ];
+}
+
+/** The table as fixed-width text, one line per row, with a header. */
+export function formatTable(rows: readonly BenchRow[]): string {
+  const cells = rows.map(cellsOf);
+  const widths = HEADER.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const line = (c: string[]) => c.map((s, i) => (i === c.length - 1 ? s : s.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+  return [line(HEADER), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+/** The same table in Markdown, as the README quotes it (written beside bench.json as bench.md). */
+export function formatMarkdown(rows: readonly BenchRow[]): string {
+  const line = (c: string[]) => `| ${c.map((s) => s.replaceAll('|', '\\|')).join(' | ')} |`;
+  return [line(HEADER), line(HEADER.map(() => '---')), ...rows.map((r) => line(cellsOf(r)))].join('\n');
 }
 
 /** The tool's rate over zerodrop's, when both were measured. */

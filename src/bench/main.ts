@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark of issue 7 and the full UDP figure of issue 3 in one run, on this
 // machine, loopback only, each load bounded in time. Prints one table and writes reports/bench.json
-// (and the table in Markdown, reports/bench.md)
-// with the machine it ran on. A tool that is not installed is a row saying so, not a failure.
+// with the machine it ran on, and the table in Markdown (reports/bench.md). A tool that is not
+// installed is a row saying so, not a failure.
 //
 //   npm run bench [-- --quick] [-- --only http|udp|provider|soak]... [--workers N] [--out FILE]
 

@@ -7,6 +7,7 @@ import { loadClusterConfig } from './cluster/cluster.ts';
 import { KubeClient } from './kube/client.ts';
 import { KubeProvider, type Exposure } from './kube/kube-provider.ts';
 import { namespaceFor } from './kube/manifests.ts';
+import { keepsContainerStopSignal } from './kube/stop-signal-probe.ts';
 import { newRunId, type ProviderSession, type ProviderSettings } from './index.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 
@@ -15,7 +16,15 @@ export function kubeSession(
   name: 'kind' | 'k3s' | 'cluster',
   client: KubeClient,
   exposure: Exposure,
-  opts: { allowNodeOperations: boolean; multiNode: boolean; udp?: boolean; onDispose?: () => Promise<void>; tracker?: LeftoverTracker },
+  opts: {
+    allowNodeOperations: boolean;
+    multiNode: boolean;
+    udp?: boolean;
+    /** Whether the cluster keeps a container's lifecycle.stopSignal (stop-signal.ts). */
+    containerStopSignals: boolean;
+    onDispose?: () => Promise<void>;
+    tracker?: LeftoverTracker;
+  },
 ): ProviderSession {
   return {
     name,
@@ -28,7 +37,7 @@ export function kubeSession(
         runId,
         cwd,
         exposure,
-        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations },
+        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals },
         allowNodeOperations: opts.allowNodeOperations,
         // An existing cluster (`cluster`) is touched only inside the run's namespace.
         clusterScopedObjects: name !== 'cluster',
@@ -58,15 +67,19 @@ export async function openClusterSession(
       return kubeSession('kind', new KubeClient(cluster.kubeConfig()), { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] }, {
         allowNodeOperations: cluster.created,
         multiNode: true,
+        // zerodrop's kind config turns the ContainerStopSignals gate on (kind.ts).
+        containerStopSignals: true,
         onDispose: () => cluster.delete(),
         ...tracking,
       });
     }
     case 'k3s': {
       const cluster = await startK3s(settings.kubeVersion ? { kubeVersion: settings.kubeVersion } : {});
-      return kubeSession('k3s', new KubeClient(cluster.kubeConfig()), cluster.exposure, {
+      const client = new KubeClient(cluster.kubeConfig());
+      return kubeSession('k3s', client, cluster.exposure, {
         allowNodeOperations: true,
         multiNode: false,
+        containerStopSignals: await keepsContainerStopSignal(client, log),
         // The container publishes its NodePorts for TCP only.
         udp: false,
         ...tracking,
@@ -80,7 +93,13 @@ export async function openClusterSession(
         ...(settings.kubeconfig ? { kubeconfig: settings.kubeconfig } : {}),
         ...(settings.context ? { context: settings.context } : {}),
       });
-      return kubeSession('cluster', new KubeClient(kc), { kind: 'loadBalancer' }, { allowNodeOperations: false, multiNode: true, ...tracking });
+      const client = new KubeClient(kc);
+      return kubeSession('cluster', client, { kind: 'loadBalancer' }, {
+        allowNodeOperations: false,
+        multiNode: true,
+        containerStopSignals: await keepsContainerStopSignal(client, log),
+        ...tracking,
+      });
     }
   }
 }

@@ -30,6 +30,12 @@ export interface ProviderCapabilities {
   udp: boolean;
   /** May cordon and drain nodes (`drainNode`): a multi-node cluster the harness itself created. */
   nodeDrain?: boolean;
+  /**
+   * Gives a container the stop signal its workload asks for even where its image has another
+   * (`lifecycle.stopSignal`, feature gate ContainerStopSignals: src/providers/kube/stop-signal.ts).
+   * Unknown counts as no.
+   */
+  containerStopSignals?: boolean;
 }
 
 export interface DrainNodeOptions {

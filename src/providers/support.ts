@@ -3,6 +3,7 @@
 
 import type { Scenario } from '../model/scenario.ts';
 import type { Provider } from './provider.ts';
+import { statedStopSignal } from './kube/stop-signal.ts';
 
 /** Chaos actions that need the workload's own Deployment, which a Helm chart's controller owns. */
 const DEPLOYMENT_ACTIONS = new Set(['scale', 'rollout-restart']);
@@ -21,6 +22,14 @@ export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' 
       // resources (EnvoyProxy envoyDeployment.replicas, Dataplane spec.replicas): a scale or restart
       // patched onto the Deployment would be undone by the controller, not measured.
       return `${step.action.kind} of the ${workload.name} workload would act on a Deployment that ${profile}'s controller owns; not supported for Helm dataplanes`;
+    }
+  }
+  if (!provider.capabilities.containerStopSignals) {
+    for (const workload of scenario.topology.workloads) {
+      const signal = workload.installedBy ? undefined : statedStopSignal(workload);
+      if (signal) {
+        return `the ${workload.name} workload must stop on ${signal}, not on its image's own signal, and provider ${provider.name} cannot say so here (lifecycle.stopSignal needs the ContainerStopSignals feature gate; without it the API server drops the field and the run would measure another stop)`;
+      }
     }
   }
   const drain = scenario.steps.find((s) => s.action.kind === 'drain-node');

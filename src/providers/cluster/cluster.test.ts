@@ -42,4 +42,18 @@ describe('an existing cluster from a kubeconfig', () => {
   it('names the contexts it has when --context is wrong', () => {
     expect(() => loadClusterConfig({ kubeconfig: file, context: 'qa' })).toThrow(/context qa is not in .*; contexts: staging, prod/);
   });
+
+  it('merges every file $KUBECONFIG lists, as kubectl does: the first to name a context wins', async () => {
+    const other = join(dir, 'other');
+    await writeFile(
+      other,
+      KUBECONFIG.replaceAll('staging', 'dev').replace("https://prod.example:6443", 'https://shadowed.example:6443').replace('current-context: dev', ''),
+    );
+    const env = { KUBECONFIG: `${file}:${other}` };
+    expect(loadClusterConfig({}, env).getCurrentCluster()?.server).toBe('https://staging.example:6443');
+    expect(loadClusterConfig({ context: 'dev' }, env).getCurrentCluster()?.server).toBe('https://dev.example:6443');
+    // Both files name a context and cluster "prod": the first file's.
+    expect(loadClusterConfig({ context: 'prod' }, env).getCurrentCluster()?.server).toBe('https://prod.example:6443');
+    expect(() => loadClusterConfig({ context: 'qa' }, env)).toThrow(/context qa is not in \$KUBECONFIG \(.*config, .*other\); contexts: staging, prod, dev/);
+  });
 });

@@ -5,15 +5,34 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeconfigPath } from '../kube/prerequisites.ts';
 
-export function loadClusterConfig(opts: { kubeconfig?: string; context?: string } = {}): KubeConfig {
+export function loadClusterConfig(opts: { kubeconfig?: string; context?: string } = {}, env = process.env): KubeConfig {
   const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfigPath(opts.kubeconfig));
+  const list = env['KUBECONFIG']?.split(':').filter((p) => p !== '') ?? [];
+  let source: string;
+  if (opts.kubeconfig || list.length <= 1) {
+    source = kubeconfigPath(opts.kubeconfig, env);
+    kc.loadFromFile(source);
+  } else {
+    // Every file $KUBECONFIG lists, merged as kubectl merges them: the first file to name a
+    // context, cluster or user wins, and so does the first current-context (client-node's own merge
+    // throws on a name two files share).
+    source = `$KUBECONFIG (${list.join(', ')})`;
+    kc.loadFromFile(list[0] ?? '');
+    for (const path of list.slice(1)) {
+      const next = new KubeConfig();
+      next.loadFromFile(path);
+      for (const c of next.clusters) if (!kc.getCluster(c.name)) kc.addCluster(c);
+      for (const u of next.users) if (!kc.getUser(u.name)) kc.addUser(u);
+      for (const c of next.contexts) if (!kc.getContextObject(c.name)) kc.addContext(c);
+      if (!kc.currentContext && next.currentContext) kc.setCurrentContext(next.currentContext);
+    }
+  }
   if (opts.context) {
     if (!kc.getContexts().some((c) => c.name === opts.context)) {
-      throw new Error(`context ${opts.context} is not in ${kubeconfigPath(opts.kubeconfig)}; contexts: ${kc.getContexts().map((c) => c.name).join(', ')}`);
+      throw new Error(`context ${opts.context} is not in ${source}; contexts: ${kc.getContexts().map((c) => c.name).join(', ')}`);
     }
     kc.setCurrentContext(opts.context);
   }
-  if (!kc.getCurrentCluster()) throw new Error(`${kubeconfigPath(opts.kubeconfig)} has no current context; pass --context`);
+  if (!kc.getCurrentCluster()) throw new Error(`${source} has no current context; pass --context`);
   return kc;
 }

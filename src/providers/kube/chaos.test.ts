@@ -159,7 +159,7 @@ describe('chaos and apply calls: method, path, content type and body', () => {
     expect(fake.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
   });
 
-  it('tears down its own namespace: pods at once, Services awaited, then the namespace', async () => {
+  it('tears down its own namespace: controllers (orphaning), then pods at once, Services awaited, then the namespace', async () => {
     const client = await setup();
     fake.respond((r) => {
       if (r.method === 'GET' && r.path === `/api/v1/namespaces/${NS}`) return { status: 200, body: { metadata: { name: NS, labels: { 'zerodrop.dev/run': 'abcd1234' } } } };
@@ -168,9 +168,14 @@ describe('chaos and apply calls: method, path, content type and body', () => {
     });
     await deleteRunNamespace(client, NS, 'abcd1234');
     expect(fake.requests.filter((r) => r.method === 'DELETE').map((r) => `${r.path} ${JSON.stringify(r.query)}`)).toEqual([
+      `/apis/apps/v1/namespaces/${NS}/deployments {}`,
+      `/apis/apps/v1/namespaces/${NS}/replicasets {}`,
       `/api/v1/namespaces/${NS}/pods {"gracePeriodSeconds":"0"}`,
       `/api/v1/namespaces/${NS}/services {}`,
       `/api/v1/namespaces/${NS} {}`,
     ]);
+    // A ReplicaSet left behind would replace the pods deleted at once with ones the namespace delete waits for.
+    const controllers = fake.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/apis/apps/v1/'));
+    for (const r of controllers) expect(r.body).toMatchObject({ kind: 'DeleteOptions', propagationPolicy: 'Orphan' });
   });
 });

@@ -131,7 +131,14 @@ describe('KubeProvider against a fake API server', () => {
 
     await provider.teardown();
     const deletesSent = fake.requests.filter((r) => r.method === 'DELETE').map((r) => r.path);
-    expect(deletesSent).toEqual([`${PODS}/backend-1`, PODS, `/api/v1/namespaces/${NS}/services`, `/api/v1/namespaces/${NS}`]);
+    expect(deletesSent).toEqual([
+      `${PODS}/backend-1`,
+      `/apis/apps/v1/namespaces/${NS}/deployments`,
+      `/apis/apps/v1/namespaces/${NS}/replicasets`,
+      PODS,
+      `/api/v1/namespaces/${NS}/services`,
+      `/api/v1/namespaces/${NS}`,
+    ]);
     // Nothing outside the run's namespace was ever written.
     for (const r of fake.requests.filter((x) => x.method !== 'GET')) expect(r.path).toMatch(new RegExp(`/namespaces/${NS}(/|$)`));
   });

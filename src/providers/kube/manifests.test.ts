@@ -27,7 +27,7 @@ import { unsupported } from '../support.ts';
 import { helmProfileSpec } from '../../profiles/helm-charts.ts';
 
 /** What a kind cluster zerodrop created can run (src/providers/index.ts gives it these capabilities). */
-const KIND = { name: 'kind', capabilities: { multiNode: true, udp: true, nodeDrain: true } };
+const KIND = { name: 'kind', capabilities: { multiNode: true, udp: true, nodeDrain: true, containerStopSignals: true } };
 
 function render(topology: Topology) {
   const fixtures = Object.fromEntries(fixturesOf(topology).map((p) => [p, readFileSync(join(repoRoot, p), 'utf8')]));
@@ -151,6 +151,17 @@ describe('what a backend Deployment carries to the cluster', () => {
     expect(container.env.find((e) => e.name === 'DRAIN_MODE')?.value).toBe('graceful');
   });
 
+  it('sends a preStop sleep longer than the grace period as an exec sleep, which the API server accepts', () => {
+    // The API server refuses a sleep action longer than terminationGracePeriodSeconds; the kubelet cuts
+    // an exec hook at the grace period, as the local provider does with the same settings.
+    const long = def.build(reference, optionsFor(def, { preStopSeconds: 7.5, graceSeconds: 5 }, false)).topology;
+    const d = render(long).find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { lifecycle: unknown }[] } } } };
+    expect(d.spec.template.spec.containers[0]?.lifecycle).toEqual({ preStop: { exec: { command: ['sleep', '8'] } } });
+    const equal = def.build(reference, optionsFor(def, { preStopSeconds: 5, graceSeconds: 5 }, false)).topology;
+    const e = render(equal).find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { lifecycle: unknown }[] } } } };
+    expect(e.spec.template.spec.containers[0]?.lifecycle).toEqual({ preStop: { sleep: { seconds: 5 } } });
+  });
+
   it('publishes the Service on a NodePort the cluster maps to the host, and guards drains with a PodDisruptionBudget', () => {
     const service = objects.find((o) => o.kind === 'Service') as unknown as { spec: { type: string; ports: { nodePort?: number }[] } };
     expect(service.spec.type).toBe('NodePort');
@@ -186,7 +197,7 @@ describe('a real system as a cluster pod (nginx gateway)', () => {
       const objects = render(topology);
       validateManifests(objects);
       const gateway = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway') as unknown as {
-        spec: { template: { spec: { initContainers: { image: string; command: string[]; env: { name: string; value?: string }[] }[]; containers: { image: string; command: string[]; lifecycle: { stopSignal?: string } }[]; volumes: { name: string; configMap?: { items: { key: string; path: string }[] } }[] } } };
+        spec: { template: { spec: { os?: { name: string }; initContainers: { image: string; command: string[]; env: { name: string; value?: string }[] }[]; containers: { image: string; command: string[]; lifecycle?: { stopSignal?: string } }[]; volumes: { name: string; configMap?: { items: { key: string; path: string }[] } }[] } } };
       };
       const configMap = objects.find((o) => o.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
       return { spec: gateway.spec.template.spec, configMap };
@@ -199,9 +210,12 @@ describe('a real system as a cluster pod (nginx gateway)', () => {
     const main = good.spec.containers[0];
     expect(main?.image).toMatch(/^nginx:/);
     expect(main?.command[2]).toBe(`d=/zerodrop/pod && exec nginx -e stderr -p "$d" -c "$d/nginx.conf" -g 'daemon off;'`);
-    // The image's STOPSIGNAL is SIGQUIT: each twin states its own.
-    expect(main?.lifecycle.stopSignal).toBe('SIGQUIT');
-    expect(naive.spec.containers[0]?.lifecycle.stopSignal).toBe('SIGTERM');
+    // The image's STOPSIGNAL is SIGQUIT, the drain-correct twin's: only the naive twin states its own
+    // (SIGTERM), which needs the ContainerStopSignals gate and the pod's OS.
+    expect(main?.lifecycle?.stopSignal).toBeUndefined();
+    expect(good.spec.os).toBeUndefined();
+    expect(naive.spec.containers[0]?.lifecycle?.stopSignal).toBe('SIGTERM');
+    expect(naive.spec.os).toEqual({ name: 'linux' });
     expect(good.configMap.data['gateways__nginx__nginx.conf']).toBe(readFileSync(join(repoRoot, 'fixtures/gateways/nginx/nginx.conf'), 'utf8'));
     expect(good.spec.volumes.find((v) => v.name === 'fixtures')?.configMap?.items).toContainEqual({ key: 'gateways__nginx__nginx.conf', path: 'gateways/nginx/nginx.conf' });
   });

@@ -17,10 +17,10 @@ import { Gateway } from '@kubernetes-models/gateway-api/gateway.networking.k8s.i
 import { GatewayClass } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/GatewayClass';
 import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
 import { UDPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1alpha2/UDPRoute';
-import { posix } from 'node:path';
 import { disruptionBudgetsOf, type DisruptionBudget, type Probe, type Service, type Topology, type Workload } from '../../model/workload.ts';
 import { helmProfileSpec, type HelmProfileSpec } from '../../profiles/helm-charts.ts';
 import type { KubeObject } from './list-watch.ts';
+import { executableOf, statedStopSignal } from './stop-signal.ts';
 
 export const LABELS = {
   run: 'zerodrop.dev/run',
@@ -40,8 +40,8 @@ export const POD_DIR = '/zerodrop/pod';
 
 /**
  * The stock image each program of a command runs on in a cluster. Programs not listed cannot run
- * there. The real systems' official images carry their own STOPSIGNAL (nginx: SIGQUIT, haproxy:
- * SIGUSR1), so the renderer always states the workload's stop signal for them.
+ * there. The real systems' official images carry their own STOPSIGNAL (stop-signal.ts): the
+ * renderer states a workload's stop signal only where it differs from its image's.
  */
 export const IMAGES: Readonly<Record<string, string>> = {
   node: NODE_IMAGE,
@@ -124,8 +124,6 @@ function renderProbe(probe: Probe): Record<string, unknown> {
 interface RenderedCommand {
   image: string;
   command: string[];
-  /** The system is a real one on its own image (not node): its stop signal is stated explicitly. */
-  system: boolean;
   /** argv of an init container (on the node image) that renders the pod's configuration into POD_DIR. */
   render?: string[];
 }
@@ -137,19 +135,18 @@ interface RenderedCommand {
  */
 function renderCommand(workload: Workload, images: Readonly<Record<string, string>>): RenderedCommand {
   const [program = '', ...args] = workload.command;
-  const script = (program === 'sh' || program === '/bin/sh') && args[0] === '-c' ? args[1] : undefined;
-  const executable = script !== undefined ? /\bexec\s+(\S+)/.exec(script)?.[1] ?? '' : program;
-  const image = images[posix.basename(executable)];
+  const { executable, script } = executableOf(workload);
+  const image = images[executable];
   if (!image) {
     throw new ManifestError(
       `workload ${workload.name} runs "${executable}", which has no image for clusters (known: ${Object.keys(images).join(', ')})`,
     );
   }
-  if (script === undefined) return { image, command: [program, ...args.map(mountedPath)], system: posix.basename(program) !== 'node' };
+  if (script === undefined) return { image, command: [program, ...args.map(mountedPath)] };
   const step = RENDER_STEP.exec(script);
   const render = step ? ['node', ...(step[1] ?? '').trim().split(/\s+/).map(mountedPath)] : undefined;
   const rewritten = mountedPath(step ? script.replace(RENDER_STEP, POD_DIR) : script);
-  return { image, command: [program, '-c', rewritten], system: true, ...(render ? { render } : {}) };
+  return { image, command: [program, '-c', rewritten], ...(render ? { render } : {}) };
 }
 
 function labelsOf(opts: RenderOptions, extra: Record<string, string> = {}): Record<string, string> {
@@ -157,18 +154,24 @@ function labelsOf(opts: RenderOptions, extra: Record<string, string> = {}): Reco
 }
 
 function renderDeployment(workload: Workload, opts: RenderOptions): KubeObject {
-  const { image, command, system, render } = renderCommand(workload, opts.images ?? IMAGES);
+  const { image, command, render } = renderCommand(workload, opts.images ?? IMAGES);
   const selector = { [LABELS.workload]: workload.name };
   const lifecycle: Record<string, unknown> = {};
   if (workload.preStop) {
-    // The kubelet's built-in sleep action (PodLifecycleSleepAction, beta and on by default since 1.30).
-    lifecycle['preStop'] = 'sleep' in workload.preStop
-      ? { sleep: { seconds: wholeSeconds(workload.preStop.sleep.seconds, 1) } }
-      : { exec: { command: workload.preStop.exec.command } };
+    if ('sleep' in workload.preStop) {
+      // The kubelet's built-in sleep action (PodLifecycleSleepAction, GA in 1.34). The API server
+      // refuses one longer than the grace period (validateSleepAction), while the kubelet lets an exec
+      // hook run into it and kills the container at the grace period, which is what the local provider
+      // models: a longer sleep goes as `sleep` in an exec hook (every image used here has one).
+      const seconds = wholeSeconds(workload.preStop.sleep.seconds, 1);
+      lifecycle['preStop'] = seconds <= workload.terminationGracePeriodSeconds ? { sleep: { seconds } } : { exec: { command: ['sleep', String(seconds)] } };
+    } else {
+      lifecycle['preStop'] = { exec: { command: workload.preStop.exec.command } };
+    }
   }
-  // Container stop signals (KEP-4960, alpha in 1.33, feature gate ContainerStopSignals) need the
-  // pod's OS to be set. A system image has its own STOPSIGNAL, so its signal is always stated.
-  const stopSignal = system ? (workload.stopSignal ?? 'SIGTERM') : workload.stopSignal && workload.stopSignal !== 'SIGTERM' ? workload.stopSignal : undefined;
+  // Stated only where the image's own STOPSIGNAL is not the one wanted (stop-signal.ts); a stated
+  // stop signal needs the pod's OS to be set (KEP-4960).
+  const stopSignal = statedStopSignal(workload);
   if (stopSignal) lifecycle['stopSignal'] = stopSignal;
   const env = [
     ...Object.entries(workload.env).map(([name, value]) => ({ name, value })),

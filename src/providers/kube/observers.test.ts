@@ -101,8 +101,8 @@ describe('observers against a list/watch API server', () => {
     await until(() => kinds('endpoint-changed').length === 4, 'four endpoint changes');
     expect(kinds('endpoint-changed', 'lb-programmed', 'lb-deprogrammed')).toEqual([
       'endpoint-changed backend-1 ready+serving',
-      'lb-programmed backend-1',
       'endpoint-changed backend-2 ready+serving',
+      'lb-programmed backend-1',
       'lb-programmed backend-2',
       'endpoint-changed backend-1 serving+terminating',
       'lb-deprogrammed backend-1',
@@ -112,6 +112,28 @@ describe('observers against a list/watch API server', () => {
     expect(deprogrammed?.detail).toMatchObject({ observed: 'endpointslice' });
     expect(deprogrammed?.service).toBe('backend');
     expect(recorder.timeline.events.some((e) => e.kind === 'note' && e.detail?.['observer'] === 'endpointslices')).toBe(true);
+  });
+
+  it("keeps a terminating, serving pod programmed while no other endpoint is ready, as kube-proxy's fallback does", async () => {
+    const { fake, kinds, recorder } = await setup();
+    const on: Cond = { ready: true, serving: true, terminating: false };
+    const draining: Cond = { ready: false, serving: true, terminating: true };
+    const starting: Cond = { ready: false, serving: false, terminating: false };
+    // One replica deleted while its replacement starts: new connections still go to the draining pod.
+    fake.put(SLICES, slice('backend-abc', [['backend-1', '10.0.0.1', on]]));
+    fake.put(SLICES, slice('backend-abc', [['backend-1', '10.0.0.1', draining], ['backend-2', '10.0.0.2', starting]]));
+    fake.put(SLICES, slice('backend-abc', [['backend-1', '10.0.0.1', draining], ['backend-2', '10.0.0.2', on]]));
+    await until(() => kinds('endpoint-changed').length === 4, 'four endpoint changes');
+    expect(kinds('endpoint-changed', 'lb-programmed', 'lb-deprogrammed')).toEqual([
+      'endpoint-changed backend-1 ready+serving',
+      'lb-programmed backend-1',
+      'endpoint-changed backend-1 serving+terminating',
+      'endpoint-changed backend-2 none',
+      'endpoint-changed backend-2 ready+serving',
+      'lb-programmed backend-2',
+      'lb-deprogrammed backend-1',
+    ]);
+    expect(recorder.timeline.events.find((e) => e.kind === 'lb-programmed' && e.pod === 'backend-1')?.detail).toMatchObject({ via: 'ready' });
   });
 
   it('keeps a pod that moves between slices, and treats nil conditions as the API says', async () => {
@@ -168,6 +190,14 @@ describe('observers against a list/watch API server', () => {
       workload: 'backend',
       detail: { signal: 'SIGTERM', observed: 'pod-log', loggedAt: '2026-01-01T00:00:05.250000000Z' },
     });
+  });
+
+  it("follows the first container of a chart's dataplane pod, which is not called main", async () => {
+    const { fake } = await setup();
+    // An Envoy Gateway proxy pod: the API server answers 400 to a log request for a container it lacks.
+    fake.put(PODS, { ...pod('envoy-1', { running: true, ready: true }), spec: { containers: [{ name: 'envoy' }, { name: 'shutdown-manager' }] } });
+    await until(() => fake.logRequests.length === 1, 'the log to be followed');
+    expect(fake.logRequests[0]?.query).toMatchObject({ container: 'envoy', follow: 'true' });
   });
 
   it('does not record the delete twice when the harness issued it, and reports restarts with the last exit', async () => {

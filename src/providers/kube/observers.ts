@@ -19,6 +19,7 @@
 // - Pod logs (followed, pod-logs.ts): the pod's output, and `sigterm` where the app announces it.
 
 import type { Recorder } from '../../observe/recorder.ts';
+import { eligibleEndpoints, type Conditions } from '../endpoint-eligibility.ts';
 import type { PodInfo } from '../provider.ts';
 import type { KubeClient } from './client.ts';
 import { CollectionMissing, ListWatch, type Change, type KubeObject } from './list-watch.ts';
@@ -32,7 +33,7 @@ export interface PodObject extends KubeObject {
     deletionGracePeriodSeconds?: number;
     creationTimestamp?: string;
   };
-  spec?: { nodeName?: string };
+  spec?: { nodeName?: string; containers?: { name: string }[] };
   status?: {
     phase?: string;
     podIP?: string;
@@ -79,12 +80,6 @@ export interface EventObject extends KubeObject {
   involvedObject?: { kind?: string; name?: string };
 }
 
-export interface Conditions {
-  ready: boolean;
-  serving: boolean;
-  terminating: boolean;
-}
-
 /** The signal behind a container exit code (128 + n), when the runtime reports one that way. */
 export function signalOfExitCode(code: number): NodeJS.Signals | null {
   if (code === 137) return 'SIGKILL';
@@ -108,9 +103,9 @@ export class PodObserver {
   /** Pods whose delete the harness itself issued: their `delete-issued` comes from the API call. */
   readonly deletesIssued = new Set<string>();
   private readonly recorder: Recorder;
-  private readonly onStarted: ((pod: string, workload: string) => void) | undefined;
+  private readonly onStarted: ((pod: string, workload: string, container: string | undefined) => void) | undefined;
 
-  constructor(recorder: Recorder, onStarted?: (pod: string, workload: string) => void) {
+  constructor(recorder: Recorder, onStarted?: (pod: string, workload: string, container: string | undefined) => void) {
     this.recorder = recorder;
     this.onStarted = onStarted;
   }
@@ -171,7 +166,8 @@ export class PodObserver {
       state.started = true;
       if (info.phase === 'Pending') info.phase = 'Running';
       this.recorder.event('pod-started', { ...base, detail: { startedAt: main.state.running.startedAt } });
-      this.onStarted?.(info.name, info.workload);
+      // The pod's first container: `main` in zerodrop's Deployments, the dataplane in a chart's (envoy, stunnerd, controller).
+      this.onStarted?.(info.name, info.workload, pod.spec?.containers?.[0]?.name);
     }
     const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
     if (ready !== info.ready) {
@@ -257,11 +253,10 @@ export class EndpointObserver {
       for (const e of slice.endpoints ?? []) {
         const pod = e.targetRef?.name;
         if (!pod) continue;
-        // "nil should be interpreted as true" for ready, serving follows ready, terminating defaults to false.
-        const ready = e.conditions?.ready ?? true;
+        // Unset ready and serving mean true, unset terminating false (discovery.k8s.io/v1 EndpointConditions).
         endpoints.set(pod, {
-          ready,
-          serving: e.conditions?.serving ?? ready,
+          ready: e.conditions?.ready ?? true,
+          serving: e.conditions?.serving ?? true,
           terminating: e.conditions?.terminating ?? false,
         });
       }
@@ -306,23 +301,27 @@ export class EndpointObserver {
       const before = previous.get(pod);
       if (before && before.ready === c.ready && before.serving === c.serving && before.terminating === c.terminating) continue;
       this.recorder.event('endpoint-changed', { ...base(pod), detail: { ...c, source: this.source } });
-      this.programming(service, pod, c.ready, programmed, base(pod));
     }
     for (const pod of previous.keys()) {
       if (next.has(pod)) continue;
       this.recorder.event('endpoint-changed', { ...base(pod), detail: { removed: true, source: this.source } });
-      this.programming(service, pod, false, programmed, base(pod));
     }
-  }
-
-  private programming(service: string, pod: string, ready: boolean, programmed: Set<string>, base: Record<string, string>): void {
+    // kube-proxy sends new connections to the ready endpoints, or with none ready to the serving and
+    // terminating ones: a pod is (de)programmed when it enters or leaves that set, not at each change.
+    const eligible = eligibleEndpoints(next, ([, c]) => c);
     const detail = { observed: this.source === 'endpointslices' ? 'endpointslice' : 'endpoints', note: 'kube-proxy programming is not visible from the API' };
-    if (ready && !programmed.has(pod)) {
+    for (const [[pod], via] of eligible) {
+      if (programmed.has(pod)) continue;
       programmed.add(pod);
-      this.recorder.event('lb-programmed', { ...base, service, detail: { ...detail, via: 'ready' } });
-    } else if (!ready && programmed.has(pod)) {
+      this.recorder.event('lb-programmed', { ...base(pod), detail: { ...detail, via } });
+    }
+    const routed = new Set([...eligible.keys()].map(([pod]) => pod));
+    for (const pod of [...programmed]) {
+      if (routed.has(pod)) continue;
       programmed.delete(pod);
-      this.recorder.event('lb-deprogrammed', { ...base, service, detail: { ...detail, reason: 'endpoint not ready' } });
+      const c = next.get(pod);
+      const reason = !c ? 'removed' : c.serving ? 'endpoint not ready' : 'endpoint not serving';
+      this.recorder.event('lb-deprogrammed', { ...base(pod), detail: { ...detail, reason } });
     }
   }
 }
@@ -347,7 +346,7 @@ export async function observeNamespace(
   opts: { selectorOf?: (service: string) => string | undefined; retryDelayMs?: number; followLogs?: boolean } = {},
 ): Promise<NamespaceObservers> {
   const logs = opts.followLogs === false ? undefined : new PodLogs(client, namespace, recorder, signal);
-  const pods = new PodObserver(recorder, logs ? (pod, workload) => logs.follow(pod, workload) : undefined);
+  const pods = new PodObserver(recorder, logs ? (pod, workload, container) => logs.follow(pod, workload, container) : undefined);
   const endpoints = new EndpointObserver(recorder, (pod, service) => pods.workloadOf(pod) ?? opts.selectorOf?.(service));
   const onGap = (what: string) => recorder.event('note', { message: what, detail: { observer: 'watch-gap' } });
   const common = { client, signal, onGap, ...(opts.retryDelayMs !== undefined ? { retryDelayMs: opts.retryDelayMs } : {}) };

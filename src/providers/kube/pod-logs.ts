@@ -29,14 +29,14 @@ export class PodLogs {
     this.signal = signal;
   }
 
-  /** Starts following the pod's main container, once per pod. */
-  follow(pod: string, workload: string): void {
+  /** Starts following one container of the pod (zerodrop's own pods: `main`), once per pod. */
+  follow(pod: string, workload: string, container = MAIN_CONTAINER): void {
     if (this.following.has(pod) || this.signal.aborted) return;
     const base = { pod, ...(workload ? { workload } : {}) };
     const done = this.client
       .stream(
         `/api/v1/namespaces/${this.namespace}/pods/${pod}/log`,
-        { container: MAIN_CONTAINER, follow: true, timestamps: true },
+        { container, follow: true, timestamps: true },
         (line) => {
           const [loggedAt, text] = splitTimestamp(line);
           // The log API merges stdout and stderr into one stream.

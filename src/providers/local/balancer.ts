@@ -27,6 +27,7 @@ import net from 'node:net';
 import type { ConnectionRecord } from '../../model/timeline.ts';
 import type { Service, ServicePort } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
+import { eligibleEndpoints, type Eligibility as RoutedVia } from '../endpoint-eligibility.ts';
 import type { ServiceAddress } from '../provider.ts';
 import type { Endpoint, EndpointStore, EndpointWatchEvent } from './endpoints.ts';
 import { RoundRobin } from './round-robin.ts';
@@ -46,7 +47,7 @@ export interface BalancerOptions {
   fault?: BalancerFault;
 }
 
-type Eligibility = 'ready' | 'terminating-fallback' | 'fault-stale';
+type Eligibility = RoutedVia | 'fault-stale';
 
 interface Target {
   endpoint: Endpoint;
@@ -175,17 +176,8 @@ export class ServiceBalancer {
 
   private reprogram(): void {
     const endpoints = [...this.view.values()];
-    const ready = endpoints.filter((e) => e.conditions.ready);
     const next = new Map<string, Target>();
-    if (ready.length > 0) {
-      for (const endpoint of ready) next.set(endpoint.pod, { endpoint, via: 'ready' });
-    } else {
-      for (const endpoint of endpoints) {
-        if (endpoint.conditions.serving && endpoint.conditions.terminating) {
-          next.set(endpoint.pod, { endpoint, via: 'terminating-fallback' });
-        }
-      }
-    }
+    for (const [endpoint, via] of eligibleEndpoints(endpoints, (e) => e.conditions)) next.set(endpoint.pod, { endpoint, via });
     const workload = this.service.selector;
     for (const [pod, target] of next) {
       if (!this.eligible.has(pod)) {

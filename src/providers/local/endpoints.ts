@@ -15,12 +15,10 @@
 
 import type { Protocol, Service } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
+import type { Conditions } from '../endpoint-eligibility.ts';
 
-export interface EndpointConditions {
-  ready: boolean;
-  serving: boolean;
-  terminating: boolean;
-}
+/** ready, serving, terminating: the three conditions of an EndpointSlice endpoint. */
+export type EndpointConditions = Conditions;
 
 /** A port of an endpoint: the ServicePort's name with the pod's targetPort. */
 export interface EndpointPort {

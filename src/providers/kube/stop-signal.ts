@@ -1,0 +1,35 @@
+// Which stop signal a workload's container must be given in a cluster, and whether a cluster honours
+// it. A container image carries its own STOPSIGNAL (the official nginx image: SIGQUIT, its graceful
+// stop; haproxy's: SIGUSR1, its soft-stop); a Pod can override it only with `lifecycle.stopSignal`
+// (KEP-4960, feature gate ContainerStopSignals, alpha since 1.33, off by default). Where the gate is
+// off the API server drops the field without an error and the image's own signal applies, which
+// would turn a "plain SIGTERM" naive twin into a graceful one: such a run is skipped, never judged.
+// Kept apart from manifests.ts so that deciding it loads no Kubernetes schemas (support.ts runs for
+// local runs too).
+
+import { posix } from 'node:path';
+import type { Workload } from '../../model/workload.ts';
+
+/** The STOPSIGNAL of the stock images manifests.ts runs each program on; SIGTERM where none is set. */
+export const IMAGE_STOP_SIGNALS: Readonly<Record<string, NodeJS.Signals>> = {
+  nginx: 'SIGQUIT',
+  haproxy: 'SIGUSR1',
+};
+
+/**
+ * The program a container runs: `node` for a reference app (`node fixtures/x.mjs`), the system a
+ * shell script execs (`sh -c '... exec nginx ...'`) otherwise.
+ */
+export function executableOf(workload: Pick<Workload, 'command'>): { executable: string; script: string | undefined } {
+  const [program = '', ...args] = workload.command;
+  const script = (program === 'sh' || program === '/bin/sh') && args[0] === '-c' ? args[1] : undefined;
+  const executable = script !== undefined ? (/\bexec\s+(\S+)/.exec(script)?.[1] ?? '') : program;
+  return { executable: posix.basename(executable), script };
+}
+
+/** The signal the container's `lifecycle.stopSignal` must state, or undefined when its image's own is the one wanted. */
+export function statedStopSignal(workload: Pick<Workload, 'command' | 'stopSignal'>): NodeJS.Signals | undefined {
+  const own = IMAGE_STOP_SIGNALS[executableOf(workload).executable] ?? 'SIGTERM';
+  const wanted = workload.stopSignal ?? 'SIGTERM';
+  return wanted === own ? undefined : wanted;
+}

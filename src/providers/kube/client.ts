@@ -44,6 +44,12 @@ export interface RawWatchEvent {
 export class KubeClient {
   readonly config: KubeConfig;
   private readonly watcher: Watch;
+  /**
+   * The connection pool every request shares, as client-go keeps one transport per config. client-node
+   * builds a new undici Agent at each authentication, so using each would open a new TLS connection
+   * per request (and leave it idle) in loops that poll every 250 ms.
+   */
+  private pool: { dispatcher: Dispatcher | undefined } | undefined;
 
   constructor(config: KubeConfig) {
     this.config = config;
@@ -68,6 +74,12 @@ export class KubeClient {
     return new KubeClient(config);
   }
 
+  /** The first authenticated request's dispatcher (TLS settings come from the config, which does not change). */
+  private dispatcherOf(ctx: RequestContext): Dispatcher | undefined {
+    this.pool ??= { dispatcher: ctx.getDispatcher() as unknown as Dispatcher | undefined };
+    return this.pool.dispatcher;
+  }
+
   get server(): string {
     const cluster = this.config.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
@@ -86,7 +98,7 @@ export class KubeClient {
     const headers = ctx.getHeaders() as unknown as Record<string, string>;
     headers['accept'] = 'application/json';
     if (opts.body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
-    const dispatcher = ctx.getDispatcher() as unknown as Dispatcher | undefined;
+    const dispatcher = this.dispatcherOf(ctx);
     const response = await fetch(url, {
       method,
       headers,
@@ -116,7 +128,7 @@ export class KubeClient {
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     const ctx = new RequestContext(url.toString(), HttpMethod.GET);
     await this.config.applySecurityAuthentication(ctx);
-    const dispatcher = ctx.getDispatcher() as unknown as Dispatcher | undefined;
+    const dispatcher = this.dispatcherOf(ctx);
     const response = await fetch(url, {
       headers: ctx.getHeaders() as unknown as Record<string, string>,
       signal,

@@ -54,11 +54,14 @@ export class FakeApiServer {
   goneAsHttp = false;
   /** Count of watch requests, by collection path. */
   readonly watchRequests: { path: string; resourceVersion: string | undefined }[] = [];
+  /** TCP connections clients opened to it. */
+  connections = 0;
   url = '';
 
   constructor() {
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (socket) => {
+      this.connections++;
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });

@@ -92,15 +92,17 @@ describe('zerodrop clean: namespaces', () => {
       'kept namespace zerodrop-ffff6666: no finished run of this machine made it and it is of unknown age (another machine\'s run may be using it; --older-than 1d or --all deletes it)',
     ]);
     expect(deleted).toEqual(['zerodrop-aaaa1111', 'zerodrop-dddd4444']);
-    // Through the run's own teardown path: pods at once, then the namespace in the background.
+    // Through the run's own teardown path: controllers orphaned, pods at once, then the namespace in the background.
     const deletes = server.requests.filter((r) => r.method === 'DELETE');
-    expect(deletes.slice(0, 3).map((r) => r.path)).toEqual([
+    expect(deletes.slice(0, 5).map((r) => r.path)).toEqual([
+      '/apis/apps/v1/namespaces/zerodrop-aaaa1111/deployments',
+      '/apis/apps/v1/namespaces/zerodrop-aaaa1111/replicasets',
       '/api/v1/namespaces/zerodrop-aaaa1111/pods',
       '/api/v1/namespaces/zerodrop-aaaa1111/services',
       '/api/v1/namespaces/zerodrop-aaaa1111',
     ]);
-    expect(deletes[0]?.query).toEqual({ gracePeriodSeconds: '0' });
-    expect(deletes[2]?.body).toEqual({ apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' });
+    expect(deletes[2]?.query).toEqual({ gracePeriodSeconds: '0' });
+    expect(deletes[4]?.body).toEqual({ apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' });
   });
 
   it('(a) a young namespace goes only when the run that recorded it here is gone', async () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPath } from '../src/profiles/requirements.ts';
-import { leftBehind, startMarked, within, type MarkedProcess } from './helpers/marked-process.ts';
+import { leftBehind, seededRandom, startMarked, within, type MarkedProcess } from './helpers/marked-process.ts';
 
 const SEED = Number(process.env['ZERODROP_INTERRUPT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const EXIT_WITHIN_MS = 10_000;
@@ -23,11 +23,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** A moment in [fromMs, toMs), the same for the same seed and case. */
-function moment(i: number, fromMs: number, toMs: number): number {
-  const x = Math.sin(SEED + i * 7919) * 10_000;
-  return Math.round(fromMs + (x - Math.floor(x)) * (toMs - fromMs));
-}
+const next = seededRandom(SEED);
 
 async function startBench(name: string, only: string): Promise<MarkedProcess & { out: string }> {
   const dir = join(root, name);
@@ -42,18 +38,18 @@ async function expectNothingLeft(run: MarkedProcess & { out: string }, context: 
   await expect(stat(run.out), `${context}: no report from an interrupted bench`).rejects.toThrow(/ENOENT/);
 }
 
-// The progress line each section prints when its servers start, and how long its loads then run
-// (--quick): http runs zerodrop's generator, autocannon, hey and wrk for 3 s each; udp climbs its
-// ladder straight to the echo, then through the balancer.
+// The progress line each section prints when its servers start, and a stretch its loads certainly
+// still run in (--quick): http runs zerodrop's generator and autocannon (then hey and wrk, where
+// installed) for 3 s each; udp climbs its ladder straight to the echo, then through the balancer.
 const CASES = [
-  { only: 'http', after: 'http: ', fromMs: 300, toMs: 9_000, signal: 'SIGINT' },
+  { only: 'http', after: 'http: ', fromMs: 300, toMs: 5_500, signal: 'SIGINT' },
   { only: 'udp', after: 'udp: ', fromMs: 300, toMs: 6_000, signal: 'SIGTERM' },
 ] as const;
 
 describe.skipIf(!onPath('nginx'))(`interrupting npm run bench (seed ${SEED}; nginx not on PATH: apt-get install nginx)`, () => {
   it.each(CASES.map((c, i) => [i + 1, c] as const))('case %i: %j leaves nothing behind', async (i, c) => {
-    const run = await startBench(`case-${i}`, c.only);
-    const ms = moment(i, c.fromMs, c.toMs);
+    await using run = await startBench(`case-${i}`, c.only);
+    const ms = Math.round(c.fromMs + next() * (c.toMs - c.fromMs));
     await Promise.race([run.printed(c.after).then(() => new Promise((r) => setTimeout(r, ms))), run.exited]);
     const context = `seed ${SEED}, case ${i}: ${c.signal} ${ms} ms after "${c.after}"`;
     expect(run.child.exitCode, `${context}: the bench ended before its moment\n${run.output()}`).toBeNull();
@@ -65,7 +61,7 @@ describe.skipIf(!onPath('nginx'))(`interrupting npm run bench (seed ${SEED}; ngi
   });
 
   it('a second Ctrl-C right after the first exits at once; the exit hook still takes nginx and its directory', async () => {
-    const run = await startBench('twice', 'http');
+    await using run = await startBench('twice', 'http');
     await run.printed('http: ');
     // nginx is up and a tool is loading it.
     await new Promise((r) => setTimeout(r, 1_500));

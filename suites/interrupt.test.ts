@@ -16,7 +16,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPath } from '../src/profiles/requirements.ts';
 import { leftoverProcesses } from './helpers/leftovers.ts';
-import { entries, processesGone, startMarked, stillListening, within } from './helpers/marked-process.ts';
+import { entries, processesGone, seededRandom, startMarked, stillListening, within } from './helpers/marked-process.ts';
 
 const SEED = Number(process.env['ZERODROP_INTERRUPT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 /** How long after the signal the run may take to exit, and its processes to be gone. */
@@ -34,18 +34,6 @@ const STRETCHES = [
   { after: 'zerodrop: ', fromMs: 0, toMs: 4_500, what: 'anywhere' },
 ] as const;
 
-/** mulberry32: a small seeded generator, so that a failing draw can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 interface Case {
   scenario: string;
   profile: string;
@@ -57,7 +45,7 @@ interface Case {
 }
 
 function draw(seed: number): Case[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const targets = onPath('nginx')
     ? [
         { scenario: 'backend-delete-http', profile: 'reference' },
@@ -90,7 +78,7 @@ async function startRun(name: string, scenario: string, profile: string, extra: 
 
 describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {
   it.each(draw(SEED).map((c, i) => [i + 1, c] as const))('case %i: %j leaves nothing behind', async (i, c) => {
-    const run = await startRun(`case-${i}`, c.scenario, c.profile);
+    await using run = await startRun(`case-${i}`, c.scenario, c.profile);
     await Promise.race([run.printed(c.after).then(() => new Promise((r) => setTimeout(r, c.ms))), run.exited]);
     const signalled = run.child.exitCode === null && run.child.signalCode === null && run.child.kill(c.signal);
     const moment = `${c.signal} ${c.ms} ms after ${c.after ? JSON.stringify(c.after) : 'spawn'} (${c.what})`;
@@ -119,7 +107,7 @@ describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {
   });
 
   it('a second Ctrl-C right after the first exits at once and still leaves nothing', async () => {
-    const run = await startRun('twice', 'gateway-delete-http', onPath('nginx') ? 'nginx' : 'reference');
+    await using run = await startRun('twice', 'gateway-delete-http', onPath('nginx') ? 'nginx' : 'reference');
     await within(30_000, 'the run reaching its delete step', Promise.race([run.printed('step delete'), run.exited]));
     run.child.kill('SIGINT');
     await run.printed('interrupted');
@@ -134,7 +122,7 @@ describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {
   });
 
   it('a SIGKILLed run leaves its pods and directory; `zerodrop clean` finds and removes them', async () => {
-    const run = await startRun('crash', 'backend-delete-http', 'reference');
+    await using run = await startRun('crash', 'backend-delete-http', 'reference');
     await within(30_000, 'the run reaching its delete step', Promise.race([run.printed('step delete'), run.exited]));
     run.child.kill('SIGKILL');
     await run.exited;
@@ -189,7 +177,7 @@ describe.skipIf(!onPath('hey'))('zerodrop run --driver hey (hey not on PATH: apt
   const args = ['--driver', 'hey', '--set', 'deleteAtMs=20000'];
 
   it('an interrupt ends hey with the run', async () => {
-    const run = await startRun('hey-interrupt', 'gateway-delete-http', 'reference', args);
+    await using run = await startRun('hey-interrupt', 'gateway-delete-http', 'reference', args);
     const hey = await within(30_000, 'hey starting', heyStarted(run));
     expect(hey, run.output()).toHaveLength(1);
     run.child.kill('SIGINT');
@@ -203,7 +191,7 @@ describe.skipIf(!onPath('hey'))('zerodrop run --driver hey (hey not on PATH: apt
   });
 
   it('a SIGKILLed run leaves hey loading; `zerodrop clean` finds it in the record and kills it', async () => {
-    const run = await startRun('hey-crash', 'gateway-delete-http', 'reference', args);
+    await using run = await startRun('hey-crash', 'gateway-delete-http', 'reference', args);
     const [hey] = await within(30_000, 'hey starting', heyStarted(run));
     expect(hey, run.output()).toBeDefined();
     run.child.kill('SIGKILL');

@@ -99,7 +99,8 @@ async function catalogTime(o: ProviderBenchOptions, concurrency: number) {
     const args = [join(o.cwd, 'src/cli/main.ts'), 'run', '--profile', referenceProfile.name, '--workers', String(concurrency), '--reporter', 'json', '--report-dir', dir];
     for (const s of scenarios) args.push('--scenario', s.id);
     const started = performance.now();
-    const r = await runTool(process.execPath, args, 30 * 60_000, o.signal);
+    // Interrupted, the run tears its pods down itself (it may take 10 s), and only then is it killed.
+    const r = await runTool(process.execPath, args, 30 * 60_000, o.signal, { forceKillAfterMs: 20_000, ownGroup: true });
     const durationMs = performance.now() - started;
     // 0: all passed, 1: some did not; anything else is no run at all.
     if (r.exitCode !== 0 && r.exitCode !== 1) throw new Error(`zerodrop run exited ${r.exitCode}: ${r.output.trim().split('\n').at(-1) ?? ''}`);

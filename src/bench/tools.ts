@@ -32,12 +32,29 @@ export interface ToolRun {
  * CPU time per request or packet compares tools even on a busy machine, where rates only say how
  * much of the machine each one got.
  */
-export async function runTool(cmd: string, args: string[], timeoutMs: number, signal?: AbortSignal): Promise<ToolRun> {
+export async function runTool(
+  cmd: string,
+  args: string[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+  opts: { forceKillAfterMs?: number; ownGroup?: boolean } = {},
+): Promise<ToolRun> {
   signal?.throwIfAborted();
   // The tool is the one child that ends during its run (the benchmark's servers end at its close),
   // so what the kernel adds to this process's reaped-children CPU is the tool's.
   const before = readProcStat('self')?.reapedChildrenCpuSeconds;
-  const r = await execa(cmd, args, { reject: false, all: true, forceKillAfterDelay: 2_000, timeout: timeoutMs, ...(signal ? { cancelSignal: signal } : {}) });
+  const r = await execa(cmd, args, {
+    reject: false,
+    all: true,
+    // A tool that ignores SIGTERM is killed this long after it; one with a teardown of its own (a
+    // `zerodrop run`) needs more than the default 2 s.
+    forceKillAfterDelay: opts.forceKillAfterMs ?? 2_000,
+    // In a group of its own, a Ctrl-C at the terminal does not reach it besides the cancel's SIGTERM
+    // (which a `zerodrop run` would take for a second Ctrl-C, skipping its teardown).
+    detached: opts.ownGroup ?? false,
+    timeout: timeoutMs,
+    ...(signal ? { cancelSignal: signal } : {}),
+  });
   const after = readProcStat('self')?.reapedChildrenCpuSeconds;
   // Interrupted: the tool was stopped half-way, so its output measures nothing.
   signal?.throwIfAborted();

@@ -64,11 +64,13 @@ export async function openClusterSession(
         log,
         ...tracking,
       });
-      return kubeSession('kind', new KubeClient(cluster.kubeConfig()), { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] }, {
+      const client = new KubeClient(cluster.kubeConfig());
+      return kubeSession('kind', client, { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] }, {
         allowNodeOperations: cluster.created,
         multiNode: true,
-        // zerodrop's kind config turns the ContainerStopSignals gate on (kind.ts).
-        containerStopSignals: true,
+        // zerodrop's kind config turns the ContainerStopSignals gate on (kind.ts); a cluster it reuses
+        // may have been made without it.
+        containerStopSignals: cluster.created || (await keepsContainerStopSignal(client, log)),
         onDispose: () => cluster.delete(),
         ...tracking,
       });

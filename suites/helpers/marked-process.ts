@@ -11,7 +11,20 @@ import { leftoverProcesses, listeningAddressesOf, listeningSockets } from './lef
 /** How long after the signal a process's pods and servers may take to be gone. */
 const GONE_WITHIN_MS = 3_000;
 
-export interface MarkedProcess {
+/** mulberry32: a small seeded generator, so that a failing draw of a random moment can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** Disposing it (`await using`) SIGKILLs the process if it still runs and stops the sampling, so a failed test leaves nothing. */
+export interface MarkedProcess extends AsyncDisposable {
   child: ChildProcess;
   env: { mark: string; stateDir: string; tmp: string };
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -58,6 +71,14 @@ export async function startMarked(dir: string, args: readonly string[]): Promise
       sampling = false;
       await sampler;
       return [...held];
+    },
+    [Symbol.asyncDispose]: async () => {
+      sampling = false;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      await sampler;
     },
   };
 }

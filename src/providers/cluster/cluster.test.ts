@@ -49,11 +49,13 @@ describe('an existing cluster from a kubeconfig', () => {
       other,
       KUBECONFIG.replaceAll('staging', 'dev').replace("https://prod.example:6443", 'https://shadowed.example:6443').replace('current-context: dev', ''),
     );
-    const env = { KUBECONFIG: `${file}:${other}` };
+    // A listed file that does not exist is skipped, as kubectl skips it.
+    const env = { KUBECONFIG: `${join(dir, 'missing')}:${file}:${other}` };
     expect(loadClusterConfig({}, env).getCurrentCluster()?.server).toBe('https://staging.example:6443');
     expect(loadClusterConfig({ context: 'dev' }, env).getCurrentCluster()?.server).toBe('https://dev.example:6443');
     // Both files name a context and cluster "prod": the first file's.
     expect(loadClusterConfig({ context: 'prod' }, env).getCurrentCluster()?.server).toBe('https://prod.example:6443');
     expect(() => loadClusterConfig({ context: 'qa' }, env)).toThrow(/context qa is not in \$KUBECONFIG \(.*config, .*other\); contexts: staging, prod, dev/);
+    expect(loadClusterConfig({ context: 'dev' }, { KUBECONFIG: `${join(dir, 'missing')}:${other}` }).getCurrentCluster()?.server).toBe('https://dev.example:6443');
   });
 });

@@ -2,15 +2,17 @@
 // namespace per run there and deletes only that namespace; it never cordons or drains the
 // cluster's nodes. Services are reached through LoadBalancer addresses.
 
+import { existsSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeconfigPath } from '../kube/prerequisites.ts';
 
 export function loadClusterConfig(opts: { kubeconfig?: string; context?: string } = {}, env = process.env): KubeConfig {
   const kc = new KubeConfig();
-  const list = env['KUBECONFIG']?.split(':').filter((p) => p !== '') ?? [];
+  // kubectl skips entries of $KUBECONFIG that do not exist.
+  const list = env['KUBECONFIG']?.split(':').filter((p) => p !== '' && existsSync(p)) ?? [];
   let source: string;
-  if (opts.kubeconfig || list.length <= 1) {
-    source = kubeconfigPath(opts.kubeconfig, env);
+  if (opts.kubeconfig || list.length < 2) {
+    source = opts.kubeconfig ?? list[0] ?? kubeconfigPath(undefined, env);
     kc.loadFromFile(source);
   } else {
     // Every file $KUBECONFIG lists, merged as kubectl merges them: the first file to name a

@@ -75,9 +75,10 @@ export async function assertNamespaceFree(client: KubeClient, namespace: string)
 
 /**
  * Deletes the run's namespace, after checking that it carries the run's label. Pods go first with
- * grace 0 (teardown stops everything at once), once their Deployments and ReplicaSets are gone
- * (orphaning them), so that no controller replaces them with pods the namespace delete would then
- * give their full grace period; Services are awaited, so that the next run can take the same NodePorts.
+ * grace 0 (teardown stops everything at once), after a delete of their Deployments and ReplicaSets
+ * that orphans them: a controller whose object is being deleted makes no replacement pod that the
+ * namespace delete would then give its full grace period. Services are awaited, so that the next
+ * run can take the same NodePorts.
  */
 export async function deleteRunNamespace(client: KubeClient, namespace: string, runId: string, opts: { timeoutMs?: number } = {}): Promise<void> {
   const { status, body } = await client.request<{ metadata?: { labels?: Record<string, string> } }>('GET', `/api/v1/namespaces/${namespace}`, { allow: [404] });
@@ -87,8 +88,10 @@ export async function deleteRunNamespace(client: KubeClient, namespace: string, 
   }
   const gone = { allow: [404] };
   const orphan = { body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Orphan' }, ...gone };
-  await client.request('DELETE', `/apis/apps/v1/namespaces/${namespace}/deployments`, orphan);
-  await client.request('DELETE', `/apis/apps/v1/namespaces/${namespace}/replicasets`, orphan);
+  // Best effort: a role without deletecollection on apps must not keep the namespace from going.
+  for (const kind of ['deployments', 'replicasets']) {
+    await client.request('DELETE', `/apis/apps/v1/namespaces/${namespace}/${kind}`, orphan).catch(() => undefined);
+  }
   await client.request('DELETE', `/api/v1/namespaces/${namespace}/pods`, { query: { gracePeriodSeconds: 0 }, ...gone });
   await client.request('DELETE', `/api/v1/namespaces/${namespace}/services`, gone).catch((err: unknown) => {
     // Older servers have no deletecollection for Services (405): the namespace delete removes them.

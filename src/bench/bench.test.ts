@@ -103,6 +103,29 @@ describe('rate ladder', () => {
     expect(seen).toEqual([1, 2]);
   });
 
+  it('climbs on past the first loss while every lost packet was a kernel drop, when asked', async () => {
+    const drops = (rate: number, lost: number, socketDrops: number): LadderStep => ({ rate, sent: rate, lost, held: 1, socketDrops });
+    const seen: number[] = [];
+    const ladder = await climb(
+      [1, 2, 3, 4, 5],
+      async (rate) => {
+        seen.push(rate);
+        return [drops(1, 0, 0), drops(2, 5, 5), drops(3, 9, 9), drops(4, 9, 7), drops(5, 0, 0)][rate - 1]!;
+      },
+      undefined,
+      true,
+    );
+    expect(seen).toEqual([1, 2, 3, 4]);
+    expect(ladder.best?.rate).toBe(1);
+    expect(ladder.failed?.rate).toBe(2);
+    expect(ladder.exact?.rate).toBe(3);
+    expect(ladder.inexact?.rate).toBe(4);
+    // Without drop counters only a step without loss is exact.
+    const blind = await climb([1, 2], async (rate) => step(rate, rate - 1), undefined, true);
+    expect(blind.exact?.rate).toBe(1);
+    expect(blind.inexact?.rate).toBe(2);
+  });
+
   it('does not count a step that was not held, even without loss', async () => {
     const ladder = await climb([1, 2], async (rate) => step(rate, 0, rate === 2 ? 0.5 : 1));
     expect(ladder.best?.rate).toBe(1);

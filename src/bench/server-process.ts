@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
-import { signalGroup, spawnGroup, waitForGroupsGone } from '../providers/local/processes.ts';
+import { forgetGroup, killGroupOnExit, signalGroup, spawnGroup, waitForGroupsGone } from '../providers/local/processes.ts';
 
 export interface ServerProcess extends AsyncDisposable {
   readonly child: ChildProcess;
@@ -27,15 +27,6 @@ export interface ServerOptions {
 
 const STOP_TIMEOUT_MS = 3_000;
 
-const running = new Map<number, string | undefined>();
-let exitHookInstalled = false;
-function killRunningOnExit(): void {
-  for (const [pid, dir] of running) {
-    signalGroup(pid, 'SIGKILL');
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 export function startServerProcess(argv: readonly string[], o: ServerOptions): ServerProcess {
   const child = spawnGroup(argv, { cwd: o.cwd, env: o.env ?? process.env });
   // A server that cannot start (no such binary) ends at once; the caller's wait for it fails.
@@ -46,13 +37,7 @@ export function startServerProcess(argv: readonly string[], o: ServerOptions): S
   if (!o.readStdout) child.stdout?.resume();
   child.stderr?.pipe(process.stderr, { end: false });
   const pid = child.pid;
-  if (pid !== undefined) {
-    running.set(pid, o.dir);
-    if (!exitHookInstalled) {
-      process.on('exit', killRunningOnExit);
-      exitHookInstalled = true;
-    }
-  }
+  if (pid !== undefined) killGroupOnExit(pid, o.dir);
   const dispose = async (): Promise<void> => {
     if (pid !== undefined) {
       signalGroup(pid, o.stopSignal);
@@ -62,7 +47,7 @@ export function startServerProcess(argv: readonly string[], o: ServerOptions): S
       // The group's other processes (nginx's worker) may outlive the leader by a moment.
       signalGroup(pid, 'SIGKILL');
       await waitForGroupsGone([pid], STOP_TIMEOUT_MS);
-      running.delete(pid);
+      forgetGroup(pid);
     }
     if (o.dir !== undefined) rmSync(o.dir, { recursive: true, force: true });
   };

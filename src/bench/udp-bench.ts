@@ -37,6 +37,7 @@ export interface LadderStep {
   lost: number;
   /** Sent rate as a fraction of the step's rate. */
   held: number;
+  /** Datagrams the kernel dropped at full receive buffers on the load's and the target's sockets. */
   socketDrops?: number;
 }
 
@@ -46,6 +47,14 @@ export interface Ladder {
   best?: LadderStep;
   /** The first step that lost packets or was not held. */
   failed?: LadderStep;
+  /**
+   * zerodrop's ladder only: the highest step held where every lost packet is one the kernel counted
+   * as dropped at a full socket buffer, that is, the highest rate at which the generator reported no
+   * loss that did not happen. The climb goes on past the first loss up to the first step where that
+   * is not so (`inexact`).
+   */
+  exact?: LadderStep;
+  inexact?: LadderStep;
 }
 
 /** A step counts when nothing was lost and at least this fraction of the rate was sent. */
@@ -55,8 +64,20 @@ export function passes(s: LadderStep): boolean {
   return s.lost === 0 && s.held >= HELD_FRACTION;
 }
 
-/** Climbs `rates` with `measure` until a step fails. */
-export async function climb(rates: readonly number[], measure: (rate: number) => Promise<LadderStep>, signal?: AbortSignal): Promise<Ladder> {
+/** Lost packets the kernel's drop counters do not account for; undefined where they could not be read. */
+export function unexplainedLoss(s: LadderStep): number | undefined {
+  return s.socketDrops === undefined ? undefined : Math.max(0, s.lost - s.socketDrops);
+}
+
+function exact(s: LadderStep): boolean {
+  return s.held >= HELD_FRACTION && (s.lost === 0 || unexplainedLoss(s) === 0);
+}
+
+/**
+ * Climbs `rates` with `measure` until a step fails. With `untilInexact`, it climbs on past the first
+ * loss while every loss is a kernel drop (see Ladder.exact).
+ */
+export async function climb(rates: readonly number[], measure: (rate: number) => Promise<LadderStep>, signal?: AbortSignal, untilInexact = false): Promise<Ladder> {
   const ladder: Ladder = { steps: [] };
   for (const rate of rates) {
     signal?.throwIfAborted();
@@ -64,11 +85,14 @@ export async function climb(rates: readonly number[], measure: (rate: number) =>
     // An interrupted step stopped early: it measured nothing.
     signal?.throwIfAborted();
     ladder.steps.push(step);
-    if (!passes(step)) {
-      ladder.failed = step;
-      break;
+    const clean = ladder.failed === undefined && passes(step);
+    if (clean) ladder.best = step;
+    else ladder.failed ??= step;
+    if (untilInexact && ladder.inexact === undefined) {
+      if (exact(step)) ladder.exact = step;
+      else ladder.inexact = step;
     }
-    ladder.best = step;
+    if (!clean && (!untilInexact || ladder.inexact !== undefined)) break;
   }
   return ladder;
 }
@@ -119,6 +143,7 @@ async function zerodropDirect(o: UdpBenchOptions): Promise<Ladder> {
       return stepOf(rate, await load.done);
     },
     o.signal,
+    true,
   );
 }
 
@@ -171,6 +196,18 @@ function ladderRow(tool: string, target: string, flows: number, ladder: Ladder |
   return row;
 }
 
+/** The row of the issue's target: the highest rate at which every loss zerodrop reported was real. */
+function exactRow(flows: number, ladder: Ladder | undefined): BenchRow {
+  const row: BenchRow = { bench: 'udp', tool: 'zerodrop', target: 'udp echo, direct: zero false loss', connections: flows, unit: 'pkt/s', status: ladder ? 'ok' : 'failed' };
+  const top = ladder?.exact;
+  if (top !== undefined) row.value = top.rate;
+  const drops = top && top.lost > 0 ? `; at ${top.rate.toLocaleString('en-US')}/s all ${top.lost.toLocaleString('en-US')} lost were kernel drops at a full receive buffer` : '';
+  const stop = ladder?.inexact;
+  row.loss = stop ? `${(unexplainedLoss(stop) ?? stop.lost).toLocaleString('en-US')} unexplained at ${stop.rate.toLocaleString('en-US')}/s${stop.held < HELD_FRACTION ? ' (not held)' : ''}` : 'none unexplained';
+  row.note = `lost = kernel drops (/proc/net/udp) at every step up to here${drops}`;
+  return row;
+}
+
 export async function udpBench(o: UdpBenchOptions): Promise<{ rows: BenchRow[]; detail: Record<string, unknown> }> {
   const detail: Record<string, unknown> = { flows: o.flows, payloadBytes: o.payloadBytes, stepMs: o.stepMs, rates: o.rates };
   const attempt = async (f: () => Promise<Ladder>): Promise<{ ladder?: Ladder; error?: string }> => {
@@ -191,6 +228,7 @@ export async function udpBench(o: UdpBenchOptions): Promise<{ rows: BenchRow[]; 
   const sizeNote = `${o.payloadBytes} B datagrams, ${o.stepMs / 1000} s a step`;
   const rows: BenchRow[] = [
     ladderRow('zerodrop', 'udp echo, direct', o.flows, direct.ladder, direct.error ? 'failed' : 'ok', direct.error ?? `echoed, per-packet accounting; ${sizeNote}`),
+    exactRow(o.flows, direct.ladder),
     ladderRow('zerodrop', 'udp echo via Service balancer', o.flows, balanced.ladder, balanced.error ? 'failed' : 'ok', balanced.error ?? 'echoed through src/providers/local/udp-balancer.ts'),
   ];
   if (!iperf) rows.push({ bench: 'udp', tool: 'iperf3 -u', target: 'iperf3 server', connections: 1, unit: 'pkt/s', status: 'not installed', note: 'apt-get install iperf3' });

@@ -228,6 +228,82 @@ describe('outcome classes', () => {
   });
 });
 
+/** A TCP server that answers each request (one per read, enough here) with `answer(n)`, n counting from 1. */
+async function rawServer(answer: (n: number, socket: net.Socket) => void): Promise<{ port: number; sockets: () => number }> {
+  let n = 0;
+  let sockets = 0;
+  const open = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets++;
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+    socket.on('error', () => undefined);
+    socket.on('data', () => answer(++n, socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    for (const s of open) s.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return { port: (server.address() as AddressInfo).port, sockets: () => sockets };
+}
+
+describe('HTTP/1.1 framing', () => {
+  it('reads chunked responses, cut anywhere, and keeps the connection', async () => {
+    const body = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nx-zerodrop-pod: pod-ch\r\n\r\n4\r\nabcd\r\n0\r\n\r\n';
+    const server = await rawServer((n, socket) => {
+      // Every other response in two writes, cut at a different byte each time.
+      if (n % 2 === 0) socket.write(body);
+      else {
+        const cut = 1 + (n % (body.length - 1));
+        socket.write(body.slice(0, cut));
+        setTimeout(() => socket.write(body.slice(cut)), 2);
+      }
+    });
+    const recorder = new Recorder();
+    const load = track(startHttpLoad('chunked', http11({ keepAlive: true }), { host: '127.0.0.1', port: server.port }, recorder, { maxRequests: 20 }));
+    const summary = await load.done;
+    expect(summary).toMatchObject({ sent: 20, completed: 20 });
+    expect(recorder.timeline.requests.every((r) => r.pod === 'pod-ch' && r.status === 200)).toBe(true);
+    expect(server.sockets()).toBe(1);
+  });
+
+  it('reads a response without a length to the close, and opens a new connection for the next', async () => {
+    const server = await rawServer((_n, socket) => socket.end('HTTP/1.1 200 OK\r\nx-zerodrop-pod: pod-1\r\n\r\nuntil the end'));
+    const recorder = new Recorder();
+    const load = track(startHttpLoad('close', http11({ keepAlive: true }), { host: '127.0.0.1', port: server.port }, recorder, { maxRequests: 3 }));
+    await load.done;
+    expect(recorder.timeline.requests.map((r) => [r.outcome, r.newConnection])).toEqual([
+      ['ok', true],
+      ['ok', true],
+      ['ok', true],
+    ]);
+    expect(server.sockets()).toBe(3);
+  });
+
+  it('opens a new connection after a response that says Connection: close, without losing a request', async () => {
+    const server = await rawServer((n, socket) => socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 0\r\n${n % 2 === 0 ? 'Connection: close\r\n' : ''}\r\n`));
+    const recorder = new Recorder();
+    const load = track(startHttpLoad('cc', http11({ keepAlive: true }), { host: '127.0.0.1', port: server.port }, recorder, { maxRequests: 6 }));
+    const summary = await load.done;
+    expect(summary).toMatchObject({ sent: 6, completed: 6 });
+    expect(recorder.timeline.requests.map((r) => r.newConnection)).toEqual([true, false, true, false, true, false]);
+  });
+
+  it('records something that is not an HTTP response as error, once', async () => {
+    const server = await rawServer((_n, socket) => socket.write('SSH-2.0-OpenSSH_9.6\r\n\r\n'));
+    const { record } = await one(server.port, '/');
+    expect(record).toMatchObject({ outcome: 'error' });
+    expect(record.error).toMatch(/invalid response: not an HTTP\/1.x status line/);
+  });
+
+  it('refuses a path that would break the request line', () => {
+    const recorder = new Recorder();
+    expect(() => startHttpLoad('x', single('/a b'), { host: '127.0.0.1', port: 1 }, recorder)).toThrow(/path must not contain spaces/);
+    expect(() => startHttpLoad('x', single('/a\r\nHost: evil'), { host: '127.0.0.1', port: 1 }, recorder)).toThrow(/path/);
+  });
+});
+
 describe('connections', () => {
   it('keep-alive reuses one socket: only the first request opens it', async () => {
     const server = await startServer((_req, res) => reply(res));
@@ -261,7 +337,7 @@ describe('connections', () => {
   });
 
   it('never retries: a failing request reaches the server exactly once', async () => {
-    // Keep-alive, so that undici's paths for requests on a socket that closes are exercised: every
+    // Keep-alive, so that the generator's paths for requests on a socket that closes are exercised: every
     // request after the first on a socket fails (reset, close without response, or 503).
     let n = 0;
     const perSocket = new WeakMap<object, number>();

@@ -1,12 +1,11 @@
-// HTTP/1.1 load generator on undici. It records one RequestRecord per request, on the run clock,
+// HTTP/1.1 load generator on node:net. It records one RequestRecord per request, on the run clock,
 // with the pod that served it and the client socket it used, so that the harness can join each
 // request to the load balancer's connection record (by local port) and to the pods' shutdown steps.
 //
-// No retries anywhere, by rule (DESIGN.md "Traffic and accounting"): each worker owns one undici
-// `Client` (one socket at a time, pipelining 1) and sends one request at a time, so a request that
-// fails is recorded as failed and never sent again. A bare undici 8 Client follows no redirects
-// (request-level maxRedirections is gone; redirects and retries only exist as interceptors, and
-// none is composed here) and, with one request at a time, has no pipelined request to re-dispatch.
+// No retries anywhere, by rule (DESIGN.md "Traffic and accounting"): each worker owns one socket at
+// a time and writes one request at a time on it, and a request that fails is recorded as failed and
+// never written again. Nothing between the generator and the socket could retry or redirect: the
+// client is ours (http1-response.ts parses the responses), so every outcome is what the socket saw.
 //
 // Modes:
 // - open: requests are scheduled at a fixed total rate, k / rate after the start, regardless of
@@ -17,13 +16,13 @@
 //   (the shape of `hey -c 100 -q 10`).
 // - single: one request (a long request in flight during a drain, for instance).
 
-import type { Socket } from 'node:net';
-import { Client, buildConnector, type Dispatcher } from 'undici';
+import net, { type Socket } from 'node:net';
 import type { HttpLoadSpec, SingleRequestSpec } from '../model/load.ts';
 import type { Outcome, RequestRecord } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { classifyError, classifyStatus, harnessError } from './outcome.ts';
-import { headerValue, nextDue, RequestLoad, requestRecord, type InFlightRequest } from './request-load.ts';
+import { ResponseParser } from './http1-response.ts';
+import { nextDue, RequestLoad, requestRecord, type InFlightRequest } from './request-load.ts';
 
 export interface LoadTarget {
   host: string;
@@ -93,10 +92,6 @@ export function attributeResponse(rec: Pick<RequestRecord, 'pod' | 'gateway' | '
     rec.pod = pod;
   }
 }
-/** undici's own timers back up the generator's per-request timer, which should always fire first. */
-const UNDICI_TIMEOUT_SLACK_MS = 1_000;
-/** After the generator cancels a request, how long undici gets to hand it back before the worker moves on. */
-const CANCEL_GRACE_MS = 2_000;
 const MAX_CONNECTIONS = 10_000;
 
 export function startHttpLoad(
@@ -118,6 +113,8 @@ function validate(spec: HttpLoadSpec | SingleRequestSpec): void {
   };
   positive('timeoutMs', spec.timeoutMs);
   if (!spec.path.startsWith('/')) throw new RangeError(`load spec: path must start with "/", got ${JSON.stringify(spec.path)}`);
+  // The path goes into the request line as it is: a space or a CR/LF there would make another request.
+  if ([...spec.path].some((ch) => ch.charCodeAt(0) <= 0x20 || ch.charCodeAt(0) === 0x7f)) throw new RangeError(`load spec: path must not contain spaces or control characters, got ${JSON.stringify(spec.path)}`);
   if (spec.kind === 'single') return;
   if (!Number.isInteger(spec.connections) || spec.connections < 1 || spec.connections > MAX_CONNECTIONS) {
     throw new RangeError(`load spec: connections must be an integer in [1, ${MAX_CONNECTIONS}], got ${spec.connections}`);
@@ -126,219 +123,232 @@ function validate(spec: HttpLoadSpec | SingleRequestSpec): void {
   if (spec.mode === 'closed' && spec.ratePerWorker !== undefined) positive('ratePerWorker', spec.ratePerWorker);
 }
 
-/** The socket a worker's client currently has open, as the connector saw it open. */
-interface Conn {
-  socket: Socket;
+/** One TCP connection of a worker. */
+class Connection {
+  readonly socket: Socket;
+  connected = false;
+  /** False once the server closed it, it failed, or it must not carry another request. */
+  usable = true;
   localPort: number | undefined;
   /** Run-clock time the TCP connection was established. */
-  openedAt: number;
-  /** Requests started on this socket so far. */
-  uses: number;
-  /** First error the socket emitted (a reset shows here even when undici reports something else). */
-  error?: Error;
-}
+  openedAt = 0;
+  /** Requests written on this connection so far. */
+  uses = 0;
 
-/** One connection slot: one undici Client, one socket at a time, one request at a time. */
-class Worker {
-  client: Client;
-  conn: Conn | undefined;
-  /** open mode: puts the worker back in the idle list (made once per worker). */
-  onIdle: (() => void) | undefined;
-  private readonly origin: string;
-  private readonly timeoutMs: number;
-  private readonly now: () => number;
-
-  constructor(origin: string, timeoutMs: number, now: () => number) {
-    this.origin = origin;
-    this.timeoutMs = timeoutMs;
-    this.now = now;
-    this.client = this.newClient();
-  }
-
-  private newClient(): Client {
-    const base = buildConnector({ timeout: this.timeoutMs });
-    const connect: buildConnector.connector = (options, callback) => {
-      base(options, (err, socket) => {
-        if (err !== null) {
-          callback(err, null);
-          return;
-        }
-        // A late connect of a client that was replaced must not become the worker's socket.
-        if (this.client === client) {
-          const conn: Conn = { socket, localPort: socket.localPort, openedAt: this.now(), uses: 0 };
-          socket.once('error', (e) => (conn.error ??= e));
-          this.conn = conn;
-        }
-        callback(null, socket);
-      });
-    };
-    const client: Client = new Client(this.origin, {
-      pipelining: 1,
-      allowH2: false,
-      connect,
-      headersTimeout: this.timeoutMs + UNDICI_TIMEOUT_SLACK_MS,
-      bodyTimeout: this.timeoutMs + UNDICI_TIMEOUT_SLACK_MS,
-    });
-    return client;
-  }
-
-  /** Abandons the current client (its queued request fails with `err`) and starts a fresh one. */
-  replaceClient(err: Error): void {
-    const old = this.client;
-    this.conn = undefined;
-    this.client = this.newClient();
-    old.destroy(err).catch(() => undefined);
-  }
-
-  async close(): Promise<void> {
-    await this.client.destroy().catch(() => undefined);
+  constructor(socket: Socket) {
+    this.socket = socket;
   }
 }
 
-/** What an exchange needs from its load: where to record, and how to count and forget it. */
-interface ExchangeSink {
+/** What a worker needs from its load. */
+interface WorkerSink {
   readonly id: string;
   readonly recorder: Recorder;
   readonly spec: HttpLoadSpec | SingleRequestSpec;
+  readonly target: LoadTarget;
+  /** The request's bytes, the same for every request of the load. */
+  readonly request: Buffer;
+  readonly keepAlive: boolean;
   finished(exchange: Exchange, outcome: Outcome): void;
-  released(exchange: Exchange): void;
 }
 
 /**
- * One request on one worker: undici's handler for it, its timeout, and the record it leaves. A class
- * rather than closures, because the generator makes tens of thousands of these a second and each
- * allocation is paid for again in garbage collection.
+ * One connection slot: one socket at a time, one request at a time, and one timer for the request in
+ * flight (refreshed per request rather than made per request). Every outcome comes straight from
+ * the socket: an error event (refused, reset), its end before a complete response (eof), or the timer.
  */
-class Exchange implements Dispatcher.DispatchHandler, InFlightRequest {
-  private readonly sink: ExchangeSink;
-  private readonly worker: Worker;
-  /** Called once the worker is free again, on a later microtask (never inside undici's callbacks). */
-  private readonly onFree: () => void;
-  private readonly start: number;
-  private readonly timeoutTimer: NodeJS.Timeout;
-  private graceTimer: NodeJS.Timeout | undefined;
-  private controller: Dispatcher.DispatchController | undefined;
-  private conn: Conn | undefined;
-  private recorded = false;
-  private released = false;
-  private status: number | undefined;
-  private pod: string | undefined;
-  private gateway: string | undefined;
-  private newConnection = false;
-  private settle: (() => void) | undefined;
-  private donePromise: Promise<void> | undefined;
+class Worker {
+  private readonly sink: WorkerSink;
+  private conn: Connection | undefined;
+  /** The request in flight, if any. */
+  private exchange: Exchange | undefined;
+  private readonly parser = new ResponseParser();
+  private timer: NodeJS.Timeout | undefined;
+  /** open mode: puts the worker back in the idle list (made once per worker). */
+  onIdle: (() => void) | undefined;
 
-  constructor(sink: ExchangeSink, worker: Worker, onFree: () => void) {
+  constructor(sink: WorkerSink) {
     this.sink = sink;
-    this.worker = worker;
-    this.onFree = onFree;
-    this.start = sink.recorder.now();
-    this.timeoutTimer = setTimeout(Exchange.onTimeout, sink.spec.timeoutMs, this);
   }
 
-  private static onTimeout(this: void, exchange: Exchange): void {
-    exchange.cancel(harnessError('ZERODROP_TIMEOUT', `no complete response within ${exchange.sink.spec.timeoutMs} ms`));
+  send(exchange: Exchange): void {
+    this.exchange = exchange;
+    if (this.timer === undefined) this.timer = setTimeout(Worker.onTimer, this.sink.spec.timeoutMs, this);
+    else this.timer.refresh();
+    const conn = this.conn?.usable === true ? this.conn : this.connect();
+    if (conn.connected) this.write(conn, exchange);
+    // else: written once connected (onConnect)
   }
 
-  /** Resolves once the worker is free again: at most timeoutMs + CANCEL_GRACE_MS after the start. Made only when asked for (on stop). */
-  get done(): Promise<void> {
-    this.donePromise ??= this.released ? Promise.resolve() : new Promise<void>((resolve) => (this.settle = resolve));
-    return this.donePromise;
+  /** Cancels the request in flight (timeout or abort): it is recorded with `err` and its connection closed. */
+  cancel(exchange: Exchange, err: Error): void {
+    if (this.exchange !== exchange) return;
+    this.drop(this.conn);
+    this.finish(classifyError(err));
   }
 
-  dispatch(): void {
-    const keepAlive = this.sink.spec.kind === 'http' && this.sink.spec.keepAlive;
-    try {
-      this.worker.client.dispatch(
-        // reset: true sends `connection: close` and closes the socket after the response.
-        { path: this.sink.spec.path, method: 'GET', headers: REQUEST_HEADERS, reset: !keepAlive, idempotent: true },
-        this,
-      );
-    } catch (err) {
-      this.fail(err);
+  close(): void {
+    clearTimeout(this.timer);
+    this.drop(this.conn);
+  }
+
+  private static onTimer(this: void, worker: Worker): void {
+    // The timer is refreshed at every request's start; firing while idle is the last request's timer.
+    const exchange = worker.exchange;
+    if (exchange !== undefined) worker.cancel(exchange, harnessError('ZERODROP_TIMEOUT', `no complete response within ${worker.sink.spec.timeoutMs} ms`));
+  }
+
+  private connect(): Connection {
+    this.drop(this.conn);
+    const { host, port } = this.sink.target;
+    const socket = net.connect({ host, port, noDelay: true });
+    const conn = new Connection(socket);
+    this.conn = conn;
+    socket.on('connect', () => this.onConnect(conn));
+    socket.on('data', (chunk: Buffer) => this.onData(conn, chunk));
+    socket.on('end', () => this.onClosed(conn, 'other side closed before a complete response'));
+    socket.on('close', () => this.onClosed(conn, 'connection closed before a complete response'));
+    socket.on('error', (err) => this.onError(conn, err));
+    return conn;
+  }
+
+  /** Closes a connection and forgets it; its late events are ignored. */
+  private drop(conn: Connection | undefined): void {
+    if (conn === undefined) return;
+    conn.usable = false;
+    if (this.conn === conn) this.conn = undefined;
+    conn.socket.destroy();
+  }
+
+  private write(conn: Connection, exchange: Exchange): void {
+    conn.uses++;
+    exchange.onWire(conn, conn.uses === 1);
+    this.parser.reset();
+    conn.socket.write(this.sink.request);
+  }
+
+  private onConnect(conn: Connection): void {
+    conn.connected = true;
+    conn.localPort = conn.socket.localPort;
+    conn.openedAt = this.sink.recorder.now();
+    const exchange = this.exchange;
+    if (exchange !== undefined && this.conn === conn) this.write(conn, exchange);
+  }
+
+  private onData(conn: Connection, chunk: Buffer): void {
+    const exchange = this.exchange;
+    if (exchange === undefined || exchange.conn !== conn) {
+      // Bytes nobody asked for: the connection's framing can no longer be trusted.
+      this.drop(conn);
+      return;
     }
-  }
-
-  private record(outcome: Outcome, error?: string): void {
-    if (this.recorded) return;
-    this.recorded = true;
-    clearTimeout(this.timeoutTimer);
-    const { sink, conn } = this;
-    const rec = requestRecord(sink.recorder, { load: sink.id, start: this.start, outcome, newConnection: this.newConnection, path: sink.spec.path, service: sink.spec.service });
-    if (this.status !== undefined) rec.status = this.status;
-    attributeResponse(rec, this.pod, this.gateway);
-    if (conn?.localPort !== undefined) rec.localPort = conn.localPort;
-    if (conn !== undefined) rec.connectionStart = conn.openedAt;
-    if (error !== undefined) rec.error = error;
-    sink.recorder.request(rec);
-    sink.finished(this, outcome);
-  }
-
-  private release(): void {
-    if (this.released) return;
-    this.released = true;
-    clearTimeout(this.timeoutTimer);
-    clearTimeout(this.graceTimer);
-    this.sink.released(this);
-    this.settle?.();
-    queueMicrotask(this.onFree);
-  }
-
-  private fail(err: unknown): void {
-    const c = classifyError(err, this.conn?.error);
-    this.record(c.outcome, c.error);
-    this.release();
-  }
-
-  /** The generator's own timeout (or an abort): record now, then make undici let go of the request. */
-  cancel(err: Error): void {
-    if (this.recorded) return;
-    const c = classifyError(err);
-    this.record(c.outcome, c.error);
-    if (this.controller) this.controller.abort(err);
-    else this.worker.replaceClient(err); // still connecting: only destroying the client stops it
-    this.graceTimer = setTimeout(() => this.release(), CANCEL_GRACE_MS);
-    // A backstop only: during a run the harness's listeners keep the process up anyway, and an
-    // interrupted harness that has torn everything down must not wait for it to exit.
-    this.graceTimer.unref();
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    // One request at a time per client: the request is being written to the worker's socket.
-    const conn = this.worker.conn;
-    if (conn) {
-      this.conn = conn;
-      this.newConnection = conn.uses === 0;
-      conn.uses++;
+    const fed = this.parser.feed(chunk);
+    if (fed === 'more') return;
+    if (fed === 'invalid') {
+      this.drop(conn);
+      this.finish({ outcome: 'error', error: `invalid response: ${this.parser.error}` });
+      return;
     }
+    if (!this.sink.keepAlive || !this.parser.keepAlive || this.parser.trailing) this.drop(conn);
+    this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
   }
 
-  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: ResponseHeaders): void {
-    this.status = statusCode;
-    this.pod = headerValue(headers[POD_HEADER]);
-    this.gateway = headerValue(headers[GATEWAY_HEADER]);
+  /** The server ended the connection (FIN), or it closed: the request on it ends here. */
+  private onClosed(conn: Connection, why: string): void {
+    const exchange = this.exchange;
+    const current = exchange !== undefined && exchange.conn === conn;
+    this.drop(conn);
+    if (!current) return;
+    if (this.parser.endOfStream()) this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
+    else this.finish(classifyError(harnessError('ZERODROP_EOF', why)));
   }
 
-  onResponseData(): void {}
-
-  onResponseEnd(): void {
-    this.record(classifyStatus(this.status ?? 0));
-    this.release();
+  private onError(conn: Connection, err: Error): void {
+    const exchange = this.exchange;
+    // A request waits on a connection that is still connecting, so a refused connect is its outcome.
+    const current = exchange !== undefined && this.conn === conn;
+    this.drop(conn);
+    if (current) this.finish(classifyError(err));
   }
 
-  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
-    this.fail(err);
+  private finish(c: { outcome: Outcome; error?: string }): void {
+    const exchange = this.exchange;
+    if (exchange === undefined) return;
+    this.exchange = undefined;
+    const parser = this.parser;
+    const headRead = parser.status !== undefined && exchange.conn !== undefined;
+    exchange.finish(c.outcome, c.error, headRead ? parser : undefined);
   }
 }
 
-type ResponseHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
+/**
+ * One request: when it started, the connection it went out on, and the record it leaves. The
+ * generator makes tens of thousands of these a second, so it holds only what the record needs.
+ */
+class Exchange implements InFlightRequest {
+  private readonly sink: WorkerSink;
+  private readonly worker: Worker;
+  /** Called once the worker is free again, on a later microtask (never inside a socket callback). */
+  private readonly onFree: () => void;
+  private readonly start: number;
+  private readonly forget: (exchange: Exchange) => void;
+  /** The connection the request was written on (undefined while connecting). */
+  conn: Connection | undefined;
+  private newConnection = false;
+  private over = false;
+  private settle: (() => void) | undefined;
+  private donePromise: Promise<void> | undefined;
 
-/** The same headers object for every request; undici only reads it. */
-const REQUEST_HEADERS = Object.freeze({ 'user-agent': 'zerodrop' });
+  constructor(sink: WorkerSink, worker: Worker, onFree: () => void, forget: (exchange: Exchange) => void) {
+    this.sink = sink;
+    this.worker = worker;
+    this.onFree = onFree;
+    this.forget = forget;
+    this.start = sink.recorder.now();
+  }
 
-class HttpLoad extends RequestLoad implements ExchangeSink {
+  /** Resolves once the request is over. Made only when asked for (on stop). */
+  get done(): Promise<void> {
+    this.donePromise ??= this.over ? Promise.resolve() : new Promise<void>((resolve) => (this.settle = resolve));
+    return this.donePromise;
+  }
+
+  cancel(err: Error): void {
+    this.worker.cancel(this, err);
+  }
+
+  onWire(conn: Connection, fresh: boolean): void {
+    this.conn = conn;
+    this.newConnection = fresh;
+  }
+
+  finish(outcome: Outcome, error: string | undefined, response: ResponseParser | undefined): void {
+    if (this.over) return;
+    this.over = true;
+    const { sink, conn } = this;
+    const rec = requestRecord(sink.recorder, { load: sink.id, start: this.start, outcome, newConnection: this.newConnection, path: sink.spec.path, service: sink.spec.service });
+    if (response !== undefined) {
+      rec.status = response.status!;
+      attributeResponse(rec, response.pod, response.gateway);
+    }
+    if (conn?.localPort !== undefined) {
+      rec.localPort = conn.localPort;
+      rec.connectionStart = conn.openedAt;
+    }
+    if (error !== undefined) rec.error = error;
+    sink.recorder.request(rec);
+    sink.finished(this, outcome);
+    this.forget(this);
+    this.settle?.();
+    queueMicrotask(this.onFree);
+  }
+}
+
+class HttpLoad extends RequestLoad implements WorkerSink {
   readonly spec: HttpLoadSpec | SingleRequestSpec;
+  readonly target: LoadTarget;
+  readonly request: Buffer;
+  readonly keepAlive: boolean;
   private readonly mode: LoadSummary['mode'];
 
   private readonly workers: Worker[] = [];
@@ -352,6 +362,9 @@ class HttpLoad extends RequestLoad implements ExchangeSink {
   constructor(id: string, spec: HttpLoadSpec | SingleRequestSpec, target: LoadTarget, recorder: Recorder, opts: HttpLoadOptions) {
     super(id, target, recorder, opts);
     this.spec = spec;
+    this.target = target;
+    this.keepAlive = spec.kind === 'http' && spec.keepAlive;
+    this.request = requestBytes(spec.path, this.origin, this.keepAlive);
     this.mode = spec.kind === 'single' ? 'single' : spec.mode;
     this.notesBounds = this.mode !== 'single';
   }
@@ -360,9 +373,9 @@ class HttpLoad extends RequestLoad implements ExchangeSink {
     this.count(outcome);
   }
 
-  released(exchange: Exchange): void {
+  private readonly forget = (exchange: Exchange): void => {
     this.inFlight.delete(exchange);
-  }
+  };
 
   protected schedule(): void {
     const spec = this.spec;
@@ -382,8 +395,9 @@ class HttpLoad extends RequestLoad implements ExchangeSink {
     this.timer = undefined;
   }
 
-  protected async closeConnections(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close()));
+  protected closeConnections(): Promise<void> {
+    for (const worker of this.workers) worker.close();
+    return Promise.resolve();
   }
 
   protected summary(stoppedAt: number): LoadSummary {
@@ -399,7 +413,7 @@ class HttpLoad extends RequestLoad implements ExchangeSink {
   }
 
   private newWorker(): Worker {
-    const worker = new Worker(this.origin, this.spec.timeoutMs, () => this.recorder.now());
+    const worker = new Worker(this);
     this.workers.push(worker);
     return worker;
   }
@@ -457,8 +471,14 @@ class HttpLoad extends RequestLoad implements ExchangeSink {
 
   /** Sends one request on `worker` and records it; `onFree` runs once the worker is free again. */
   private send(worker: Worker, onFree: () => void): void {
-    const exchange = new Exchange(this, worker, onFree);
+    const exchange = new Exchange(this, worker, onFree, this.forget);
     this.inFlight.add(exchange);
-    exchange.dispatch();
+    worker.send(exchange);
   }
+}
+
+/** The request every worker writes: a GET with the Host its origin names, closing the connection unless kept alive. */
+function requestBytes(path: string, origin: string, keepAlive: boolean): Buffer {
+  const host = origin.slice('http://'.length);
+  return Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: zerodrop\r\n${keepAlive ? '' : 'Connection: close\r\n'}\r\n`, 'latin1');
 }

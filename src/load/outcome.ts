@@ -1,6 +1,6 @@
 // Maps what went wrong with a request to an outcome class (DESIGN.md "Traffic and accounting").
-// Errors come from undici, from node:net underneath it, or from the generator itself (its own
-// per-request timer, an abort). The class is what assertions and reports key on; the message is
+// Errors come from node:net and node:http2, or from the generator itself (its own per-request
+// timer, an end of the connection before a complete response, an abort). The class is what assertions and reports key on; the message is
 // kept for humans.
 
 import type { Outcome } from '../model/timeline.ts';
@@ -14,21 +14,11 @@ export interface Classified {
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /** Errors that mean the peer closed the connection (FIN) before a complete response. */
-const EOF_CODES = new Set([
-  'UND_ERR_SOCKET', // "other side closed", "closed"
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', // closed mid-body
-  'HPE_INVALID_EOF_STATE', // llhttp: EOF in the middle of a message
-]);
+const EOF_CODES = new Set(['ZERODROP_EOF']);
 
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ETIMEDOUT',
-  'ZERODROP_TIMEOUT',
-]);
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ZERODROP_TIMEOUT']);
 
-const ABORT_CODES = new Set(['UND_ERR_ABORTED', 'ABORT_ERR', 'ZERODROP_ABORTED']);
+const ABORT_CODES = new Set(['ABORT_ERR', 'ZERODROP_ABORTED']);
 
 /** Every `code` on the error, its `cause` chain and an AggregateError's members, outermost first. */
 export function errorCodes(err: unknown): string[] {
@@ -54,12 +44,8 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
-/**
- * Classifies a failed request. `socketError` is an error the request's socket itself emitted, if
- * any: undici reports a reset that arrives mid-body as a content-length mismatch, but the socket
- * saw ECONNRESET, and a reset is what happened.
- */
-export function classifyError(err: unknown, socketError?: unknown): Classified {
+/** Classifies a failed request. */
+export function classifyError(err: unknown): Classified {
   const codes = errorCodes(err);
   const message = errorMessage(err);
   const has = (set: Set<string>) => codes.some((c) => set.has(c));
@@ -69,12 +55,7 @@ export function classifyError(err: unknown, socketError?: unknown): Classified {
   }
   if (has(TIMEOUT_CODES)) return { outcome: 'timeout', error: message };
   if (has(RESET_CODES)) return { outcome: 'reset', error: message };
-  if (has(EOF_CODES)) {
-    if (errorCodes(socketError).some((c) => RESET_CODES.has(c))) {
-      return { outcome: 'reset', error: `${message} (socket: ${errorMessage(socketError)})` };
-    }
-    return { outcome: 'eof', error: message };
-  }
+  if (has(EOF_CODES)) return { outcome: 'eof', error: message };
   return { outcome: 'error', error: message };
 }
 
@@ -84,6 +65,6 @@ export function classifyStatus(status: number): Outcome {
 }
 
 /** An error the generator raises itself, carrying a code that classifyError knows. */
-export function harnessError(code: 'ZERODROP_TIMEOUT' | 'ZERODROP_ABORTED', message: string): Error {
+export function harnessError(code: 'ZERODROP_TIMEOUT' | 'ZERODROP_ABORTED' | 'ZERODROP_EOF', message: string): Error {
   return Object.assign(new Error(message), { code });
 }

@@ -11,7 +11,7 @@
 // exits without its teardown (a second Ctrl-C) SIGKILLs every running client group from its exit
 // hook, as the local provider does its pods.
 
-import { groupAlive, signalGroup, spawnGroup, waitForGroupsGone } from '../../providers/local/processes.ts';
+import { forgetGroup, groupAlive, killGroupOnExit, signalGroup, spawnGroup, waitForGroupsGone } from '../../providers/local/processes.ts';
 import type { LeftoverTracker } from '../../state/run-record.ts';
 
 export interface ClientResult {
@@ -44,21 +44,11 @@ export interface ClientGroup {
 /** How long the group's last processes get to be reaped after the leader has exited. */
 const REAP_WAIT_MS = 1_000;
 
-const running = new Set<number>();
-let exitHookInstalled = false;
-const killRunningOnExit = (): void => {
-  for (const pid of running) signalGroup(pid, 'SIGKILL');
-};
-
 export function startClientGroup(command: readonly string[], opts: ClientGroupOptions): ClientGroup {
   const child = spawnGroup(command, { cwd: process.cwd(), env: process.env });
   const pid = child.pid;
   if (pid !== undefined) {
-    running.add(pid);
-    if (!exitHookInstalled) {
-      process.on('exit', killRunningOnExit);
-      exitHookInstalled = true;
-    }
+    killGroupOnExit(pid);
     opts.tracker?.processGroupStarted(pid);
   }
   const stdout: string[] = [];
@@ -85,7 +75,7 @@ export function startClientGroup(command: readonly string[], opts: ClientGroupOp
   child.once('exit', () => {
     if (pid !== undefined) {
       signalGroup(pid, 'SIGKILL');
-      running.delete(pid);
+      forgetGroup(pid);
     }
     exited = true;
   });

@@ -6,6 +6,7 @@
 // of the grace period goes to the whole group, as killing a container kills every process in it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -107,6 +108,33 @@ export function signalGroup(pid: number, signal: NodeJS.Signals | 0 = 'SIGKILL')
   } catch {
     return false;
   }
+}
+
+/** Groups to SIGKILL (and directories to remove) should this process exit while they still run. */
+const killOnExit = new Map<number, string | undefined>();
+let exitHookInstalled = false;
+function killGroupsLeftRunning(): void {
+  for (const [pid, dir] of killOnExit) {
+    signalGroup(pid, 'SIGKILL');
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * SIGKILLs the group led by `pid` (and removes `dir`) if the harness exits while the group is still
+ * listed: a harness that exits without its teardown (a second Ctrl-C, a crash) leaves nothing
+ * running. forgetGroup() takes it off once its owner has ended it.
+ */
+export function killGroupOnExit(pid: number, dir?: string): void {
+  killOnExit.set(pid, dir);
+  if (!exitHookInstalled) {
+    process.on('exit', killGroupsLeftRunning);
+    exitHookInstalled = true;
+  }
+}
+
+export function forgetGroup(pid: number): void {
+  killOnExit.delete(pid);
 }
 
 /**

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_HEAD_BYTES, ResponseParser, type Feed } from './http1-response.ts';
+
+/** Feeds `text` cut at the given positions; returns what each feed said. */
+function feedCut(parser: ResponseParser, text: string, cuts: number[]): Feed[] {
+  const bytes = Buffer.from(text, 'latin1');
+  const bounds = [0, ...cuts, bytes.length];
+  const said: Feed[] = [];
+  for (let i = 0; i + 1 < bounds.length; i++) said.push(parser.feed(bytes.subarray(bounds[i], bounds[i + 1])));
+  return said;
+}
+
+/** The response, fed whole and then cut in two at every byte: the parser must say the same each time. */
+function everySplit(text: string): { parser: ResponseParser; said: Feed }[] {
+  const results = [];
+  for (let cut = 0; cut <= text.length; cut++) {
+    const parser = new ResponseParser();
+    const said = feedCut(parser, text, cut === 0 || cut === text.length ? [] : [cut]).at(-1)!;
+    results.push({ parser, said });
+  }
+  return results;
+}
+
+const CHUNKED =
+  'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Zerodrop-Pod: pod-c\r\nx-zerodrop-pod: second\r\n\r\n' +
+  '5\r\nhello\r\n1a;ext=1\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nTrailer: x\r\n\r\n';
+
+describe('ResponseParser', () => {
+  it('reads a Content-Length response and its pod, whatever the cut', () => {
+    const text = 'HTTP/1.1 503 Service Unavailable\r\ncontent-length: 5\r\nx-zerodrop-pod: pod-b\r\nx-zerodrop-gateway: gw-1\r\n\r\nnope!';
+    for (const { parser, said } of everySplit(text)) {
+      expect(said).toBe('done');
+      expect(parser).toMatchObject({ status: 503, pod: 'pod-b', gateway: 'gw-1', keepAlive: true, trailing: false });
+    }
+  });
+
+  it('reads a chunked response with extensions and trailers, whatever the cut, and keeps the first pod value', () => {
+    for (const { parser, said } of everySplit(CHUNKED)) {
+      expect(said).toBe('done');
+      expect(parser).toMatchObject({ status: 200, pod: 'pod-c', keepAlive: true });
+    }
+    // Byte by byte too.
+    const parser = new ResponseParser();
+    const said = feedCut(parser, CHUNKED, [...Array(CHUNKED.length - 1).keys()].map((i) => i + 1));
+    expect(said.at(-1)).toBe('done');
+    expect(said.slice(0, -1).every((s) => s === 'more')).toBe(true);
+  });
+
+  it('is not done before the last byte', () => {
+    for (const text of [CHUNKED, 'HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc']) {
+      const parser = new ResponseParser();
+      expect(parser.feed(Buffer.from(text.slice(0, -1), 'latin1'))).toBe('more');
+      expect(parser.endOfStream()).toBe(false);
+    }
+  });
+
+  it('skips interim 1xx responses', () => {
+    const parser = new ResponseParser();
+    expect(feedCut(parser, 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n', [10])).toEqual(['more', 'done']);
+    expect(parser.status).toBe(200);
+  });
+
+  it('has no body for 204 and 304', () => {
+    for (const status of [204, 304]) {
+      const parser = new ResponseParser();
+      expect(parser.feed(Buffer.from(`HTTP/1.1 ${status} X\r\nContent-Length: 10\r\n\r\n`))).toBe('done');
+    }
+  });
+
+  it('reads a response without a length until the connection ends, and never reuses that connection', () => {
+    const parser = new ResponseParser();
+    expect(parser.feed(Buffer.from('HTTP/1.1 200 OK\r\n\r\nsome body'))).toBe('more');
+    expect(parser.keepAlive).toBe(false);
+    expect(parser.endOfStream()).toBe(true);
+    const gzip = new ResponseParser();
+    expect(gzip.feed(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 2\r\n\r\nab'))).toBe('more');
+  });
+
+  it('follows Connection and the HTTP version for reuse', () => {
+    const cases: [string, boolean][] = [
+      ['HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n', true],
+      ['HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', false],
+      ['HTTP/1.1 200 OK\r\nconnection: Keep-Alive, Close\r\nContent-Length: 0\r\n\r\n', false],
+      ['HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n', false],
+      ['HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n', true],
+    ];
+    for (const [text, keepAlive] of cases) {
+      const parser = new ResponseParser();
+      expect(parser.feed(Buffer.from(text))).toBe('done');
+      expect(parser.keepAlive, text).toBe(keepAlive);
+    }
+  });
+
+  it('notices bytes after the end of the response', () => {
+    const parser = new ResponseParser();
+    expect(parser.feed(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabHTTP/1.1'))).toBe('done');
+    expect(parser.trailing).toBe(true);
+  });
+
+  it('starts over after reset()', () => {
+    const parser = new ResponseParser();
+    parser.feed(Buffer.from('HTTP/1.1 200 OK\r\nx-zerodrop-pod: a\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'));
+    parser.reset();
+    expect(parser).toMatchObject({ status: undefined, pod: undefined, keepAlive: true, headRead: false });
+    expect(parser.feed(Buffer.from('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n'))).toBe('done');
+    expect(parser.status).toBe(404);
+  });
+
+  it('refuses what is not an HTTP/1.x response, saying why', () => {
+    const bad: [string, RegExp][] = [
+      ['SSH-2.0-OpenSSH\r\n\r\n', /not an HTTP\/1.x status line/],
+      ['HTTP/1.1 2x0 OK\r\n\r\n', /bad status/],
+      ['HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n', /bad content-length/],
+      ['HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n', /bad content-length/],
+      ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', /bad chunk size/],
+      ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXY', /not followed by CRLF/],
+    ];
+    for (const [text, why] of bad) {
+      const parser = new ResponseParser();
+      expect(parser.feed(Buffer.from(text)), text).toBe('invalid');
+      expect(parser.error).toMatch(why);
+    }
+    const huge = new ResponseParser();
+    expect(huge.feed(Buffer.from(`HTTP/1.1 200 OK\r\nx: ${'a'.repeat(MAX_HEAD_BYTES)}`))).toBe('invalid');
+    expect(huge.error).toMatch(/larger than/);
+  });
+});

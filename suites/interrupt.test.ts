@@ -93,10 +93,13 @@ describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {
     expect(await entries(join(run.env.stateDir, 'runs')), context).toEqual([]);
     // The child may have ended (all output written, a zombie not yet reaped) just before the signal
     // was sent: kill() still succeeds then, but nothing received it, so it printed no "interrupted".
-    const ended = !run.output().includes('interrupted:') && code === 0 && /\d+ passed, \d+ failed/.test(run.output());
+    // A run that ended judged the correct profile: a pass, or inconclusive where a busy machine made
+    // the harness lag (exit 1 with nothing failed); never a fail.
+    const judged = (code === 0 || code === 1) && / 0 failed, /.test(run.output()) && (code === 0 || / [1-9]\d* inconclusive,/.test(run.output()));
+    const ended = !run.output().includes('interrupted:') && judged && /\d+ passed, \d+ failed/.test(run.output());
     if (!signalled || ended) {
-      // The run ended before its moment came (a slow draw on a fast machine): it must have passed.
-      expect(code, context).toBe(0);
+      // The run ended before its moment came (a slow draw on a fast machine).
+      expect(judged, context).toBe(true);
     } else if (code === null) {
       // Before the CLI installs its handlers (start-up, nothing created yet) the signal's default
       // action ends the process.

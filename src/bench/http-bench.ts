@@ -1,4 +1,4 @@
-// HTTP generators against one nginx worker: zerodrop's undici generator (src/load/http.ts in the
+// HTTP generators against one nginx worker: zerodrop's own generator (src/load/http.ts in the
 // mode the scenarios use, recording every request on the Recorder; run by http-zerodrop.ts in a
 // process of its own, as the other tools run in theirs) and autocannon, hey and wrk, one after the
 // other, with the same connection count and duration, keep-alive, on loopback.

@@ -1,4 +1,4 @@
-// What the request generators (http.ts on undici, http2.ts on node:http2) share: the life of a load
+// What the request generators (http.ts on node:net, http2.ts on node:http2) share: the life of a load
 // (start, abort, stop, the bounds that make it stop by itself, waiting for what is in flight, the
 // summary), pacing and its interruptible sleeps, and the request record. Sending, connections and
 // outcome mapping stay with each generator; nothing here retries anything (DESIGN.md "Traffic and

@@ -55,7 +55,7 @@ describe.each([
     const builtin = await run(scenario, profile, 'builtin');
     const hey = await run(scenario, profile, 'hey');
     const both = `built-in:\n${summary(builtin)}\nhey:\n${summary(hey)}`;
-    // hey really ran: its command is on the Timeline and its requests carry no undici detail.
+    // hey really ran: its command is on the Timeline and its requests carry none of the built-in generator's socket detail.
     expect(hey.timeline?.events.some((e) => e.kind === 'note' && e.detail?.['driver'] === 'hey'), both).toBe(true);
     expect((hey.timeline?.requests ?? []).some((q) => q.localPort !== undefined), both).toBe(false);
     expect(hey.timeline?.requests.length ?? 0, both).toBeGreaterThan(50);

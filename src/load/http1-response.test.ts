@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../suites/helpers/marked-process.ts';
 import { MAX_HEAD_BYTES, ResponseParser, type Feed } from './http1-response.ts';
 
 /** Feeds `text` cut at the given positions; returns what each feed said. */
@@ -123,5 +124,46 @@ describe('ResponseParser', () => {
     const huge = new ResponseParser();
     expect(huge.feed(Buffer.from(`HTTP/1.1 200 OK\r\nx: ${'a'.repeat(MAX_HEAD_BYTES)}`))).toBe('invalid');
     expect(huge.error).toMatch(/larger than/);
+  });
+});
+
+describe('ResponseParser on generated responses', () => {
+  /** A random valid response: status, a few headers, a Content-Length, chunked or no-body framing. */
+  function generate(random: () => number): { text: string; status: number; pod: string } {
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const status = pick([200, 201, 404, 500, 503]);
+    const pod = `pod-${Math.floor(random() * 1000)}`;
+    const body = 'x'.repeat(Math.floor(random() * 3000));
+    const headers = [`X-Zerodrop-Pod: ${pod}`, 'Server: test', `Date: ${new Date(0).toUTCString()}`];
+    for (let i = Math.floor(random() * 4); i > 0; i--) headers.push(`X-Filler-${i}: ${'v'.repeat(Math.floor(random() * 200))}`);
+    let payload = '';
+    if (random() < 0.5) {
+      headers.push(`Content-Length: ${body.length}`);
+      payload = body;
+    } else {
+      headers.push('Transfer-Encoding: chunked');
+      let rest = body;
+      while (rest.length > 0) {
+        const n = 1 + Math.floor(random() * Math.min(rest.length, 700));
+        payload += `${n.toString(16)}\r\n${rest.slice(0, n)}\r\n`;
+        rest = rest.slice(n);
+      }
+      payload += '0\r\n\r\n';
+    }
+    headers.sort(() => random() - 0.5);
+    return { text: `HTTP/1.1 ${status} Reason\r\n${headers.join('\r\n')}\r\n\r\n${payload}`, status, pod };
+  }
+
+  it('finds the end of 300 random responses cut at random places, never before it', () => {
+    const random = seededRandom(7);
+    for (let n = 0; n < 300; n++) {
+      const { text, status, pod } = generate(random);
+      const cuts = [...new Set(Array.from({ length: Math.floor(random() * 8) }, () => 1 + Math.floor(random() * (text.length - 1))))].sort((a, b) => a - b);
+      const parser = new ResponseParser();
+      const said = feedCut(parser, text, cuts);
+      expect(said.slice(0, -1).every((s) => s === 'more'), `response ${n}, cuts ${cuts.join(',')}`).toBe(true);
+      expect(said.at(-1), `response ${n}, cuts ${cuts.join(',')}`).toBe('done');
+      expect(parser).toMatchObject({ status, pod, keepAlive: true, trailing: false });
+    }
   });
 });

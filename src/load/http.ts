@@ -149,6 +149,7 @@ interface WorkerSink {
   /** The request's bytes, the same for every request of the load. */
   readonly request: Buffer;
   readonly keepAlive: boolean;
+  /** The exchange recorded its request: count it and stop waiting for it. */
   finished(exchange: Exchange, outcome: Outcome): void;
 }
 
@@ -275,9 +276,8 @@ class Worker {
     const exchange = this.exchange;
     if (exchange === undefined) return;
     this.exchange = undefined;
-    const parser = this.parser;
-    const headRead = parser.status !== undefined && exchange.conn !== undefined;
-    exchange.finish(c.outcome, c.error, headRead ? parser : undefined);
+    // A status means a response head was read, so the request went out on a connection.
+    exchange.finish(c.outcome, c.error, this.parser.status !== undefined ? this.parser : undefined);
   }
 }
 
@@ -291,7 +291,6 @@ class Exchange implements InFlightRequest {
   /** Called once the worker is free again, on a later microtask (never inside a socket callback). */
   private readonly onFree: () => void;
   private readonly start: number;
-  private readonly forget: (exchange: Exchange) => void;
   /** The connection the request was written on (undefined while connecting). */
   conn: Connection | undefined;
   private newConnection = false;
@@ -299,11 +298,10 @@ class Exchange implements InFlightRequest {
   private settle: (() => void) | undefined;
   private donePromise: Promise<void> | undefined;
 
-  constructor(sink: WorkerSink, worker: Worker, onFree: () => void, forget: (exchange: Exchange) => void) {
+  constructor(sink: WorkerSink, worker: Worker, onFree: () => void) {
     this.sink = sink;
     this.worker = worker;
     this.onFree = onFree;
-    this.forget = forget;
     this.start = sink.recorder.now();
   }
 
@@ -338,7 +336,6 @@ class Exchange implements InFlightRequest {
     if (error !== undefined) rec.error = error;
     sink.recorder.request(rec);
     sink.finished(this, outcome);
-    this.forget(this);
     this.settle?.();
     queueMicrotask(this.onFree);
   }
@@ -369,13 +366,10 @@ class HttpLoad extends RequestLoad implements WorkerSink {
     this.notesBounds = this.mode !== 'single';
   }
 
-  finished(_exchange: Exchange, outcome: Outcome): void {
+  finished(exchange: Exchange, outcome: Outcome): void {
+    this.inFlight.delete(exchange);
     this.count(outcome);
   }
-
-  private readonly forget = (exchange: Exchange): void => {
-    this.inFlight.delete(exchange);
-  };
 
   protected schedule(): void {
     const spec = this.spec;
@@ -471,7 +465,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
 
   /** Sends one request on `worker` and records it; `onFree` runs once the worker is free again. */
   private send(worker: Worker, onFree: () => void): void {
-    const exchange = new Exchange(this, worker, onFree, this.forget);
+    const exchange = new Exchange(this, worker, onFree);
     this.inFlight.add(exchange);
     worker.send(exchange);
   }

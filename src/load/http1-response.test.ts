@@ -102,7 +102,7 @@ describe('ResponseParser', () => {
     const parser = new ResponseParser();
     parser.feed(Buffer.from('HTTP/1.1 200 OK\r\nx-zerodrop-pod: a\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'));
     parser.reset();
-    expect(parser).toMatchObject({ status: undefined, pod: undefined, keepAlive: true, headRead: false });
+    expect(parser).toMatchObject({ status: undefined, pod: undefined, keepAlive: true });
     expect(parser.feed(Buffer.from('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n'))).toBe('done');
     expect(parser.status).toBe(404);
   });

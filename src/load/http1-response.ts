@@ -65,11 +65,6 @@ export class ResponseParser {
     this.remaining = 0;
   }
 
-  /** Whether the status line and headers have been read. */
-  get headRead(): boolean {
-    return this.state !== Body.Head;
-  }
-
   /** The connection reached its end (FIN): whether that completes the response. */
   endOfStream(): boolean {
     if (this.state === Body.UntilClose) this.state = Body.Done;

@@ -168,6 +168,23 @@ describe('startUdpLoad', () => {
     expect(recorder.timeline.flows?.[0]?.pods[0]?.pod).toBe('relayed');
     expect(recorder.timeline.flows?.[0]?.localPort).toBeUndefined();
   });
+
+  it('sees a flow move to another pod whose name has the same length', async () => {
+    // The generator reuses the flow's last pod name while the echoed name bytes are unchanged; names of
+    // equal length are where a cache that compared lengths only would miss the move.
+    let replies = 0;
+    const transport: FlowTransportFactory = async (ctx) => ({
+      send: (packet) => queueMicrotask(() => ctx.onDatagram(echoPacket(packet, replies++ < 10 ? 'pod-a' : 'pod-b'))),
+      close: () => undefined,
+    });
+    const recorder = new Recorder();
+    const summary = await startUdpLoad('move', spec({ flows: 1, durationMs: 100 }), { host: 'unused', port: 0 }, recorder, { transport }).done;
+    expect(summary).toMatchObject({ sent: 20, received: 20, lost: 0 });
+    expect(recorder.timeline.flows?.[0]?.pods.map(({ pod, count }) => ({ pod, count }))).toEqual([
+      { pod: 'pod-a', count: 10 },
+      { pod: 'pod-b', count: 10 },
+    ]);
+  });
 });
 
 describe('readUdpDrops', () => {

@@ -1,8 +1,10 @@
-// The benchmark's own logic, without load: the table, the ratios, the output parsers and the rate
-// ladder. The measurements themselves are `npm run bench`.
+// The benchmark's own logic, without heavy load: the table, the ratios, the output parsers, the rate
+// ladder and the node:net floor's counting. The measurements themselves are `npm run bench`.
 
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 
+import { measureFloor } from './http-floor.ts';
 import { parseBenchArgs } from './main.ts';
 import { nginxConfig } from './nginx.ts';
 import { formatMarkdown, formatTable, ratioTo, type BenchRow } from './table.ts';
@@ -130,6 +132,35 @@ describe('rate ladder', () => {
     const ladder = await climb([1, 2], async (rate) => step(rate, 0, rate === 2 ? 0.5 : 1));
     expect(ladder.best?.rate).toBe(1);
     expect(ladder.failed?.held).toBe(0.5);
+  });
+});
+
+describe('node:net floor', () => {
+  it('counts every response the server wrote, and closes its connections when the time is up', async () => {
+    let answered = 0;
+    const open = new Set<net.Socket>();
+    const server = net.createServer((socket) => {
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+      socket.on('error', () => undefined);
+      socket.on('data', () => {
+        answered++;
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      const run = await measureFloor(new URL(`http://127.0.0.1:${port}/`), 4, 300);
+      expect(run.requests).toBeGreaterThan(0);
+      expect(run.seconds).toBeGreaterThanOrEqual(0.29);
+      // At most one answer per connection was still on its way when the time was up.
+      expect(answered - run.requests).toBeGreaterThanOrEqual(0);
+      expect(answered - run.requests).toBeLessThanOrEqual(4);
+      await expect.poll(() => open.size).toBe(0);
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -1,12 +1,14 @@
 // HTTP generators against one nginx worker: zerodrop's own generator (src/load/http.ts in the
 // mode the scenarios use, recording every request on the Recorder; run by http-zerodrop.ts in a
 // process of its own, as the other tools run in theirs) and autocannon, hey and wrk, one after the
-// other, with the same connection count and duration, keep-alive, on loopback.
+// other, with the same connection count and duration, keep-alive, on loopback. A last row, the
+// node:net floor (http-floor.ts), is no tool: it is the most any generator on node:net does here.
 // Target of issue 7: zerodrop at least 0.9x autocannon and 2x hey.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 
+import type { FloorRun } from './http-floor.ts';
 import type { ZerodropHttpRun } from './http-zerodrop.ts';
 import { startNginx, type NginxTarget } from './nginx.ts';
 import { ratioTo, type BenchRow } from './table.ts';
@@ -108,11 +110,26 @@ async function measureWrk(target: NginxTarget, o: HttpBenchOptions): Promise<Mea
   };
 }
 
+async function measureFloor(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
+  const script = join(o.cwd, 'src/bench/http-floor.ts');
+  const r = await runTool(process.execPath, [script, target.url, String(o.connections), String(o.durationMs)], o.durationMs + 30_000, o.signal);
+  if (r.exitCode !== 0) throw new Error(`http-floor.ts exited ${r.exitCode}: ${r.output.trim().split('\n').at(-1) ?? ''}`);
+  const run = JSON.parse(r.stdout) as FloorRun;
+  return {
+    rate: run.requests / run.seconds,
+    ...perRequest(run.cpuSeconds, run.requests),
+    status: 'ok',
+    note: 'reference, not a tool: write, read, repeat; no parsing, no timeout, no record',
+    raw: run,
+  };
+}
+
 const TOOLS: { tool: string; binary?: string; measure: (t: NginxTarget, o: HttpBenchOptions) => Promise<Measured> }[] = [
   { tool: 'zerodrop', measure: measureZerodrop },
   { tool: 'autocannon', measure: measureAutocannon },
   { tool: 'hey', binary: 'hey', measure: measureHey },
   { tool: 'wrk', binary: 'wrk', measure: measureWrk },
+  { tool: 'node:net floor', measure: measureFloor },
 ];
 
 export async function httpBench(o: HttpBenchOptions): Promise<HttpBenchResult> {

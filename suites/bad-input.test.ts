@@ -10,12 +10,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunArgs } from '../src/cli/args.ts';
+import { parseBenchArgs } from '../src/bench/main.ts';
 import { parseCampaignArgs } from '../src/cli/campaign.ts';
 import { loadConfig, validateConfig } from '../src/cli/config.ts';
 import { UsageError } from '../src/cli/usage-error.ts';
 import { leftoverProcesses } from './helpers/leftovers.ts';
 
 const MAIN = resolve('src/cli/main.ts');
+const CAMPAIGN = resolve('src/cli/campaign.ts');
+const BENCH = resolve('src/bench/main.ts');
 let scratch = '';
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'zerodrop-bad-input-'));
@@ -115,6 +118,19 @@ describe('zerodrop campaign flags, in process', () => {
   });
 });
 
+describe('npm run bench flags, in process', () => {
+  it.each<[string[], RegExp]>([
+    [['--only', 'disk'], /^bench: --only disk: use one or more of http, udp, provider, soak$/],
+    [['--only', 'http,'], /^bench: --only : use one or more of /],
+    [['--workers', '0'], /^bench: --workers 0: expected a whole number from 1$/],
+    [['--workers', '2x'], /^bench: --workers 2x: expected a whole number from 1$/],
+    [['--quick=yes'], /^bench: --quick is a switch and takes no value$/],
+    [['--rounds', '5'], /^bench: unknown flag --rounds; flags: --quick, --only <value>, --workers <value>, --out <value>$/],
+  ])('%j', (argv, message) => {
+    expect(usageError(() => parseBenchArgs(argv))).toMatch(message);
+  });
+});
+
 describe('zerodrop.config.ts fields, in process', () => {
   it.each<[Record<string, unknown>, RegExp]>([
     [{ provider: 3 }, /^cfg: provider = 3: /],
@@ -153,10 +169,10 @@ describe('zerodrop.config.ts fields, in process', () => {
   });
 });
 
-/** Runs the real CLI in `cwd` with its own TMPDIR and a process mark; resolves when it exits. */
-function zerodrop(args: string[], cwd: string, tmp: string, mark: string) {
+/** Runs the real CLI (or the campaign or bench script) in `cwd` with its own TMPDIR and a process mark; resolves when it exits. */
+function zerodrop(args: string[], cwd: string, tmp: string, mark: string, script = MAIN) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-    execFile(process.execPath, [MAIN, ...args], { cwd, env: { ...process.env, TMPDIR: tmp, ZERODROP_TEST_MARK: mark }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [script, ...args], { cwd, env: { ...process.env, TMPDIR: tmp, ZERODROP_TEST_MARK: mark }, timeout: 60_000 }, (error, stdout, stderr) => {
       done({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr });
     });
   });
@@ -168,7 +184,7 @@ describe('the real CLI on bad input', () => {
     'bad-field.config.mjs': 'export default { provider: "kind", kubeVersion: "latest" };\n',
     'typo.config.mjs': 'export default { reportdir: "out" };\n',
   };
-  it.concurrent.each<[string, string[], RegExp]>([
+  it.concurrent.each<[string, string[], RegExp, string?]>([
     ['override not a whole number', ['run', '--scenario', 'backend-rollout-http', '--set', 'replicas=2.5'], /^zerodrop: --set replicas=2\.5: replicas must be a whole number from 1 to 20 \(scenario backend-rollout-http\)$/],
     ['unknown flag', ['run', '--scenarios', 'x'], /^zerodrop: run: unknown flag --scenarios; flags: /],
     ['report dir is a file', ['run', '--report-dir', 'a-file'], /^zerodrop: --report-dir "a-file": is an existing file, expected a directory$/],
@@ -176,14 +192,16 @@ describe('the real CLI on bad input', () => {
     ['config field', ['run', '--config', 'bad-field.config.mjs'], /^zerodrop: .*bad-field\.config\.mjs: kubeVersion = "latest": expected a Kubernetes version/],
     ['config typo', ['run', '--config', 'typo.config.mjs'], /^zerodrop: .*typo\.config\.mjs: unknown field "reportdir"/],
     ['report flag', ['report', 'reports', '--reporter', 'json'], /^zerodrop: --reporter json: use one or more of html, junit, conformance$/],
-  ])('%s: exit 2, one line, nothing started', async (_name, args, message) => {
+    ['campaign flag', ['--runs'], /^campaign: --runs expects a value, e\.g\. --runs <value>$/, CAMPAIGN],
+    ['bench flag', ['--only', 'disk', '--out', 'out/bench.json'], /^bench: --only disk: use one or more of http, udp, provider, soak$/, BENCH],
+  ])('%s: exit 2, one line, nothing started', async (_name, args, message, script = MAIN) => {
     const cwd = await mkdtemp(join(scratch, 'cwd-'));
     const tmp = await mkdtemp(join(scratch, 'tmp-'));
     await writeFile(join(cwd, 'a-file'), 'x\n');
     for (const [name, text] of Object.entries(configs)) await writeFile(join(cwd, name), text);
     const before = await readdir(cwd);
     const mark = randomUUID();
-    const r = await zerodrop(args, cwd, tmp, mark);
+    const r = await zerodrop(args, cwd, tmp, mark, script);
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(r.stderr.trimEnd()).toMatch(message);

@@ -8,8 +8,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 
+import { parseFlags } from '../cli/flags.ts';
+import { UsageError } from '../cli/usage-error.ts';
 import { AddressPool } from '../providers/local/addresses.ts';
 import { repoRoot } from '../runner/paths.ts';
 import { httpBench } from './http-bench.ts';
@@ -26,23 +27,20 @@ export interface BenchSettings {
   out: string;
 }
 
+/** The bench's flags, checked before anything starts; bad ones are a UsageError (exit 2). */
 export function parseBenchArgs(argv: string[]): BenchSettings {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      quick: { type: 'boolean', default: false },
-      only: { type: 'string', multiple: true },
-      workers: { type: 'string' },
-      out: { type: 'string', default: join(repoRoot, 'reports', 'bench.json') },
-    },
+  const { values } = parseFlags('bench', argv, {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string', multiple: true },
+    workers: { type: 'string' },
+    out: { type: 'string', default: join(repoRoot, 'reports', 'bench.json') },
   });
   const only = (values.only ?? [...BENCH_NAMES]).flatMap((s) => s.split(',')).map((name) => {
-    if (!(BENCH_NAMES as readonly string[]).includes(name)) throw new Error(`--only ${name}: use one or more of ${BENCH_NAMES.join(', ')}`);
+    if (!(BENCH_NAMES as readonly string[]).includes(name)) throw new UsageError(`bench: --only ${name}: use one or more of ${BENCH_NAMES.join(', ')}`);
     return name as BenchName;
   });
-  const workers = values.workers === undefined ? Math.max(2, os.availableParallelism()) : Number(values.workers);
-  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers ${values.workers}: expected a whole number from 1`);
+  const workers = values.workers === undefined ? Math.max(2, os.availableParallelism()) : /^\d+$/.test(values.workers) ? Number(values.workers) : NaN;
+  if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`bench: --workers ${values.workers}: expected a whole number from 1`);
   return { quick: values.quick, only, workers, out: values.out };
 }
 
@@ -149,6 +147,9 @@ if (import.meta.main) {
     if (controller.signal.aborted) {
       console.error('bench: interrupted; nothing written');
       process.exitCode = 130;
+    } else if (error instanceof UsageError) {
+      console.error(error.message);
+      process.exitCode = 2;
     } else {
       console.error((error as Error).message);
       process.exitCode = 1;

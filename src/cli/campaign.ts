@@ -197,7 +197,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
     (error: unknown) => {
       if (error instanceof UsageError) {
-        console.error(`campaign: ${error.message}`);
+        // parseFlags names the command itself; the campaign's own checks and the catalog's do not.
+        console.error(error.message.startsWith('campaign: ') ? error.message : `campaign: ${error.message}`);
         process.exitCode = 2;
       } else if (error instanceof Error && error.message === 'interrupted') {
         process.exitCode = 130;

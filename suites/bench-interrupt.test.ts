@@ -1,7 +1,8 @@
 // `npm run bench` interrupted leaves nothing behind either: Ctrl-C or SIGTERM while a tool loads its
-// target stops the tool, the benchmark's servers (nginx, the UDP echo) and their directories, and
-// exits 130 without writing a report; a second Ctrl-C right after the first exits at once and its
-// exit hook still kills the servers and removes their directories. Moments are random but seeded,
+// target stops the tool, the benchmark's servers (nginx, the UDP echo), its pods and the `zerodrop
+// run`s of the provider section, removes their directories, and exits 130 without writing a report;
+// a second Ctrl-C right after the first exits at once and its exit hook still kills the servers and
+// removes their directories. Moments are random but seeded,
 // within the stretch where the section's servers and loads run; replay with ZERODROP_INTERRUPT_SEED.
 
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -40,13 +41,16 @@ async function expectNothingLeft(run: MarkedProcess & { out: string }, context: 
 
 // The progress line each section prints when its servers start, and a stretch its loads certainly
 // still run in (--quick): http runs zerodrop's generator and autocannon (then hey and wrk, where
-// installed) for 3 s each; udp climbs its ladder straight to the echo, then through the balancer.
+// installed) for 3 s each; udp climbs its ladder straight to the echo, then through the balancer;
+// provider starts and deletes pods for about 3 s, then runs `zerodrop run` on four scenarios, one
+// after the other and then two at a time (about 30 s in all).
 const CASES = [
   { only: 'http', after: 'http: ', fromMs: 300, toMs: 5_500, signal: 'SIGINT' },
   { only: 'udp', after: 'udp: ', fromMs: 300, toMs: 6_000, signal: 'SIGTERM' },
+  { only: 'provider', after: 'provider: ', fromMs: 300, toMs: 20_000, signal: 'SIGINT' },
 ] as const;
 
-describe.skipIf(!onPath('nginx'))(`interrupting npm run bench (seed ${SEED}; nginx not on PATH: apt-get install nginx)`, () => {
+describe.skipIf(!onPath('nginx'))(`interrupting npm run bench (seed ${SEED})${onPath('nginx') ? '' : ': skipped, nginx not on PATH (apt-get install nginx)'}`, () => {
   it.each(CASES.map((c, i) => [i + 1, c] as const))('case %i: %j leaves nothing behind', async (i, c) => {
     await using run = await startBench(`case-${i}`, c.only);
     const ms = Math.round(c.fromMs + next() * (c.toMs - c.fromMs));

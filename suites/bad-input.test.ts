@@ -125,7 +125,8 @@ describe('npm run bench flags, in process', () => {
     [['--workers', '0'], /^bench: --workers 0: expected a whole number from 1$/],
     [['--workers', '2x'], /^bench: --workers 2x: expected a whole number from 1$/],
     [['--quick=yes'], /^bench: --quick is a switch and takes no value$/],
-    [['--rounds', '5'], /^bench: unknown flag --rounds; flags: --quick, --only <value>, --workers <value>, --out <value>$/],
+    [['--profile=on'], /^bench: --profile is a switch and takes no value$/],
+    [['--rounds', '5'], /^bench: unknown flag --rounds; flags: --quick, --only <value>, --workers <value>, --out <value>, --profile$/],
   ])('%j', (argv, message) => {
     expect(usageError(() => parseBenchArgs(argv))).toMatch(message);
   });

@@ -1,9 +1,10 @@
 // The benchmark's own logic, without heavy load: the table, the ratios, the output parsers, the rate
-// ladder and the node:net floor's counting. The measurements themselves are `npm run bench`.
+// ladder, the node:net floor's counting and the CPU profile summary. The measurements themselves are `npm run bench`.
 
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 
+import { formatSelfTime, topSelfTime, type CpuProfile } from './cpu-profile.ts';
 import { measureFloor } from './http-floor.ts';
 import { parseBenchArgs } from './main.ts';
 import { nginxConfig } from './nginx.ts';
@@ -161,6 +162,32 @@ describe('node:net floor', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('CPU profile summary', () => {
+  it("charges each sample's time to the function on top, and names V8's own entries as they are", () => {
+    const frame = (functionName: string, url = '', lineNumber = -1) => ({ functionName, url, lineNumber });
+    const profile: CpuProfile = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)') },
+        { id: 2, callFrame: frame('writeBuffer') },
+        { id: 3, callFrame: frame('parseHead', 'file:///x/src/load/http1-response.ts', 161) },
+        { id: 4, callFrame: frame('', 'file:///x/src/load/http.ts', 9) },
+        { id: 5, callFrame: frame('(idle)') },
+      ],
+      samples: [2, 3, 2, 4, 5, 2, 5],
+      timeDeltas: [100, 50, 100, 25, 200, 100, 25],
+    };
+    const top = topSelfTime(profile, 3);
+    expect(top.map((t) => [t.where, t.micros])).toEqual([
+      ['writeBuffer', 300],
+      ['(idle)', 225],
+      ['parseHead http1-response.ts:162', 50],
+    ]);
+    expect(top[0]?.share).toBeCloseTo(300 / 600);
+    expect(topSelfTime(profile, 10).map((t) => t.where)).toContain('(anonymous) http.ts:10');
+    expect(formatSelfTime(top).split('\n')[0]).toBe(' 50.0%  writeBuffer');
   });
 });
 

@@ -5,8 +5,11 @@
 // node:net floor (http-floor.ts), is no tool: it is the most any generator on node:net does here.
 // Target of issue 7: zerodrop at least 0.9x autocannon and 2x hey.
 
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
+
+import { topSelfTime, type CpuProfile, type SelfTime } from './cpu-profile.ts';
 
 import type { FloorRun } from './http-floor.ts';
 import type { ZerodropHttpRun } from './http-zerodrop.ts';
@@ -23,12 +26,23 @@ export interface HttpBenchOptions {
   cwd: string;
   /** Stops the benchmark (Ctrl-C): the running tool is stopped and nginx with it. */
   signal: AbortSignal;
+  /** Where the node:net clients (zerodrop, autocannon, the floor) write a CPU profile of each run (--profile). */
+  profileDir?: string;
+}
+
+/** The top of one client's CPU profile, for its best round. */
+export interface ClientProfile {
+  tool: string;
+  file: string;
+  top: SelfTime[];
 }
 
 export interface HttpBenchResult {
   rows: BenchRow[];
   /** Each tool's raw figures, for reports/bench.json. */
   detail: Record<string, unknown>;
+  /** With profileDir: where each node:net client spent its best round. */
+  profiles?: ClientProfile[];
 }
 
 const TARGET = 'nginx, 1 worker, static 200';
@@ -43,9 +57,9 @@ interface Measured {
   raw?: unknown;
 }
 
-async function measureZerodrop(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
+async function measureZerodrop(target: NginxTarget, o: HttpBenchOptions, node: string[]): Promise<Measured> {
   const script = join(o.cwd, 'src/bench/http-zerodrop.ts');
-  const r = await runTool(process.execPath, [script, target.url, String(o.connections), String(o.durationMs)], o.durationMs + 30_000, o.signal);
+  const r = await runTool(process.execPath, [...node, script, target.url, String(o.connections), String(o.durationMs)], o.durationMs + 30_000, o.signal);
   if (r.exitCode !== 0) throw new Error(`http-zerodrop.ts exited ${r.exitCode}: ${r.output.trim().split('\n').at(-1) ?? ''}`);
   const { summary: s, recorded, cpuSeconds } = JSON.parse(r.stdout) as ZerodropHttpRun;
   return {
@@ -63,10 +77,10 @@ function perRequest(cpuSeconds: number | undefined, requests: number | undefined
   return cpuSeconds !== undefined && requests !== undefined && requests > 0 ? { cpuPerRequestUs: (cpuSeconds * 1e6) / requests } : {};
 }
 
-async function measureAutocannon(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
+async function measureAutocannon(target: NginxTarget, o: HttpBenchOptions, node: string[]): Promise<Measured> {
   const script = join(o.cwd, 'node_modules/autocannon/autocannon.js');
   const seconds = Math.max(1, Math.round(o.durationMs / 1000));
-  const r = await runTool(process.execPath, [script, '-c', String(o.connections), '-d', String(seconds), '--json', target.url], o.durationMs + 30_000, o.signal);
+  const r = await runTool(process.execPath, [...node, script, '-c', String(o.connections), '-d', String(seconds), '--json', target.url], o.durationMs + 30_000, o.signal);
   const json = JSON.parse(r.stdout) as { requests: { total: number }; duration: number; errors: number; timeouts: number; non2xx: number };
   return {
     rate: json.requests.total / json.duration,
@@ -110,9 +124,9 @@ async function measureWrk(target: NginxTarget, o: HttpBenchOptions): Promise<Mea
   };
 }
 
-async function measureFloor(target: NginxTarget, o: HttpBenchOptions): Promise<Measured> {
+async function measureFloor(target: NginxTarget, o: HttpBenchOptions, node: string[]): Promise<Measured> {
   const script = join(o.cwd, 'src/bench/http-floor.ts');
-  const r = await runTool(process.execPath, [script, target.url, String(o.connections), String(o.durationMs)], o.durationMs + 30_000, o.signal);
+  const r = await runTool(process.execPath, [...node, script, target.url, String(o.connections), String(o.durationMs)], o.durationMs + 30_000, o.signal);
   if (r.exitCode !== 0) throw new Error(`http-floor.ts exited ${r.exitCode}: ${r.output.trim().split('\n').at(-1) ?? ''}`);
   const run = JSON.parse(r.stdout) as FloorRun;
   return {
@@ -124,13 +138,17 @@ async function measureFloor(target: NginxTarget, o: HttpBenchOptions): Promise<M
   };
 }
 
-const TOOLS: { tool: string; binary?: string; measure: (t: NginxTarget, o: HttpBenchOptions) => Promise<Measured> }[] = [
-  { tool: 'zerodrop', measure: measureZerodrop },
-  { tool: 'autocannon', measure: measureAutocannon },
+/** `node` is set for the clients that run on Node: the flags its command line starts with. */
+const TOOLS: { tool: string; binary?: string; node?: true; measure: (t: NginxTarget, o: HttpBenchOptions, node: string[]) => Promise<Measured> }[] = [
+  { tool: 'zerodrop', node: true, measure: measureZerodrop },
+  { tool: 'autocannon', node: true, measure: measureAutocannon },
   { tool: 'hey', binary: 'hey', measure: measureHey },
   { tool: 'wrk', binary: 'wrk', measure: measureWrk },
-  { tool: 'node:net floor', measure: measureFloor },
+  { tool: 'node:net floor', node: true, measure: measureFloor },
 ];
+
+/** The .cpuprofile file name of one run of a client. */
+const profileName = (tool: string, round: number) => `http-${tool.replace(/[^a-z0-9]+/gi, '-')}-round${round + 1}.cpuprofile`;
 
 export async function httpBench(o: HttpBenchOptions): Promise<HttpBenchResult> {
   const detail: Record<string, unknown> = { connections: o.connections, durationMs: o.durationMs };
@@ -138,6 +156,7 @@ export async function httpBench(o: HttpBenchOptions): Promise<HttpBenchResult> {
     return { rows: [{ bench: 'http', tool: 'nginx', target: TARGET, unit: 'req/s', status: 'not installed', note: 'apt-get install nginx' }], detail };
   }
   const measured = new Map<string, Measured>();
+  const bestRound = new Map<string, number>();
   const runs: Record<string, unknown[]> = {};
   await using target = await startNginx(o.host, o.cwd);
   for (let round = 0; round < o.rounds; round++) {
@@ -145,8 +164,9 @@ export async function httpBench(o: HttpBenchOptions): Promise<HttpBenchResult> {
       let m: Measured;
       if (t.binary !== undefined && !(await which(t.binary))) m = { status: 'not installed' };
       else {
+        const profile = o.profileDir !== undefined && t.node ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir, '--cpu-prof-name', profileName(t.tool, round)] : [];
         try {
-          m = await t.measure(target, o);
+          m = await t.measure(target, o, profile);
         } catch (error) {
           if (o.signal.aborted) throw error;
           m = { status: 'failed', note: (error as Error).message.split('\n')[0] ?? '' };
@@ -154,7 +174,10 @@ export async function httpBench(o: HttpBenchOptions): Promise<HttpBenchResult> {
       }
       (runs[t.tool] ??= []).push({ ...(m.raw ?? { status: m.status }), rate: m.rate, cpuPerRequestUs: m.cpuPerRequestUs });
       const best = measured.get(t.tool);
-      if (!best || (m.rate ?? -1) > (best.rate ?? -1)) measured.set(t.tool, m);
+      if (!best || (m.rate ?? -1) > (best.rate ?? -1)) {
+        measured.set(t.tool, m);
+        bestRound.set(t.tool, round);
+      }
       // Lets the server's and the kernel's side of the last tool's sockets settle before the next one.
       await sleep(500, undefined, { signal: o.signal });
     }
@@ -172,5 +195,21 @@ export async function httpBench(o: HttpBenchOptions): Promise<HttpBenchResult> {
     return row;
   });
   detail.runs = runs;
-  return { rows, detail };
+  if (o.profileDir === undefined) return { rows, detail };
+  const profiles = await readProfiles(o.profileDir, bestRound);
+  detail.profiles = profiles;
+  return { rows, detail, profiles };
+}
+
+/** The top of each node:net client's profile of its best round (a client that did not run has none). */
+async function readProfiles(dir: string, bestRound: Map<string, number>): Promise<ClientProfile[]> {
+  const profiles: ClientProfile[] = [];
+  for (const t of TOOLS) {
+    const round = bestRound.get(t.tool);
+    if (!t.node || round === undefined) continue;
+    const file = join(dir, profileName(t.tool, round));
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text !== undefined) profiles.push({ tool: t.tool, file, top: topSelfTime(JSON.parse(text) as CpuProfile, 12) });
+  }
+  return profiles;
 }

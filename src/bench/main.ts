@@ -3,7 +3,12 @@
 // with the machine it ran on, and the table in Markdown (reports/bench.md). A tool that is not
 // installed is a row saying so, not a failure.
 //
-//   npm run bench [-- --quick] [-- --only http|udp|provider|soak]... [--workers N] [--out FILE]
+//   npm run bench [-- --quick] [-- --only http|udp|provider|soak]... [--workers N] [--out FILE] [--profile]
+//
+// --profile: the node:net HTTP clients (zerodrop's generator, autocannon, the node:net floor) write a
+// CPU profile of every run next to the report (bench-profiles/), and the top of each client's best
+// run is printed after the table: where the time between zerodrop and the floor goes. The profiler
+// slows the clients it watches, so such a run's table is not one to quote.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -13,7 +18,8 @@ import { parseFlags } from '../cli/flags.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import { AddressPool } from '../providers/local/addresses.ts';
 import { repoRoot } from '../runner/paths.ts';
-import { httpBench } from './http-bench.ts';
+import { formatSelfTime } from './cpu-profile.ts';
+import { httpBench, type ClientProfile } from './http-bench.ts';
 import { machineFacts, type MachineFacts } from './machine.ts';
 import { providerBench } from './provider-bench.ts';
 import { soakBench } from './soak-bench.ts';
@@ -25,6 +31,8 @@ export interface BenchSettings {
   only: BenchName[];
   workers: number;
   out: string;
+  /** Write CPU profiles of the node:net HTTP clients into bench-profiles/ beside `out`. */
+  profile: boolean;
 }
 
 /** The bench's flags, checked before anything starts; bad ones are a UsageError (exit 2). */
@@ -34,6 +42,7 @@ export function parseBenchArgs(argv: string[]): BenchSettings {
     only: { type: 'string', multiple: true },
     workers: { type: 'string' },
     out: { type: 'string', default: join(repoRoot, 'reports', 'bench.json') },
+    profile: { type: 'boolean', default: false },
   });
   const only = (values.only ?? [...BENCH_NAMES]).flatMap((s) => s.split(',')).map((name) => {
     if (!(BENCH_NAMES as readonly string[]).includes(name)) throw new UsageError(`bench: --only ${name}: use one or more of ${BENCH_NAMES.join(', ')}`);
@@ -41,7 +50,12 @@ export function parseBenchArgs(argv: string[]): BenchSettings {
   });
   const workers = values.workers === undefined ? Math.max(2, os.availableParallelism()) : /^\d+$/.test(values.workers) ? Number(values.workers) : NaN;
   if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`bench: --workers ${values.workers}: expected a whole number from 1`);
-  return { quick: values.quick, only, workers, out: values.out };
+  return { quick: values.quick, only, workers, out: values.out, profile: values.profile };
+}
+
+/** Where --profile writes: bench-profiles/ beside the report. */
+function profileDirOf(out: string): string {
+  return join(dirname(out), 'bench-profiles');
 }
 
 function progress(message: string): void {
@@ -87,7 +101,9 @@ export async function runBench(s: BenchSettings, signal: AbortSignal): Promise<{
       }
     };
     await section('http', 'req/s', () => {
-      const o = { host, connections: 50, durationMs: s.quick ? 3_000 : 10_000, rounds: s.quick ? 1 : 3, cwd: repoRoot, signal };
+      const profileDir = s.profile ? profileDirOf(s.out) : undefined;
+      if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
+      const o = { host, connections: 50, durationMs: s.quick ? 3_000 : 10_000, rounds: s.quick ? 1 : 3, cwd: repoRoot, signal, ...(profileDir ? { profileDir } : {}) };
       progress(`http: zerodrop, autocannon, hey, wrk against nginx on ${host}, ${o.connections} connections, ${o.durationMs / 1000} s each, ${o.rounds} round(s)`);
       return httpBench(o);
     });
@@ -137,12 +153,15 @@ if (import.meta.main) {
       console.log(`the machine was busy (load average ${report.loadAverageEnd.join(' ')} at the end, ${m.cores} cores): every figure is a lower bound`);
     }
     console.log('ratio = zerodrop / tool (HTTP: requests/s; UDP: highest packet rate with zero loss)');
+    if (settings.profile) console.log('--profile: the node:net clients ran under the CPU profiler, which slows them; quote figures from a run without it');
     console.log(formatTable(rows));
     mkdirSync(dirname(settings.out), { recursive: true });
     writeFileSync(settings.out, `${JSON.stringify(report, null, 2)}\n`);
     const markdown = settings.out.replace(/(\.json)?$/, '.md');
     writeFileSync(markdown, `${formatMarkdown(rows)}\n`);
     console.log(`\nwritten: ${settings.out}, ${markdown}`);
+    const profiles = (report.detail['http'] as { profiles?: ClientProfile[] } | undefined)?.profiles ?? [];
+    for (const p of profiles) console.log(`\n${p.tool}, best round, self time (${p.file}):\n${formatSelfTime(p.top)}`);
   } catch (error) {
     if (controller.signal.aborted) {
       console.error('bench: interrupted; nothing written');

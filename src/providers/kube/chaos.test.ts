@@ -76,15 +76,25 @@ describe('chaos and apply calls: method, path, content type and body', () => {
     });
   });
 
-  it('evicts through the Eviction API and reports a PodDisruptionBudget refusal (429)', async () => {
+  it('evicts through the Eviction API and reports a PodDisruptionBudget refusal (429) with what the budget needs', async () => {
     const client = await setup();
     let refusals = 1;
     fake.respond((r) =>
       r.path.endsWith('/eviction') && refusals-- > 0
-        ? { status: 429, body: { kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'Cannot evict pod as it would violate the pod\'s disruption budget.' } }
+        ? {
+            status: 429,
+            // As the eviction registry answers (k8s.io/kubernetes pkg/registry/core/pod/storage/eviction.go).
+            body: {
+              kind: 'Status',
+              code: 429,
+              reason: 'TooManyRequests',
+              message: "Cannot evict pod as it would violate the pod's disruption budget.",
+              details: { causes: [{ type: 'DisruptionBudget', message: 'The disruption budget backend needs 2 healthy pods and has 2 currently' }] },
+            },
+          }
         : undefined,
     );
-    expect(await evictPod(client, NS, 'backend-1')).toBe(false);
+    expect(await evictPod(client, NS, 'backend-1')).toBe('refused by its PodDisruptionBudget (429): The disruption budget backend needs 2 healthy pods and has 2 currently');
     expect(await evictPod(client, NS, 'backend-1', 10)).toBe(true);
     expect(fake.requests[1]).toEqual({
       method: 'POST',
@@ -93,6 +103,15 @@ describe('chaos and apply calls: method, path, content type and body', () => {
       contentType: 'application/json',
       body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'backend-1', namespace: NS }, deleteOptions: { gracePeriodSeconds: 10 } },
     });
+  });
+
+  it("tells the API server's own throttling (a 429 with no DisruptionBudget cause) from a budget's refusal", async () => {
+    const client = await setup();
+    // API Priority and Fairness rejects with 429 and a Retry-After, and no details.causes.
+    fake.respond((r) => (r.path.endsWith('/eviction') ? { status: 429, body: { kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'Too many requests, please try again later.' } } : undefined));
+    expect(await evictPod(client, NS, 'backend-1')).toBe(
+      'refused with 429 by the API server without a DisruptionBudget cause (its own throttling, not a budget): Too many requests, please try again later.',
+    );
   });
 
   it('drains a node: cordon, list only the run namespace pods on it, evict each, waiting while a budget refuses', async () => {
@@ -105,13 +124,15 @@ describe('chaos and apply calls: method, path, content type and body', () => {
           body: { items: [{ metadata: { name: 'backend-1' } }, { metadata: { name: 'backend-2', deletionTimestamp: '2026-01-01T00:00:00Z' } }, { metadata: { name: 'backend-3' } }] },
         };
       }
-      if (r.path.endsWith('backend-3/eviction') && refusals-- > 0) return { status: 429, body: { code: 429 } };
+      if (r.path.endsWith('backend-3/eviction') && refusals-- > 0) {
+        return { status: 429, body: { code: 429, details: { causes: [{ type: 'DisruptionBudget', message: `refusal ${refusals}` }] } } };
+      }
       return undefined;
     });
-    const blocked: string[] = [];
-    const evicted = await drainNode(client, NS, 'zerodrop-worker2', { retryMs: 20, timeoutMs: 5000, onBlocked: (p) => blocked.push(p) });
+    const refused: string[] = [];
+    const evicted = await drainNode(client, NS, 'zerodrop-worker2', { retryMs: 20, timeoutMs: 5000, onRefused: (p, why) => refused.push(`${p} ${why}`) });
     expect(evicted).toEqual(['backend-1', 'backend-3']);
-    expect(blocked).toEqual(['backend-3', 'backend-3']);
+    expect(refused).toEqual(['backend-3 refused by its PodDisruptionBudget (429): refusal 1', 'backend-3 refused by its PodDisruptionBudget (429): refusal 0']);
     expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       'PATCH /api/v1/nodes/zerodrop-worker2',
       `GET /api/v1/namespaces/${NS}/pods`,

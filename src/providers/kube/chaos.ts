@@ -6,11 +6,13 @@
 //   annotation (`kubectl rollout restart`)
 // - cordon: strategic merge patch spec.unschedulable on the Node (`kubectl cordon`)
 // - drain: cordon, then evict each of the run's pods on the node through the Eviction API, which
-//   honours PodDisruptionBudgets: a 429 means the budget forbids it now, and the eviction is tried
-//   again after a pause, as `kubectl drain` does (https://kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/).
+//   honours PodDisruptionBudgets: a 429 means the eviction is refused now, and it is tried again
+//   after a pause, as `kubectl drain` does (https://kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/).
+//   A 429 is a budget's refusal when its Status names a `DisruptionBudget` cause; without one it is
+//   the API server's own throttling (API Priority and Fairness), which the run's notes tell apart.
 
 import { evictEach, type EvictionLoopOptions } from '../../chaos/drain.ts';
-import { PATCH, statusOf, type KubeClient } from './client.ts';
+import { KubeApiError, PATCH, statusOf, type KubeClient } from './client.ts';
 
 export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
@@ -41,8 +43,8 @@ export async function cordon(client: KubeClient, node: string, unschedulable = t
   await client.request('PATCH', `/api/v1/nodes/${node}`, { contentType: PATCH.strategic, body: { spec: { unschedulable } } });
 }
 
-/** One eviction request; false when a PodDisruptionBudget forbids it right now (429). */
-export async function evictPod(client: KubeClient, namespace: string, pod: string, gracePeriodSeconds?: number): Promise<boolean> {
+/** One eviction request: true once accepted (or the pod is gone), else why it was refused right now (a 429). */
+export async function evictPod(client: KubeClient, namespace: string, pod: string, gracePeriodSeconds?: number): Promise<true | string> {
   try {
     await client.request('POST', `/api/v1/namespaces/${namespace}/pods/${pod}/eviction`, {
       body: {
@@ -54,13 +56,26 @@ export async function evictPod(client: KubeClient, namespace: string, pod: strin
     });
     return true;
   } catch (err) {
-    if (statusOf(err) === 429) return false;
+    if (statusOf(err) === 429) return refusal(err);
     if (statusOf(err) === 404) return true; // already gone
     throw err;
   }
 }
 
-export type DrainOptions = Omit<EvictionLoopOptions, 'retryMs'> & { retryMs?: number };
+/** Why a 429 refused an eviction, in words for the run's notes. */
+function refusal(err: unknown): string {
+  const causes = err instanceof KubeApiError ? err.causes : [];
+  const budget = causes.find((c) => c.type === 'DisruptionBudget');
+  if (budget !== undefined) return `refused by its PodDisruptionBudget (429)${budget.message ? `: ${budget.message}` : ''}`;
+  const said = err instanceof KubeApiError ? err.serverMessage : undefined;
+  return `refused with 429 by the API server without a DisruptionBudget cause (its own throttling, not a budget)${said ? `: ${said}` : ''}`;
+}
+
+export type DrainOptions = Omit<EvictionLoopOptions, 'retryMs' | 'onBlocked'> & {
+  retryMs?: number;
+  /** An eviction was refused right now and will be tried again after retryMs; `why` says by what. */
+  onRefused?: (pod: string, why: string) => void;
+};
 
 /**
  * Cordons the node and evicts the run's pods on it (only pods of `namespace`: a drain by the harness
@@ -72,5 +87,12 @@ export async function drainNode(client: KubeClient, namespace: string, node: str
     query: { fieldSelector: `spec.nodeName=${node}` },
   });
   const pods = (body.items ?? []).filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
-  return evictEach(node, pods, (pod) => evictPod(client, namespace, pod), { ...opts, retryMs: opts.retryMs ?? 5000 });
+  const { onRefused, ...loop } = opts;
+  const evict = async (pod: string): Promise<boolean> => {
+    const answer = await evictPod(client, namespace, pod);
+    if (answer === true) return true;
+    onRefused?.(pod, answer);
+    return false;
+  };
+  return evictEach(node, pods, evict, { ...loop, retryMs: opts.retryMs ?? 5000 });
 }

@@ -24,15 +24,30 @@ export const FIELD_MANAGER = 'zerodrop';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
+/** One of a Status's details.causes: `type` says what refused, e.g. `DisruptionBudget` for an eviction. */
+export interface StatusCause {
+  type?: string;
+  message?: string;
+}
+
 export class KubeApiError extends Error {
   readonly status: number;
   readonly reason: string | undefined;
+  /** The server's own message, redacted. */
+  readonly serverMessage: string | undefined;
+  readonly causes: StatusCause[];
   constructor(method: string, path: string, status: number, body: unknown) {
-    const status_ = body as { message?: string; reason?: string } | undefined;
+    const status_ = body as { message?: string; reason?: string; details?: { causes?: StatusCause[] } } | undefined;
     // The server's message may quote the request's credentials back: never carry them on.
-    super(redact(`${method} ${path}: ${status}${status_?.message ? ` ${status_.message}` : ''}`));
+    const message = status_?.message === undefined ? undefined : redact(status_.message);
+    super(redact(`${method} ${path}: ${status}${message ? ` ${message}` : ''}`));
     this.status = status;
     this.reason = status_?.reason;
+    this.serverMessage = message;
+    this.causes = (Array.isArray(status_?.details?.causes) ? status_.details.causes : []).map((c) => ({
+      ...(typeof c.type === 'string' ? { type: c.type } : {}),
+      ...(typeof c.message === 'string' ? { message: redact(c.message) } : {}),
+    }));
   }
 }
 

@@ -152,11 +152,23 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
     await provider.teardown();
   });
 
-  it('drains the node of the backends through evictions, and uncordons it at teardown', async () => {
-    const { provider } = await setup({ allowNodeOperations: true });
+  it('drains the node of the backends through evictions, noting each refusal and by what, and uncordons it at teardown', async () => {
+    const { provider, recorder } = await setup({ allowNodeOperations: true });
     await provider.deploy(topologyOf('node-drain-http', 'reference'), { timeoutMs: 5000 });
+    // backend-2's first eviction meets the API server's throttling, its second its budget.
+    const refusals = [
+      { code: 429, message: 'Too many requests, please try again later.' },
+      { code: 429, message: 'Cannot evict pod.', details: { causes: [{ type: 'DisruptionBudget', message: 'The disruption budget backend needs 1 healthy pods and has 1 currently' }] } },
+    ];
+    fake.respond((r) => (r.path.endsWith('backend-2/eviction') && refusals.length > 0 ? { status: 429, body: refusals.shift() } : undefined), { first: true });
     const evicted = await provider.drainNode('zerodrop-worker', { retryMs: 20, timeoutMs: 2000 });
     expect(evicted).toEqual(['backend-1', 'backend-2']);
+    const notes = recorder.timeline.events.filter((e) => e.kind === 'note' && e.pod === 'backend-2').map((e) => e.message);
+    expect(notes).toEqual([
+      'eviction of backend-2 refused with 429 by the API server without a DisruptionBudget cause (its own throttling, not a budget): Too many requests, please try again later.',
+      'eviction of backend-2 refused by its PodDisruptionBudget (429): The disruption budget backend needs 1 healthy pods and has 1 currently',
+      'eviction of backend-2 accepted',
+    ]);
     await provider.teardown();
     const nodePatches = fake.requests.filter((r) => r.method === 'PATCH' && r.path === '/api/v1/nodes/zerodrop-worker').map((r) => r.body);
     expect(nodePatches).toEqual([{ spec: { unschedulable: true } }, { spec: { unschedulable: false } }]);

@@ -213,7 +213,7 @@ export class KubeProvider implements Provider {
     this.cordoned.add(node);
     return chaos.drainNode(this.client, this.namespace, node, {
       ...opts,
-      onBlocked: (pod) => this.recorder.event('note', { pod, message: `eviction of ${pod} refused by its PodDisruptionBudget (429)` }),
+      onRefused: (pod, why) => this.recorder.event('note', { pod, message: `eviction of ${pod} ${why}` }),
       onEvicted: (pod) => this.recorder.event('note', { pod, message: `eviction of ${pod} accepted` }),
     });
   }

@@ -10,7 +10,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 
 import { topSelfTime, type CpuProfile, type SelfTime } from './cpu-profile.ts';
-
 import type { FloorRun } from './http-floor.ts';
 import type { ZerodropHttpRun } from './http-zerodrop.ts';
 import { startNginx, type NginxTarget } from './nginx.ts';
@@ -57,11 +56,19 @@ interface Measured {
   raw?: unknown;
 }
 
-async function measureZerodrop(target: NginxTarget, o: HttpBenchOptions, node: string[]): Promise<Measured> {
-  const script = join(o.cwd, 'src/bench/http-zerodrop.ts');
+/**
+ * Runs one of our client scripts in src/bench (`<url> <connections> <durationMs>`, one JSON line out)
+ * in a Node process of its own, started with the `node` flags.
+ */
+async function runClientScript<T>(name: string, target: NginxTarget, o: HttpBenchOptions, node: string[]): Promise<T> {
+  const script = join(o.cwd, 'src/bench', name);
   const r = await runTool(process.execPath, [...node, script, target.url, String(o.connections), String(o.durationMs)], o.durationMs + 30_000, o.signal);
-  if (r.exitCode !== 0) throw new Error(`http-zerodrop.ts exited ${r.exitCode}: ${r.output.trim().split('\n').at(-1) ?? ''}`);
-  const { summary: s, recorded, cpuSeconds } = JSON.parse(r.stdout) as ZerodropHttpRun;
+  if (r.exitCode !== 0) throw new Error(`${name} exited ${r.exitCode}: ${r.output.trim().split('\n').at(-1) ?? ''}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+async function measureZerodrop(target: NginxTarget, o: HttpBenchOptions, node: string[]): Promise<Measured> {
+  const { summary: s, recorded, cpuSeconds } = await runClientScript<ZerodropHttpRun>('http-zerodrop.ts', target, o, node);
   return {
     rate: s.achievedRate,
     // The generator's own CPU (process.cpuUsage around the load), not the process start-up.
@@ -125,10 +132,7 @@ async function measureWrk(target: NginxTarget, o: HttpBenchOptions): Promise<Mea
 }
 
 async function measureFloor(target: NginxTarget, o: HttpBenchOptions, node: string[]): Promise<Measured> {
-  const script = join(o.cwd, 'src/bench/http-floor.ts');
-  const r = await runTool(process.execPath, [...node, script, target.url, String(o.connections), String(o.durationMs)], o.durationMs + 30_000, o.signal);
-  if (r.exitCode !== 0) throw new Error(`http-floor.ts exited ${r.exitCode}: ${r.output.trim().split('\n').at(-1) ?? ''}`);
-  const run = JSON.parse(r.stdout) as FloorRun;
+  const run = await runClientScript<FloorRun>('http-floor.ts', target, o, node);
   return {
     rate: run.requests / run.seconds,
     ...perRequest(run.cpuSeconds, run.requests),

@@ -3,7 +3,6 @@
 // rendered configuration directory.
 
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,28 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { onPath } from '../../src/profiles/requirements.ts';
 import { startRunUntil } from '../helpers/interrupted-run.ts';
 import { leftoverProcesses } from '../helpers/leftovers.ts';
-import { runningProcesses } from '../../src/state/proc-stat.ts';
-
-/**
- * This run's nginx processes: each master's command line names its pod's directory, which is under
- * the run's own TMPDIR (nginx rewrites its environment block for its process titles, so the
- * environment mark of leftoverProcesses cannot find it), and each worker is a master's child. Other
- * nginx processes on the machine (another run, a benchmark) are not this test's.
- */
-function nginxUnder(dir: string): number[] {
-  // Zombies are left out: a killed process stays one until init reaps it.
-  const nginx = (runningProcesses() ?? []).filter((stat) => stat.comm === 'nginx');
-  const masters = new Set(nginx.filter((stat) => commandLine(stat.pid).includes(dir)).map((stat) => stat.pid));
-  return nginx.filter((stat) => masters.has(stat.pid) || masters.has(stat.ppid)).map((stat) => stat.pid);
-}
-
-function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'latin1');
-  } catch {
-    return ''; // gone meanwhile
-  }
-}
+import { readProcStat, runs } from '../../src/state/proc-stat.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -50,19 +28,20 @@ describe('interrupting a gateway scenario', () => {
     const args = ['run', '--scenario', 'gateway-slow-lb', '--profile', profile, '--report-dir', reports];
     const { child, reached, exited } = startRunUntil(args, { ZERODROP_TEST_MARK: mark, TMPDIR: scratch }, 'step delete');
     await reached;
-    expect((await leftoverProcesses(mark)).length).toBeGreaterThan(1);
-    const ours = nginxUnder(scratch);
+    // The run's processes: marked, or (nginx, which overwrites its environment block with its process
+    // title) named by a command line under the run's TMPDIR, and their descendants. Another nginx on
+    // the machine (another run, a benchmark) is not among them.
+    const ours = await leftoverProcesses(mark, scratch);
+    expect(ours.length).toBeGreaterThan(1);
     // Two gateway pods and their replacement, each a master and a worker.
-    if (profile === 'nginx') expect(ours.length).toBeGreaterThanOrEqual(4);
+    if (profile === 'nginx') expect(ours.filter((pid) => readProcStat(pid)?.comm === 'nginx').length).toBeGreaterThanOrEqual(4);
     expect((await readdir(scratch)).length).toBe(1);
     child.kill('SIGINT');
     expect(await exited).toBe(130);
-    expect(await leftoverProcesses(mark)).toEqual([]);
-    expect(nginxUnder(scratch)).toEqual([]);
-    // A worker whose master is gone no longer names the directory through its parent: none of the
+    expect(await leftoverProcesses(mark, scratch)).toEqual([]);
+    // A worker whose master is gone no longer descends from anything named above: none of the
     // processes seen before the interrupt may still run.
-    const still = new Set((runningProcesses() ?? []).map((stat) => stat.pid));
-    expect(ours.filter((pid) => still.has(pid))).toEqual([]);
+    expect(ours.filter((pid) => runs(readProcStat(pid)))).toEqual([]);
     expect(await readdir(scratch)).toEqual([]);
   });
 });

@@ -51,6 +51,9 @@ export class ResponseParser {
   private pending: Buffer | undefined;
   /** Body bytes still expected (Length, ChunkData) or CRLF bytes still expected (ChunkEnd). */
   private remaining = 0;
+  // A connection's responses mostly name the same pod: its string is made once.
+  private readonly podNames = new LastName();
+  private readonly gatewayNames = new LastName();
 
   /** Readies the parser for the response to the next request on the same connection. */
   reset(): void {
@@ -88,7 +91,7 @@ export class ResponseParser {
             this.pending = data.subarray(at);
             return 'more';
           }
-          if (!this.parseHead(data.toString('latin1', at, end))) return 'invalid';
+          if (!this.parseHead(data, at, end)) return 'invalid';
           at = end + 4;
           break;
         }
@@ -158,53 +161,65 @@ export class ResponseParser {
     return 'invalid';
   }
 
-  /** Reads a head (without its final CRLFCRLF); a 1xx head is skipped and the next one awaited. */
-  private parseHead(head: string): boolean {
+  /**
+   * Reads the head in `buf[from, to)` (without its final CRLFCRLF); a 1xx head is skipped and the
+   * next one awaited. It reads bytes in place: a string is made only of the values kept (the pod and
+   * gateway names) and of the rare headers whose value is a list (Transfer-Encoding, an unusual
+   * Connection), because making strings of every response's head was most of the generator's own
+   * per-request work.
+   */
+  private parseHead(buf: Buffer, from: number, to: number): boolean {
     // "HTTP/1.1 200 OK": version, space, three digits.
-    if (!head.startsWith('HTTP/1.') || head.charCodeAt(8) !== 32) {
-      this.error = `not an HTTP/1.x status line: ${JSON.stringify(head.slice(0, 40))}`;
+    if (to - from < 12 || !bytesAre(buf, from, HTTP_1) || buf[from + 8] !== SP) {
+      this.error = `not an HTTP/1.x status line: ${quoted(buf, from, to)}`;
       return false;
     }
-    const status = Number(head.slice(9, 12));
-    if (!Number.isInteger(status) || status < 100 || status > 999) {
-      this.error = `bad status in ${JSON.stringify(head.slice(0, 40))}`;
+    const status = digitsValue(buf, from + 9, from + 12);
+    if (status < 100) {
+      this.error = `bad status in ${quoted(buf, from, to)}`;
       return false;
     }
-    let keepAlive = head.charCodeAt(7) === 49; // HTTP/1.1 keeps the connection unless told otherwise
+    let keepAlive = buf[from + 7] === DIGIT_1; // HTTP/1.1 keeps the connection unless told otherwise
     let length: number | undefined;
     let chunked = false;
     let transferEncoding = false;
     let pod: string | undefined;
     let gateway: string | undefined;
-    let i = head.indexOf('\r\n');
-    while (i >= 0) {
-      const start = i + 2;
-      const next = head.indexOf('\r\n', start);
-      const end = next < 0 ? head.length : next;
-      i = next;
-      const colon = head.indexOf(':', start);
-      if (colon < 0 || colon > end) continue;
+    // One pass over the header lines: each ends at CRLF (the last one at `to`).
+    let start = lineEnd(buf, from, to) + 2;
+    while (start < to) {
+      const end = lineEnd(buf, start, to);
+      const lineStart = start;
+      start = end + 2;
+      let colon = lineStart;
+      while (colon < end && buf[colon] !== COLON) colon++;
       // Only names of the lengths we look for are compared, to keep a response's cost low.
-      const n = colon - start;
-      if (n !== 10 && n !== 14 && n !== 17 && n !== 18) continue;
-      const name = head.slice(start, colon).toLowerCase();
-      const value = head.slice(colon + 1, end).trim();
-      if (name === 'content-length') {
-        const v = /^\d+$/.test(value) ? Number(value) : NaN;
-        if (!Number.isSafeInteger(v) || (length !== undefined && length !== v)) {
-          this.error = `bad content-length ${JSON.stringify(value)}`;
+      const n = colon - lineStart;
+      if (colon === end || (n !== 10 && n !== 14 && n !== 17 && n !== 18)) continue;
+      let vs = colon + 1;
+      let ve = end;
+      while (vs < ve && isOws(buf[vs])) vs++;
+      while (ve > vs && isOws(buf[ve - 1])) ve--;
+      if (n === 14 && nameIs(buf, lineStart, CONTENT_LENGTH)) {
+        const v = ve - vs > 0 && ve - vs <= 15 ? digitsValue(buf, vs, ve) : -1;
+        if (v < 0 || (length !== undefined && length !== v)) {
+          this.error = `bad content-length ${JSON.stringify(buf.toString('latin1', vs, ve))}`;
           return false;
         }
         length = v;
-      } else if (name === 'x-zerodrop-pod') pod ??= value;
-      else if (name === 'x-zerodrop-gateway') gateway ??= value;
-      else if (name === 'transfer-encoding') {
+      } else if (n === 14 && nameIs(buf, lineStart, X_ZERODROP_POD)) pod ??= this.podNames.name(buf, vs, ve);
+      else if (n === 18 && nameIs(buf, lineStart, X_ZERODROP_GATEWAY)) gateway ??= this.gatewayNames.name(buf, vs, ve);
+      else if (n === 17 && nameIs(buf, lineStart, TRANSFER_ENCODING)) {
         transferEncoding = true;
-        chunked = value.toLowerCase().split(',').at(-1)?.trim() === 'chunked';
-      } else if (name === 'connection') {
-        const tokens = value.toLowerCase().split(',').map((t) => t.trim());
-        if (tokens.includes('close')) keepAlive = false;
-        else if (tokens.includes('keep-alive')) keepAlive = true;
+        chunked = buf.toString('latin1', vs, ve).toLowerCase().split(',').at(-1)?.trim() === 'chunked';
+      } else if (n === 10 && nameIs(buf, lineStart, CONNECTION)) {
+        if (ve - vs === KEEP_ALIVE.length && nameIs(buf, vs, KEEP_ALIVE)) keepAlive = true;
+        else if (ve - vs === CLOSE.length && nameIs(buf, vs, CLOSE)) keepAlive = false;
+        else {
+          const tokens = buf.toString('latin1', vs, ve).toLowerCase().split(',').map((t) => t.trim());
+          if (tokens.includes('close')) keepAlive = false;
+          else if (tokens.includes('keep-alive')) keepAlive = true;
+        }
       }
     }
     if (status < 200 && status !== 101) return true; // interim response: the real one follows
@@ -225,6 +240,74 @@ export class ResponseParser {
     }
     return true;
   }
+}
+
+const SP = 32;
+const COLON = 58;
+const DIGIT_0 = 48;
+const DIGIT_1 = 49;
+const HTTP_1 = Buffer.from('HTTP/1.');
+// Header names (and Connection's two common values) in lower case, compared to the response's bytes.
+const CONTENT_LENGTH = Buffer.from('content-length');
+const X_ZERODROP_POD = Buffer.from('x-zerodrop-pod');
+const X_ZERODROP_GATEWAY = Buffer.from('x-zerodrop-gateway');
+const TRANSFER_ENCODING = Buffer.from('transfer-encoding');
+const CONNECTION = Buffer.from('connection');
+const KEEP_ALIVE = Buffer.from('keep-alive');
+const CLOSE = Buffer.from('close');
+
+const isOws = (c: number | undefined) => c === SP || c === 9;
+
+/** Where the line starting at `from` ends: its CRLF, or `to`. */
+function lineEnd(buf: Buffer, from: number, to: number): number {
+  let k = from;
+  while (k < to && !(buf[k] === CR && buf[k + 1] === LF)) k++;
+  return k;
+}
+
+/** Whether `buf` holds exactly `bytes` at `at`. */
+function bytesAre(buf: Buffer, at: number, bytes: Buffer): boolean {
+  for (let k = 0; k < bytes.length; k++) if (buf[at + k] !== bytes[k]) return false;
+  return true;
+}
+
+/** The string of a header value, made again only when its bytes differ from the last one's. */
+class LastName {
+  private bytes: Buffer | undefined;
+  private text = '';
+
+  name(buf: Buffer, from: number, to: number): string {
+    const last = this.bytes;
+    if (last !== undefined && last.length === to - from && bytesAre(buf, from, last)) return this.text;
+    this.bytes = Buffer.from(buf.subarray(from, to));
+    this.text = this.bytes.toString('latin1');
+    return this.text;
+  }
+}
+
+/** Whether `buf` holds `lower` at `at`, ASCII letters compared without case. */
+function nameIs(buf: Buffer, at: number, lower: Buffer): boolean {
+  for (let k = 0; k < lower.length; k++) {
+    const c = buf[at + k] ?? 0;
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower[k]) return false;
+  }
+  return true;
+}
+
+/** The decimal number in `buf[from, to)`, or -1 when a byte there is not a digit. */
+function digitsValue(buf: Buffer, from: number, to: number): number {
+  let v = 0;
+  for (let k = from; k < to; k++) {
+    const d = (buf[k] ?? 0) - DIGIT_0;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+/** The start of a head, quoted for an error message. */
+function quoted(buf: Buffer, from: number, to: number): string {
+  return JSON.stringify(buf.toString('latin1', from, Math.min(to, from + 40)));
 }
 
 function parseChunkSize(line: string): number | undefined {

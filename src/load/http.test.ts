@@ -195,6 +195,26 @@ describe('outcome classes', () => {
     expect(server.seen).toHaveLength(1);
   });
 
+  it('timeout: a request after many quick ones on the same connection gets its whole timeoutMs', async () => {
+    // The worker's timer is set at its first request and not moved per request: when it fires for a
+    // later one, that request is timed out only once its own timeoutMs has passed.
+    const started = performance.now();
+    const server = await startServer((_req, res) => {
+      if (performance.now() - started < 250) setTimeout(() => reply(res), 5);
+      // later requests are never answered
+    });
+    const recorder = new Recorder();
+    const load = track(startHttpLoad('late-hang', http11({ keepAlive: true, timeoutMs: 400 }), { host: '127.0.0.1', port: server.port }, recorder));
+    await delay(900);
+    await load.stop();
+    const [hung, ...after] = recorder.timeline.requests.filter((r) => r.outcome === 'timeout');
+    expect(recorder.timeline.requests.filter((r) => r.outcome === 'ok').length).toBeGreaterThan(5);
+    expect(hung!.start).toBeGreaterThan(recorder.timeline.requests[0]!.start + 150);
+    expect(hung!.end - hung!.start).toBeGreaterThanOrEqual(399);
+    expect(hung!.end - hung!.start).toBeLessThan(800);
+    expect(after.every((r) => r.end - r.start >= 399)).toBe(true);
+  });
+
   it('timeout and abort while still connecting: the TCP handshake never completes', async () => {
     const port = await unacceptingPort();
     const { record } = await one(port, '/', 300);

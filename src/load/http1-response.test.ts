@@ -128,7 +128,7 @@ describe('ResponseParser', () => {
 });
 
 describe('ResponseParser on generated responses', () => {
-  /** A random valid response: status, a few headers, a Content-Length, chunked or no-body framing. */
+  /** A random valid response: status, a few headers, a Content-Length or chunked framing. */
   function generate(random: () => number): { text: string; status: number; pod: string } {
     const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
     const status = pick([200, 201, 404, 500, 503]);
@@ -151,7 +151,14 @@ describe('ResponseParser on generated responses', () => {
       payload += '0\r\n\r\n';
     }
     headers.sort(() => random() - 0.5);
-    return { text: `HTTP/1.1 ${status} Reason\r\n${headers.join('\r\n')}\r\n\r\n${payload}`, status, pod };
+    // Names in any case, optional whitespace around values (RFC 9110 5.1, 5.6.3).
+    const mixCase = (name: string) => [...name].map((c) => (random() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
+    const ows = () => pick(['', ' ', '\t', ' \t ']);
+    const lines = headers.map((h) => {
+      const colon = h.indexOf(':');
+      return `${mixCase(h.slice(0, colon))}:${ows()}${h.slice(colon + 1).trim()}${ows()}`;
+    });
+    return { text: `HTTP/1.1 ${status} Reason\r\n${lines.join('\r\n')}\r\n\r\n${payload}`, status, pod };
   }
 
   it('finds the end of 300 random responses cut at random places, never before it', () => {

@@ -148,9 +148,11 @@ interface WorkerSink {
   readonly target: LoadTarget;
   /** The request's bytes, the same for every request of the load. */
   readonly request: Buffer;
+  /** Where every connection of the load reads into: each read is parsed before the next one. */
+  readonly readBuffer: Buffer;
   readonly keepAlive: boolean;
-  /** The exchange recorded its request: count it and stop waiting for it. */
-  finished(exchange: Exchange, outcome: Outcome): void;
+  /** The exchange recorded its request: count it. */
+  finished(outcome: Outcome): void;
 }
 
 /**
@@ -174,6 +176,11 @@ class Worker {
 
   constructor(sink: WorkerSink) {
     this.sink = sink;
+  }
+
+  /** The request in flight, if any. */
+  get inFlight(): Exchange | undefined {
+    return this.exchange;
   }
 
   send(exchange: Exchange): void {
@@ -212,11 +219,14 @@ class Worker {
   private connect(): Connection {
     this.drop(this.conn);
     const { host, port } = this.sink.target;
-    const socket = net.connect({ host, port, noDelay: true });
-    const conn = new Connection(socket);
+    // Bytes are read into the load's one buffer and handed over in place (`onread`), not as a
+    // stream's 'data' chunks: the parser keeps nothing of a chunk, and the stream's machinery per
+    // read was a measurable part of the generator's work.
+    const onread = { buffer: this.sink.readBuffer, callback: (n: number, buf: Uint8Array): boolean => this.onData(conn, buf as Buffer, n) };
+    const socket: Socket = net.connect({ host, port, noDelay: true, onread });
+    const conn: Connection = new Connection(socket);
     this.conn = conn;
     socket.on('connect', () => this.onConnect(conn));
-    socket.on('data', (chunk: Buffer) => this.onData(conn, chunk));
     socket.on('end', () => this.onClosed(conn, 'other side closed before a complete response'));
     socket.on('close', () => this.onClosed(conn, 'connection closed before a complete response'));
     socket.on('error', (err) => this.onError(conn, err));
@@ -246,22 +256,24 @@ class Worker {
     if (exchange !== undefined && this.conn === conn) this.write(conn, exchange);
   }
 
-  private onData(conn: Connection, chunk: Buffer): void {
+  /** `n` bytes arrived in `buf` (the load's read buffer, reused by the next read). Always reads on: true. */
+  private onData(conn: Connection, buf: Buffer, n: number): true {
     const exchange = this.exchange;
     if (exchange === undefined || exchange.conn !== conn) {
       // Bytes nobody asked for: the connection's framing can no longer be trusted.
       this.drop(conn);
-      return;
+      return true;
     }
-    const fed = this.parser.feed(chunk);
-    if (fed === 'more') return;
+    const fed = this.parser.feed(buf, n);
+    if (fed === 'more') return true;
     if (fed === 'invalid') {
       this.drop(conn);
       this.finish({ outcome: 'error', error: `invalid response: ${this.parser.error}` });
-      return;
+      return true;
     }
     if (!this.sink.keepAlive || !this.parser.keepAlive || this.parser.trailing) this.drop(conn);
     this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
+    return true;
   }
 
   /** The server ended the connection (FIN), or it closed: the request on it ends here. */
@@ -309,11 +321,11 @@ class Exchange implements InFlightRequest {
   private settle: (() => void) | undefined;
   private donePromise: Promise<void> | undefined;
 
-  constructor(sink: WorkerSink, worker: Worker, onFree: () => void) {
+  constructor(sink: WorkerSink, worker: Worker, onFree: () => void, start: number) {
     this.sink = sink;
     this.worker = worker;
     this.onFree = onFree;
-    this.start = sink.recorder.now();
+    this.start = start;
   }
 
   /** Resolves once the request is over. Made only when asked for (on stop). */
@@ -346,7 +358,7 @@ class Exchange implements InFlightRequest {
     }
     if (error !== undefined) rec.error = error;
     sink.recorder.request(rec);
-    sink.finished(this, outcome);
+    sink.finished(outcome);
     this.settle?.();
     queueMicrotask(this.onFree);
   }
@@ -356,6 +368,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
   readonly spec: HttpLoadSpec | SingleRequestSpec;
   readonly target: LoadTarget;
   readonly request: Buffer;
+  readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
   readonly keepAlive: boolean;
   private readonly mode: LoadSummary['mode'];
 
@@ -377,9 +390,15 @@ class HttpLoad extends RequestLoad implements WorkerSink {
     this.notesBounds = this.mode !== 'single';
   }
 
-  finished(exchange: Exchange, outcome: Outcome): void {
-    this.inFlight.delete(exchange);
+  finished(outcome: Outcome): void {
     this.count(outcome);
+  }
+
+  // A worker holds at most one request: asking the workers is cheaper than a set kept per request.
+  protected override requestsInFlight(): InFlightRequest[] {
+    const requests: InFlightRequest[] = [];
+    for (const worker of this.workers) if (worker.inFlight !== undefined) requests.push(worker.inFlight);
+    return requests;
   }
 
   protected schedule(): void {
@@ -455,13 +474,15 @@ class HttpLoad extends RequestLoad implements WorkerSink {
     const interval = ratePerWorker === undefined ? 0 : 1000 / ratePerWorker;
     return new Promise<void>((loopDone) => {
       let due = this.recorder.now();
+      // One clock read a request: the time mayStart() checks the bounds at is the request's start.
       const go = (): void => {
-        if (!this.mayStart()) return loopDone();
+        const now = this.recorder.now();
+        if (!this.mayStart(now)) return loopDone();
         this.sent++;
-        this.send(worker, afterSend);
+        this.send(worker, afterSend, now);
       };
+      // A loop asleep when the load stops is woken (sleepers.wakeAll) and ends in go().
       const next = (): void => {
-        if (!this.mayStart()) return loopDone();
         const wait = interval > 0 ? due - this.recorder.now() : 0;
         if (wait > 0) void this.sleepers.sleep(wait).then(go);
         else go();
@@ -475,10 +496,8 @@ class HttpLoad extends RequestLoad implements WorkerSink {
   }
 
   /** Sends one request on `worker` and records it; `onFree` runs once the worker is free again. */
-  private send(worker: Worker, onFree: () => void): void {
-    const exchange = new Exchange(this, worker, onFree);
-    this.inFlight.add(exchange);
-    worker.send(exchange);
+  private send(worker: Worker, onFree: () => void, now = this.recorder.now()): void {
+    worker.send(new Exchange(this, worker, onFree, now));
   }
 }
 

@@ -2,12 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../suites/helpers/marked-process.ts';
 import { MAX_HEAD_BYTES, ResponseParser, type Feed } from './http1-response.ts';
 
-/** Feeds `text` cut at the given positions; returns what each feed said. */
+/**
+ * What a reused read buffer holds beyond the bytes just read, and after they were parsed: the end of
+ * a head, a chunk line's end, a whole other response. A parser that looks past the bytes it was
+ * given, or keeps a reference to them, reads these.
+ */
+const STALE = '\r\n\r\nHTTP/1.1 500 Stale\r\nContent-Length: 0\r\n\r\n0\r\n';
+
+/**
+ * Feeds `text` cut at the given positions, as the generator does: each piece is read into the same
+ * buffer (`onread`), stale bytes after it, and the buffer is overwritten once the piece is parsed.
+ * Returns what each feed said.
+ */
 function feedCut(parser: ResponseParser, text: string, cuts: number[]): Feed[] {
   const bytes = Buffer.from(text, 'latin1');
+  const readBuffer = Buffer.alloc(bytes.length + STALE.length);
   const bounds = [0, ...cuts, bytes.length];
   const said: Feed[] = [];
-  for (let i = 0; i + 1 < bounds.length; i++) said.push(parser.feed(bytes.subarray(bounds[i], bounds[i + 1])));
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    readBuffer.fill(STALE, 'latin1');
+    const n = bytes.copy(readBuffer, 0, bounds[i], bounds[i + 1]);
+    said.push(parser.feed(readBuffer, n));
+    readBuffer.fill(STALE, 'latin1');
+  }
   return said;
 }
 

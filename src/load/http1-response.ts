@@ -74,21 +74,29 @@ export class ResponseParser {
     return this.state === Body.Done;
   }
 
-  feed(chunk: Buffer): Feed {
+  /**
+   * Reads the next `length` bytes of the response, from `chunk`. Nothing of `chunk` is kept once this
+   * returns (a head cut short is copied), so the caller may read the next bytes into the same buffer.
+   */
+  feed(chunk: Buffer, length = chunk.length): Feed {
     let data = chunk;
+    let size = length;
     let at = 0;
-    while (at < data.length) {
+    while (at < size) {
       switch (this.state) {
         case Body.Head: {
           if (this.pending !== undefined) {
-            data = Buffer.concat([this.pending, data.subarray(at)]);
+            data = Buffer.concat([this.pending, data.subarray(at, size)]);
+            size = data.length;
             at = 0;
             this.pending = undefined;
           }
-          const end = data.indexOf(HEAD_END, at);
+          // Bytes past `size` are stale (a reused buffer): a match there is no match.
+          let end = data.indexOf(HEAD_END, at);
+          if (end + HEAD_END.length > size) end = -1;
           if (end < 0) {
-            if (data.length - at > MAX_HEAD_BYTES) return this.invalid(`response head larger than ${MAX_HEAD_BYTES} bytes`);
-            this.pending = data.subarray(at);
+            if (size - at > MAX_HEAD_BYTES) return this.invalid(`response head larger than ${MAX_HEAD_BYTES} bytes`);
+            this.pending = Buffer.from(data.subarray(at, size));
             return 'more';
           }
           if (!this.parseHead(data, at, end)) return 'invalid';
@@ -96,7 +104,7 @@ export class ResponseParser {
           break;
         }
         case Body.Length: {
-          const n = Math.min(this.remaining, data.length - at);
+          const n = Math.min(this.remaining, size - at);
           this.remaining -= n;
           at += n;
           if (this.remaining === 0) this.state = Body.Done;
@@ -104,9 +112,10 @@ export class ResponseParser {
         }
         case Body.ChunkSize:
         case Body.Trailers: {
-          const lf = data.indexOf(LF, at);
+          let lf = data.indexOf(LF, at);
+          if (lf >= size) lf = -1;
           if (lf < 0) {
-            this.pending = this.pending === undefined ? data.subarray(at) : Buffer.concat([this.pending, data.subarray(at)]);
+            this.pending = this.pending === undefined ? Buffer.from(data.subarray(at, size)) : Buffer.concat([this.pending, data.subarray(at, size)]);
             if (this.pending.length > MAX_HEAD_BYTES) return this.invalid('chunk-size or trailer line too long');
             return 'more';
           }
@@ -119,17 +128,17 @@ export class ResponseParser {
             if (text === '') this.state = Body.Done;
             break;
           }
-          const size = parseChunkSize(text);
-          if (size === undefined) return this.invalid(`bad chunk size ${JSON.stringify(text.slice(0, 40))}`);
-          if (size === 0) this.state = Body.Trailers;
+          const chunkSize = parseChunkSize(text);
+          if (chunkSize === undefined) return this.invalid(`bad chunk size ${JSON.stringify(text.slice(0, 40))}`);
+          if (chunkSize === 0) this.state = Body.Trailers;
           else {
             this.state = Body.ChunkData;
-            this.remaining = size;
+            this.remaining = chunkSize;
           }
           break;
         }
         case Body.ChunkData: {
-          const n = Math.min(this.remaining, data.length - at);
+          const n = Math.min(this.remaining, size - at);
           this.remaining -= n;
           at += n;
           if (this.remaining === 0) {

@@ -222,7 +222,14 @@ class Worker {
     // Bytes are read into the load's one buffer and handed over in place (`onread`), not as a
     // stream's 'data' chunks: the parser keeps nothing of a chunk, and the stream's machinery per
     // read was a measurable part of the generator's work.
-    const onread = { buffer: this.sink.readBuffer, callback: (n: number, buf: Uint8Array): boolean => this.onData(conn, buf as Buffer, n) };
+    // The callback returns true: reading never pauses (false would).
+    const onread = {
+      buffer: this.sink.readBuffer,
+      callback: (n: number, buf: Uint8Array): boolean => {
+        this.onData(conn, buf as Buffer, n);
+        return true;
+      },
+    };
     const socket: Socket = net.connect({ host, port, noDelay: true, onread });
     const conn: Connection = new Connection(socket);
     this.conn = conn;
@@ -256,24 +263,23 @@ class Worker {
     if (exchange !== undefined && this.conn === conn) this.write(conn, exchange);
   }
 
-  /** `n` bytes arrived in `buf` (the load's read buffer, reused by the next read). Always reads on: true. */
-  private onData(conn: Connection, buf: Buffer, n: number): true {
+  /** `n` bytes arrived in `buf` (the load's read buffer, reused by the next read). */
+  private onData(conn: Connection, buf: Buffer, n: number): void {
     const exchange = this.exchange;
     if (exchange === undefined || exchange.conn !== conn) {
       // Bytes nobody asked for: the connection's framing can no longer be trusted.
       this.drop(conn);
-      return true;
+      return;
     }
     const fed = this.parser.feed(buf, n);
-    if (fed === 'more') return true;
+    if (fed === 'more') return;
     if (fed === 'invalid') {
       this.drop(conn);
       this.finish({ outcome: 'error', error: `invalid response: ${this.parser.error}` });
-      return true;
+      return;
     }
     if (!this.sink.keepAlive || !this.parser.keepAlive || this.parser.trailing) this.drop(conn);
     this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
-    return true;
   }
 
   /** The server ended the connection (FIN), or it closed: the request on it ends here. */

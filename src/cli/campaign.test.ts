@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCampaign, parseCampaignArgs, tally, type CampaignRow } from './campaign.ts';
+import { formatCampaign, parseCampaignArgs, tally, whyOf, type CampaignRow } from './campaign.ts';
 import { catalog } from '../scenarios/index.ts';
 import { profiles } from '../profiles/index.ts';
 
@@ -62,6 +62,22 @@ describe('campaign tally', () => {
     const text = formatCampaign([...rows.values()], 2);
     expect(text).not.toMatch(/\[nginx\]/);
     expect(text).toContain(`skipped in every run: 1 pairs ("${why}")`);
+  });
+});
+
+describe('campaign why', () => {
+  it('names every assertion that gave the verdict, so an inconclusive run tells load from harness', () => {
+    const loadHeld = { name: 'loadHeld', verdict: 'inconclusive', message: 'load "http" had 8 late starts' } as const;
+    const harness = { name: 'harnessResponsive', verdict: 'inconclusive', message: 'the harness event loop lagged 131 ms' } as const;
+    const passed = { name: 'noFailedRequests', verdict: 'pass', message: 'no request failed' } as const;
+    expect(whyOf({ verdict: 'inconclusive', assertions: [passed, loadHeld, harness] })).toBe(
+      'loadHeld: load "http" had 8 late starts; harnessResponsive: the harness event loop lagged 131 ms',
+    );
+    expect(whyOf({ verdict: 'inconclusive', assertions: [passed, loadHeld, { ...harness, verdict: 'pass' }] })).toBe('loadHeld: load "http" had 8 late starts');
+    // A failure observed under bad load is still a failure: only the failed assertions are why.
+    const failed = { name: 'noFailedRequests', verdict: 'fail', message: '3 of 90 failed' } as const;
+    expect(whyOf({ verdict: 'fail', assertions: [failed, loadHeld] })).toBe('noFailedRequests: 3 of 90 failed');
+    expect(whyOf({ verdict: 'inconclusive', assertions: [], reason: 'deploy failed: port in use' })).toBe('deploy failed: port in use');
   });
 });
 

@@ -69,10 +69,15 @@ export function tally(
   return outlier || unexpected ? { run, verdict, why, unexpected } : undefined;
 }
 
-/** The reason a result came out as it did: its first assertion with that verdict, or the run's reason. */
-function whyOf(result: ScenarioResult): string {
-  const assertion = result.assertions.find((a) => a.verdict === result.verdict && a.verdict !== 'pass');
-  return assertion ? `${assertion.name}: ${assertion.message}` : (result.reason ?? '');
+/**
+ * Why a result came out as it did: every assertion with its verdict, or the run's reason. All of
+ * them, not the first: an inconclusive run may have lost its load and its harness loop together,
+ * and which of the two it was is what diagnosing a disagreement needs.
+ */
+export function whyOf(result: Pick<ScenarioResult, 'verdict' | 'assertions' | 'reason'>): string {
+  const decided = result.assertions.filter((a) => a.verdict === result.verdict && a.verdict !== 'pass');
+  if (decided.length === 0) return result.reason ?? '';
+  return decided.map((a) => `${a.name}: ${a.message}`).join('; ');
 }
 
 /**

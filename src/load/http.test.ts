@@ -423,8 +423,7 @@ describe('rates', () => {
   it('open loop holds 200/s within 5% over 2 s, and is never late while its loop keeps up', async () => {
     const server = await startServer((_req, res) => reply(res));
     const recorder = new Recorder();
-    const loop = watchLoop();
-    cleanups.push(async () => loop.stop());
+    using loop = watchLoop();
     const load = track(
       startHttpLoad('open', http11({ mode: 'open', rate: 200, connections: 20 }), { host: '127.0.0.1', port: server.port }, recorder),
     );
@@ -467,8 +466,7 @@ describe('rates', () => {
     const server = await startServer((_req, res) => reply(res));
     const target = { host: '127.0.0.1', port: server.port };
     const recorder = new Recorder();
-    const loop = watchLoop();
-    cleanups.push(async () => loop.stop());
+    using loop = watchLoop();
     const capped = track(startHttpLoad('capped', http11({ connections: 4, ratePerWorker: 10, keepAlive: true }), target, recorder));
     await delay(1500);
     const c = await capped.stop();

@@ -78,7 +78,7 @@ describe('startUdpLoad', () => {
   it('accounts every packet of every flow against a perfect echo', async () => {
     const target = await echo();
     const recorder = new Recorder();
-    const loop = watchLoop();
+    using loop = watchLoop();
     const load = startUdpLoad('udp', spec(), target, recorder);
     const summary = await load.done;
     expect(summary).toMatchObject({ load: 'udp', mode: 'udp', flows: 3, sent: 300, received: 300, lost: 0, duplicated: 0, targetRate: 600 });

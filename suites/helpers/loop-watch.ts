@@ -7,8 +7,9 @@ import { Recorder } from '../../src/observe/recorder.ts';
  * starved by a busy machine, as beside a campaign), so a timing assertion holds only while
  * `maxDelayMs()` stayed below what it allows. Compare with some margin: a timer also fires up to a
  * millisecond after its time, and a start waits for its turn behind the loop's other callbacks.
+ * Hold it with `using`, so a test that fails before asking still stops the watch.
  */
-export function watchLoop(): { maxDelayMs: () => number; stop: () => void } {
+export function watchLoop(): Disposable & { maxDelayMs: () => number } {
   const samples = new Recorder();
   const monitor = startLoopMonitor(samples, { intervalMs: 50 });
   return {
@@ -17,6 +18,6 @@ export function watchLoop(): { maxDelayMs: () => number; stop: () => void } {
       monitor.stop();
       return Math.max(0, ...samples.timeline.harness.map((s) => s.loopDelayMaxMs));
     },
-    stop: () => monitor.stop(),
+    [Symbol.dispose]: () => monitor.stop(),
   };
 }

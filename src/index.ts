@@ -1,7 +1,16 @@
-// The package entry: what a zerodrop.config.ts and programs driving zerodrop import.
+// The package entry: what a zerodrop.config.ts and programs driving zerodrop import
+// (`import { run, defineConfig } from 'zerodrop'`). The CLI is a thin layer over the same calls.
 
+export { run, planRun, openRun, runPlan, type RunOptions, type RunCallbacks, type RunPlan, type OpenRun } from './api/run.ts';
 export { defineConfig, type ZerodropConfig } from './cli/config.ts';
+export { UsageError } from './cli/usage-error.ts';
+export { catalog, findScenario } from './scenarios/index.ts';
+export type { ScenarioDefinition, OptionValues } from './scenarios/definition.ts';
+export { profiles, findProfile } from './profiles/index.ts';
+export type { Profile } from './profiles/profile.ts';
 export { REPORTER_NAMES, reporters, writeReports, type Reporter, type ReporterName } from './report/reporters/index.ts';
 export { readResults, writeResults, type Counts, type Implementation, type RunResult, type ScenarioResult } from './report/results.ts';
+export type { ScenarioProgress } from './runner/run-scenario.ts';
 export type { Timeline } from './model/timeline.ts';
 export type { AssertionResult, Verdict } from './model/verdict.ts';
+export { TOOL_VERSION } from './paths.ts';

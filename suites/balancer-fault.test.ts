@@ -6,14 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { Recorder } from '../src/observe/recorder.ts';
 import { referenceProfile } from '../src/profiles/reference.ts';
 import { LocalProvider } from '../src/providers/local/local-provider.ts';
-import { repoRoot } from '../src/runner/paths.ts';
+import { packageRoot } from '../src/paths.ts';
 import { runScenario } from '../src/runner/run-scenario.ts';
 import backendDeleteHttp from '../src/scenarios/backend-delete-http.ts';
 import { describeResult } from './helpers/run-case.ts';
 
 async function run(balancerFault?: 'never-deprogram') {
   const recorder = new Recorder();
-  await using provider = new LocalProvider({ recorder, runId: randomBytes(4).toString('hex'), cwd: repoRoot, ...(balancerFault ? { balancerFault } : {}) });
+  await using provider = new LocalProvider({ recorder, runId: randomBytes(4).toString('hex'), cwd: packageRoot, ...(balancerFault ? { balancerFault } : {}) });
   // Keep-alive off: every request is a new connection, so a stale balancer shows up at once.
   const scenario = backendDeleteHttp.build(referenceProfile, { ...backendDeleteHttp.defaults });
   const load = scenario.loads[0]!;

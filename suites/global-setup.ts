@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { mergeResults } from '../src/report/collect.ts';
 import { writeReports } from '../src/report/reporters/index.ts';
-import { repoRoot } from '../src/runner/paths.ts';
+import { packageRoot } from '../src/paths.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,7 +17,7 @@ declare module 'vitest' {
 }
 
 /** Where the run's report goes; ZERODROP_VITEST_REPORT_DIR moves it (the integration test uses a temp dir). */
-export const VITEST_REPORT_DIR = process.env['ZERODROP_VITEST_REPORT_DIR'] ?? join(repoRoot, 'reports', 'vitest');
+export const VITEST_REPORT_DIR = process.env['ZERODROP_VITEST_REPORT_DIR'] ?? join(packageRoot, 'reports', 'vitest');
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), 'zerodrop-vitest-'));

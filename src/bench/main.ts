@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { parseFlags } from '../cli/flags.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import { AddressPool } from '../providers/local/addresses.ts';
-import { repoRoot } from '../runner/paths.ts';
+import { packageRoot } from '../paths.ts';
 import { formatSelfTime } from './cpu-profile.ts';
 import { httpBench, type ClientProfile } from './http-bench.ts';
 import { machineFacts, type MachineFacts } from './machine.ts';
@@ -41,7 +41,7 @@ export function parseBenchArgs(argv: string[]): BenchSettings {
     quick: { type: 'boolean', default: false },
     only: { type: 'string', multiple: true },
     workers: { type: 'string' },
-    out: { type: 'string', default: join(repoRoot, 'reports', 'bench.json') },
+    out: { type: 'string', default: join(packageRoot, 'reports', 'bench.json') },
     profile: { type: 'boolean', default: false },
   });
   const only = (values.only ?? [...BENCH_NAMES]).flatMap((s) => s.split(',')).map((name) => {
@@ -78,7 +78,7 @@ export interface BenchReport {
  * down what the benchmark started (servers, pods, temporary directories) and rejects.
  */
 export async function runBench(s: BenchSettings, signal: AbortSignal): Promise<{ rows: BenchRow[]; report: BenchReport }> {
-  const machine = await machineFacts(repoRoot);
+  const machine = await machineFacts(packageRoot);
   const rows: BenchRow[] = [];
   const detail: Record<string, unknown> = {};
   const started = new Date();
@@ -103,18 +103,18 @@ export async function runBench(s: BenchSettings, signal: AbortSignal): Promise<{
     await section('http', 'req/s', () => {
       const profileDir = s.profile ? profileDirOf(s.out) : undefined;
       if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
-      const o = { host, connections: 50, durationMs: s.quick ? 3_000 : 10_000, rounds: s.quick ? 1 : 3, cwd: repoRoot, signal, ...(profileDir ? { profileDir } : {}) };
+      const o = { host, connections: 50, durationMs: s.quick ? 3_000 : 10_000, rounds: s.quick ? 1 : 3, cwd: packageRoot, signal, ...(profileDir ? { profileDir } : {}) };
       progress(`http: zerodrop, autocannon, hey, wrk against nginx on ${host}, ${o.connections} connections, ${o.durationMs / 1000} s each, ${o.rounds} round(s)`);
       return httpBench(o);
     });
     await section('udp', 'pkt/s', () => {
       const rates = s.quick ? [10_000, 25_000, 50_000, 100_000] : [5_000, 10_000, 20_000, 50_000, 75_000, 100_000, 125_000, 150_000];
       progress(`udp: rate ladder ${rates.join(', ')} pkt/s, 50 flows`);
-      return udpBench({ host, flows: 50, payloadBytes: 100, stepMs: s.quick ? 2_000 : 3_000, rates, cwd: repoRoot, signal });
+      return udpBench({ host, flows: 50, payloadBytes: 100, stepMs: s.quick ? 2_000 : 3_000, rates, cwd: packageRoot, signal });
     });
     await section('provider', 's', () => {
       progress(`provider: pod costs, then the catalog sequential and with --workers ${s.workers}`);
-      return providerBench({ replicas: s.quick ? 2 : 4, preStopSeconds: 1, workers: s.workers, cwd: repoRoot, signal, ...(s.quick ? { scenarios: 4 } : {}) });
+      return providerBench({ replicas: s.quick ? 2 : 4, preStopSeconds: 1, workers: s.workers, cwd: packageRoot, signal, ...(s.quick ? { scenarios: 4 } : {}) });
     });
     await section('soak', 'runs', () => {
       const o = s.quick ? { runs: 3, flows: 50, rate: 20_000, durationMs: 5_000 } : { runs: 20, flows: 50, rate: 20_000, durationMs: 30_000 };

@@ -26,7 +26,8 @@ export interface RunArgs {
   profiles: Profile[];
   overrides: OptionValues;
   nightly: boolean;
-  reportDir: string;
+  /** Where the reports go (--report-dir, config reportDir); none are written when undefined. */
+  reportDir: string | undefined;
   /** Reports to write into reportDir (--reporter; default all). */
   reporters: ReporterName[];
   /** Open the HTML report at the end (--open). */
@@ -42,7 +43,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
     provider: { type: 'string', default: 'local' },
     profile: { type: 'string', multiple: true },
     scenario: { type: 'string', multiple: true },
-    'report-dir': { type: 'string', default: 'reports' },
+    'report-dir': { type: 'string' },
     set: { type: 'string', multiple: true },
     nightly: { type: 'boolean', default: false },
     kubeconfig: { type: 'string' },
@@ -70,7 +71,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
   const chosen = profilesNamed(values.profile ?? ['reference']);
 
   const reportDir = values['report-dir'];
-  const reportDirIssue = reportDirProblem(reportDir);
+  const reportDirIssue = reportDir === undefined ? undefined : reportDirProblem(reportDir);
   if (reportDirIssue !== undefined) throw new UsageError(`--report-dir ${JSON.stringify(reportDir)}: ${reportDirIssue}`);
 
   const reporters = (values.reporter ?? [...REPORTER_NAMES]).flatMap((r) => r.split(',')).map((name) => {

@@ -5,19 +5,12 @@
 import { join, resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { redact } from '../observe/redact.ts';
-import { REPORTER_NAMES, writeReports, type ReporterName } from '../report/reporters/index.ts';
-import { readResults, RESULTS_FILE } from '../report/results.ts';
-import { runMatrix } from '../runner/run-matrix.ts';
-import { missingPrerequisites, openSession } from '../providers/index.ts';
-import { parseRunArgs } from './args.ts';
-import { listCatalog } from './list.ts';
-import { configArgs, configFlag, loadConfig } from './config.ts';
+import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
 import { HELP } from './help.ts';
-import { openInBrowser } from './open.ts';
-import { printSummary, ProgressView, summaryTable } from './progress.ts';
 import { UsageError } from './usage-error.ts';
-import { RunRecordFile } from '../state/run-record.ts';
-import { parseFlags } from './flags.ts';
+
+// Each command loads what it needs when it runs (`await import`), so `--help` and `list` answer
+// at once and a local run never loads the cluster client.
 
 /** Set by the run's signal handlers; main's own exit code does not override it. */
 let wasInterrupted = false;
@@ -39,23 +32,27 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'list') {
     if (rest.length > 0) throw new UsageError(`list: unexpected argument "${rest[0]}"`);
-    listCatalog();
+    (await import('./list.ts')).listCatalog();
     return 0;
   }
   if (command === 'report') return report(rest);
   // Loaded on demand: clean reaches clusters, whose client a run on the local provider never needs.
-  if (command === 'clean') return (await import('./clean.ts')).clean(rest);
-
-  // The config file first, then the flags over it, field by field; both validated before anything starts.
-  const { config, file: configFile } = await loadConfig(configFlag(rest));
-  const args = parseRunArgs([...configArgs(config, rest), ...rest]);
-  // A cluster provider's prerequisites are checked before anything is created.
-  const missing = await missingPrerequisites(args.providerSettings);
-  if (missing.length > 0) {
-    throw new UsageError(`--provider ${args.provider} cannot run here:\n  ${missing.join('\n  ')}`);
+  if (command === 'clean') {
+    const { clean } = await import('./clean.ts');
+    return clean(rest);
   }
+
+  return runCommand(rest);
+}
+
+/** `zerodrop run`: the config file, the flags over it field by field, then the API's run with a progress view. */
+async function runCommand(rest: string[]): Promise<number> {
+  const [{ planRun, runPlan }, { loadConfig, configFlag }, { ProgressView, printSummary, summaryTable }] = await loadRunModules();
+  const { config, file: configFile } = await loadConfig(configFlag(rest));
+  const plan = planRun(config, { argv: rest, ...(configFile ? { source: configFile } : {}) });
+  // The command always writes its reports; the API only when asked.
+  plan.reportDir ??= 'reports';
   const controller = new AbortController();
-  let beforeForcedExit = (): void => {};
   const interrupted = () => {
     // An interrupt is answered with 130 whenever it lands, even during the last teardown after the
     // verdicts were printed: whoever pressed Ctrl-C gets the exit status they asked for.
@@ -63,10 +60,7 @@ async function main(argv: string[]): Promise<number> {
     process.exitCode = 130;
     // A second Ctrl-C does not wait for teardown: the providers' exit hooks SIGKILL every pod
     // and remove their directories synchronously as the process exits.
-    if (controller.signal.aborted) {
-      beforeForcedExit();
-      process.exit(130);
-    }
+    if (controller.signal.aborted) process.exit(130);
     console.error('\ninterrupted: stopping load and tearing down pods');
     controller.abort(new Error('interrupted'));
   };
@@ -76,43 +70,30 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGHUP', interrupted);
 
   console.log(
-    `zerodrop: ${args.scenarios.length} scenario(s) x ${args.profiles.length} profile(s) on provider ${args.provider}${configFile ? ` (config ${configFile})` : ''}`,
+    `zerodrop: ${plan.scenarios.length} scenario(s) x ${plan.profiles.length} profile(s) on provider ${plan.provider}${configFile ? ` (config ${configFile})` : ''}`,
   );
   using view = new ProgressView();
-  view.expect(args.scenarios.length * args.profiles.length);
-  // What this run starts is recorded until it has torn down, for `zerodrop clean` after a crash.
-  using record = openRunRecord();
-  // Locally the exit hooks remove everything the record lists; a cluster's namespaces and kind
-  // clusters stay listed for `zerodrop clean`.
-  if (args.provider === 'local') beforeForcedExit = () => record?.file.close();
+  view.expect(plan.scenarios.length * plan.profiles.length);
+  let written: Partial<Record<ReporterName, string>> = {};
   try {
-    await using session = await openSession(args.providerSettings, (line) => view.line(redact(line)), record?.file);
-    const run = await runMatrix({
-      provider: args.provider,
-      session,
-      scenarios: args.scenarios,
-      profiles: args.profiles,
-      overrides: args.overrides,
-      nightly: args.nightly,
-      driver: args.driver,
-      // The session carries the record to the providers; the load drivers get it here, since
-      // they run on this machine whatever the provider (src/load/external/client-group.ts).
-      ...(record ? { tracker: record.file } : {}),
-      concurrency: args.workers,
-      signal: controller.signal,
-      onStart: (s) => view.started(s),
-      onProgress: (p) => view.progress(p),
-      onResult: (r) => view.result(r),
-    });
+    const run = await runPlan(
+      plan,
+      {
+        signal: controller.signal,
+        log: (line) => view.line(redact(line)),
+        onStart: (s) => view.started(s),
+        onProgress: (p) => view.progress(p),
+        onResult: (r) => view.result(r),
+        onReports: (w) => (written = w),
+      },
+      config.implementation,
+    );
     view.stop();
-    if (config.implementation) run.implementation = config.implementation;
-    const dir = resolve(args.reportDir);
-    const written = await writeReports(run, dir, args.reporters);
     console.log('');
     for (const line of summaryTable(run.scenarios, process.stdout.columns || 120)) console.log(line);
     printSummary(run.scenarios);
     printWritten(written);
-    if (args.open) await openReport(written.html);
+    if (plan.open) await openReport(written.html);
     if (controller.signal.aborted) return 130;
     return run.scenarios.every((s) => s.verdict === 'pass' || s.verdict === 'skipped') ? 0 : 1;
   } catch (error) {
@@ -121,15 +102,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** The run's state record, deleted on dispose (after the session's teardown); none if the state directory is not writable. */
-function openRunRecord(): (Disposable & { file: RunRecordFile }) | undefined {
-  try {
-    const file = RunRecordFile.create();
-    return { file, [Symbol.dispose]: () => file.close() };
-  } catch (error) {
-    console.error(`zerodrop: no state record (${(error as Error).message}); \`zerodrop clean\` will not find this run's leftovers after a crash`);
-    return undefined;
-  }
+// Apart from runCommand: tsc leaves `.ts` specifiers unrewritten in a function it downlevels for
+// `using` (scripts/build.ts checks the build for any that remain).
+function loadRunModules() {
+  return Promise.all([import('../api/run.ts'), import('./config.ts'), import('./progress.ts')]);
 }
 
 function printWritten(written: Partial<Record<ReporterName, string>>): void {
@@ -145,12 +121,18 @@ async function openReport(html: string | undefined): Promise<void> {
     console.error('zerodrop: --open: no HTML report was written (add --reporter html)');
     return;
   }
+  const { openInBrowser } = await import('./open.ts');
   const problem = await openInBrowser(html);
   if (problem) console.error(`zerodrop: --open: ${problem}`);
 }
 
 /** `zerodrop report DIR`: re-renders the derived reports from DIR/results.json. */
 async function report(argv: string[]): Promise<number> {
+  const [{ parseFlags }, { writeReports }, { readResults, RESULTS_FILE }] = await Promise.all([
+    import('./flags.ts'),
+    import('../report/reporters/index.ts'),
+    import('../report/results.ts'),
+  ]);
   const { values, positionals } = parseFlags('report', argv, { reporter: { type: 'string', multiple: true }, open: { type: 'boolean', default: false } }, true);
   if (positionals.length !== 1) throw new UsageError('report: expects one directory, e.g. zerodrop report reports');
   const derived = REPORTER_NAMES.filter((n) => n !== 'json');

@@ -39,6 +39,7 @@ import { Worker } from 'node:worker_threads';
 import type { UdpLoadSpec } from '../model/load.ts';
 import type { FlowRecord, LossRange, TimelineEvent } from '../model/timeline.ts';
 import { dropsSince, readUdpDrops } from '../observe/udp-drops.ts';
+import { siblingModule } from '../paths.ts';
 
 export const PACKET_MAGIC = 0x5a445531;
 export const PACKET_HEADER_BYTES = 32;
@@ -625,7 +626,7 @@ class ThreadedPacketLoad implements PacketLoadHandle {
   constructor(id: string, spec: UdpLoadSpec, target: PacketTarget, recorder: PacketRecorder, origin: number, signal?: AbortSignal) {
     this.id = id;
     const data: PacketWorkerData = { id, spec, target, origin };
-    this.worker = new Worker(new URL('./udp-worker.ts', import.meta.url), { workerData: data });
+    this.worker = new Worker(siblingModule('udp-worker', import.meta.url), { workerData: data });
     this.done = new Promise<PacketLoadSummary>((resolve, reject) => {
       this.worker.once('message', (result: PacketWorkerResult) => {
         void this.worker.terminate();

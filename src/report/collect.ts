@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TOOL_VERSION } from '../runner/run-matrix.ts';
+import { TOOL_VERSION } from '../paths.ts';
 import type { RunResult, ScenarioResult } from './results.ts';
 
 const SUFFIX = '.result.json';

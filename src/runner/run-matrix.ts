@@ -11,7 +11,7 @@ import { Recorder } from '../observe/recorder.ts';
 import { countsOf, type RunResult, type ScenarioResult } from '../report/results.ts';
 import type { Timeline } from '../model/timeline.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
-import { repoRoot } from './paths.ts';
+import { packageRoot, TOOL_VERSION } from '../paths.ts';
 import { runScenario, type ScenarioProgress } from './run-scenario.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 
@@ -21,6 +21,8 @@ export interface MatrixRequest {
   session?: ProviderSession;
   scenarios: readonly ScenarioDefinition[];
   profiles: readonly Profile[];
+  /** Only these pairs, in this order, instead of every scenario x profile. */
+  pairs?: readonly { def: ScenarioDefinition; profile: Profile }[];
   /** Option overrides (`--set key=value`); each applies to the scenarios that have that option. */
   overrides: OptionValues;
   nightly: boolean;
@@ -53,7 +55,7 @@ export async function runMatrix(request: MatrixRequest): Promise<RunResult> {
   const started = performance.now();
   // Scenario x profile pairs in catalog order; `concurrency` lanes take the next pair as they free up,
   // each on a provider of its own (its own loopback block, src/providers/local/addresses.ts).
-  const pairs = request.scenarios.flatMap((def) => request.profiles.map((profile) => ({ def, profile })));
+  const pairs = request.pairs ?? request.scenarios.flatMap((def) => request.profiles.map((profile) => ({ def, profile })));
   const scenarios: ScenarioResult[] = [];
   let next = 0;
   let failed = false;
@@ -108,7 +110,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   const recorder = new Recorder();
   request.onStart?.({ scenario: def.id, profile: profile.name, timeline: recorder.timeline });
   const started = performance.now();
-  await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: repoRoot });
+  await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: packageRoot });
   const cannot = unsupported(scenario, provider);
   if (cannot) return skipped(cannot);
   const outcome = await runScenario(scenario, {
@@ -130,5 +132,3 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     ...(request.keepTimeline === false ? {} : { timeline: recorder.timeline }),
   };
 }
-
-export const TOOL_VERSION = '0.1.0';

@@ -14,7 +14,7 @@ import { startLoopMonitor } from '../observe/loop-monitor.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { LocalProvider } from '../providers/local/local-provider.ts';
 import { udpEchoService, udpEchoWorkload } from '../scenarios/udp-echo-backend.ts';
-import { repoRoot } from './paths.ts';
+import { packageRoot } from '../paths.ts';
 
 export interface UdpSoakOptions {
   flows: number;
@@ -43,7 +43,7 @@ export function udpEchoTopology(replicas: number): Topology {
 
 export async function runUdpEchoSoak(o: UdpSoakOptions): Promise<UdpSoakResult> {
   const recorder = new Recorder();
-  await using provider = new LocalProvider({ recorder, runId: 'udp-soak', cwd: repoRoot });
+  await using provider = new LocalProvider({ recorder, runId: 'udp-soak', cwd: packageRoot });
   await provider.deploy(udpEchoTopology(o.replicas ?? 1), { timeoutMs: 30_000, ...(o.signal ? { signal: o.signal } : {}) });
   const monitor = startLoopMonitor(recorder, { intervalMs: 100 });
   const load = startUdpLoad(

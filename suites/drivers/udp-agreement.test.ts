@@ -20,7 +20,7 @@ import { defaultProbe, type Topology } from '../../src/model/workload.ts';
 import { Recorder } from '../../src/observe/recorder.ts';
 import { onPath } from '../../src/profiles/requirements.ts';
 import { LocalProvider } from '../../src/providers/local/local-provider.ts';
-import { repoRoot } from '../../src/runner/paths.ts';
+import { packageRoot } from '../../src/paths.ts';
 import { runScenario } from '../../src/runner/run-scenario.ts';
 import { udpEchoService, udpEchoWorkload } from '../../src/scenarios/udp-echo-backend.ts';
 import { describeResult } from '../helpers/run-case.ts';
@@ -88,7 +88,7 @@ function scenario(backend: 'echo' | 'iperf3', preStopSeconds: number): Scenario 
 
 async function run(driver: LoadDriver, preStopSeconds: number) {
   const recorder = new Recorder();
-  await using provider = new LocalProvider({ recorder, runId: randomBytes(4).toString('hex'), cwd: repoRoot });
+  await using provider = new LocalProvider({ recorder, runId: randomBytes(4).toString('hex'), cwd: packageRoot });
   const s = scenario(driver === 'iperf3' ? 'iperf3' : 'echo', preStopSeconds);
   expect(scenarioMisfits(driver, s)).toEqual([]);
   const outcome = await runScenario(s, { provider, recorder, signal: AbortSignal.timeout(60_000), driver });

@@ -8,15 +8,15 @@ import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../src/runner/paths.ts';
+import { packageRoot } from '../../src/paths.ts';
 
-const MAIN = join(repoRoot, 'src/cli/main.ts');
+const MAIN = join(packageRoot, 'src/cli/main.ts');
 const ESC = String.fromCharCode(27);
-const ENTRY = join(repoRoot, 'src/index.ts');
+const ENTRY = join(packageRoot, 'src/index.ts');
 
 function exec(file: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(file, args, { cwd: opts.cwd ?? repoRoot, env: { ...process.env, CI: '', ...opts.env }, timeout: 90_000 }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd: opts.cwd ?? packageRoot, env: { ...process.env, CI: '', ...opts.env }, timeout: 90_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -9,13 +9,13 @@ import { findProfile } from '../../src/profiles/index.ts';
 import { missingRequirement } from '../../src/profiles/requirements.ts';
 import { writeReports } from '../../src/report/reporters/index.ts';
 import type { ScenarioResult } from '../../src/report/results.ts';
-import { repoRoot } from '../../src/runner/paths.ts';
+import { packageRoot } from '../../src/paths.ts';
 import { runMatrix } from '../../src/runner/run-matrix.ts';
 import { findScenario } from '../../src/scenarios/index.ts';
 import { describeResult } from '../helpers/run-case.ts';
 import { chromiumMissing, launchChromium } from './browser.ts';
 
-const DIR = join(repoRoot, 'reports', 'report-suite-gateway');
+const DIR = join(packageRoot, 'reports', 'report-suite-gateway');
 const profile = findProfile('nginx-naive');
 const scenario = findScenario('gateway-delete-http');
 const skip =

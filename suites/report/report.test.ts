@@ -14,13 +14,13 @@ import { parseAllDocuments } from 'yaml';
 import { findProfile } from '../../src/profiles/index.ts';
 import { writeReports } from '../../src/report/reporters/index.ts';
 import type { RunResult } from '../../src/report/results.ts';
-import { repoRoot } from '../../src/runner/paths.ts';
+import { packageRoot } from '../../src/paths.ts';
 import { runMatrix } from '../../src/runner/run-matrix.ts';
 import { findScenario } from '../../src/scenarios/index.ts';
 import { describeResult } from '../helpers/run-case.ts';
 import { chromiumMissing, launchChromium } from './browser.ts';
 
-const DIR = join(repoRoot, 'reports', 'report-suite');
+const DIR = join(packageRoot, 'reports', 'report-suite');
 let run: RunResult;
 
 beforeAll(async () => {
@@ -94,7 +94,7 @@ describe('a run with a passing and a failing scenario', () => {
 
   it('zerodrop report DIR rebuilds index.html from results.json', async () => {
     await rm(join(DIR, 'index.html'));
-    const { stdout } = await promisify(execFile)(process.execPath, ['src/cli/main.ts', 'report', DIR], { cwd: repoRoot, timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['src/cli/main.ts', 'report', DIR], { cwd: packageRoot, timeout: 30_000 });
     expect(stdout).toContain(join(DIR, 'index.html'));
     expect(await readFile(join(DIR, 'index.html'), 'utf8')).toContain('backend-delete-http');
   });

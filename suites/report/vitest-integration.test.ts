@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import type { RunResult } from '../../src/report/results.ts';
-import { repoRoot } from '../../src/runner/paths.ts';
+import { packageRoot } from '../../src/paths.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -18,12 +18,12 @@ afterAll(async () => {
 it('a vitest run of the suites writes the zerodrop report of the scenarios it ran', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'zerodrop-vitest-report-'));
   dirs.push(dir);
-  const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+  const vitest = join(packageRoot, 'node_modules', 'vitest', 'vitest.mjs');
   const output = await new Promise<string>((resolve, reject) => {
     execFile(
       process.execPath,
       [vitest, 'run', 'suites/scenarios/backend-idle-exit.test.ts'],
-      { cwd: repoRoot, env: { ...process.env, ZERODROP_VITEST_REPORT_DIR: dir, CI: 'true' }, timeout: 100_000 },
+      { cwd: packageRoot, env: { ...process.env, ZERODROP_VITEST_REPORT_DIR: dir, CI: 'true' }, timeout: 100_000 },
       // The suite's own verdicts do not matter here (a busy machine can make one inconclusive): the
       // report must be written either way; only a run that never finished is an error.
       (error, stdout, stderr) => (error && error.killed ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout)),

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Recorder } from '../../observe/recorder.ts';
 import { findProfile } from '../../profiles/index.ts';
 import { optionsFor } from '../../runner/run-matrix.ts';
-import { repoRoot } from '../../runner/paths.ts';
+import { packageRoot } from '../../paths.ts';
 import { catalog } from '../../scenarios/index.ts';
 import type { Topology } from '../../model/workload.ts';
 import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
@@ -101,7 +101,7 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
       client: KubeClient.forServer(fake.url),
       recorder,
       runId: RUN,
-      cwd: repoRoot,
+      cwd: packageRoot,
       exposure: { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] },
       capabilities: { multiNode: true, udp: true, nodeDrain: opts.allowNodeOperations ?? false },
       allowNodeOperations: opts.allowNodeOperations ?? false,

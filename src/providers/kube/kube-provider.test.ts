@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Recorder } from '../../observe/recorder.ts';
-import { repoRoot } from '../../runner/paths.ts';
+import { packageRoot } from '../../paths.ts';
 import { catalog } from '../../scenarios/index.ts';
 import { referenceProfile } from '../../profiles/reference.ts';
 import { optionsFor } from '../../runner/run-matrix.ts';
@@ -77,7 +77,7 @@ describe('KubeProvider against a fake API server', () => {
       client: KubeClient.forServer(fake.url),
       recorder,
       runId: RUN,
-      cwd: repoRoot,
+      cwd: packageRoot,
       exposure: opts.exposure ?? { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] },
       capabilities: { multiNode: true, udp: true },
       allowNodeOperations: opts.allowNodeOperations ?? false,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { profiles } from '../../profiles/index.ts';
 import { ProfileCannotPlay } from '../../profiles/profile.ts';
 import { optionsFor } from '../../runner/run-matrix.ts';
-import { repoRoot } from '../../runner/paths.ts';
+import { packageRoot } from '../../paths.ts';
 import { catalog } from '../../scenarios/index.ts';
 import type { Topology } from '../../model/workload.ts';
 import { KubeProvider } from './kube-provider.ts';
@@ -30,7 +30,7 @@ import { helmProfileSpec } from '../../profiles/helm-charts.ts';
 const KIND = { name: 'kind', capabilities: { multiNode: true, udp: true, nodeDrain: true, containerStopSignals: true } };
 
 function render(topology: Topology) {
-  const fixtures = Object.fromEntries(fixturesOf(topology).map((p) => [p, readFileSync(join(repoRoot, p), 'utf8')]));
+  const fixtures = Object.fromEntries(fixturesOf(topology).map((p) => [p, readFileSync(join(packageRoot, p), 'utf8')]));
   const nodePorts = KubeProvider.assignNodePorts(topology, { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] });
   return renderTopology(topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234', fixtures, ...(nodePorts ? { nodePorts } : {}) });
 }
@@ -126,15 +126,15 @@ describe('what a backend Deployment carries to the cluster', () => {
       },
     ]);
     const configMap = objects.find((o) => o.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
-    expect(configMap.data['reference-backend.mjs']).toBe(readFileSync(join(repoRoot, 'fixtures/reference-backend.mjs'), 'utf8'));
-    expect(configMap.data['pod-env.mjs']).toBe(readFileSync(join(repoRoot, FIXTURE_SHARED_MODULE), 'utf8'));
+    expect(configMap.data['reference-backend.mjs']).toBe(readFileSync(join(packageRoot, 'fixtures/reference-backend.mjs'), 'utf8'));
+    expect(configMap.data['pod-env.mjs']).toBe(readFileSync(join(packageRoot, FIXTURE_SHARED_MODULE), 'utf8'));
   });
 
   it('ships every module a reference app imports, mounted beside it so that the relative import resolves', () => {
-    const apps = readdirSync(join(repoRoot, 'fixtures')).filter((f) => f.endsWith('.mjs') && `fixtures/${f}` !== FIXTURE_SHARED_MODULE);
+    const apps = readdirSync(join(packageRoot, 'fixtures')).filter((f) => f.endsWith('.mjs') && `fixtures/${f}` !== FIXTURE_SHARED_MODULE);
     expect(apps.length).toBeGreaterThan(0);
     for (const app of apps) {
-      const source = readFileSync(join(repoRoot, 'fixtures', app), 'utf8');
+      const source = readFileSync(join(packageRoot, 'fixtures', app), 'utf8');
       const imports = [...source.matchAll(/^import .* from '\.\/([\w.-]+)';$/gm)].map((m) => `fixtures/${m[1]}`);
       const shipped = fixturesOf({ workloads: [{ ...workload, command: ['node', `fixtures/${app}`] }], services: [] });
       expect(shipped, app).toEqual([...new Set([`fixtures/${app}`, ...imports])].sort());
@@ -216,7 +216,7 @@ describe('a real system as a cluster pod (nginx gateway)', () => {
     expect(good.spec.os).toBeUndefined();
     expect(naive.spec.containers[0]?.lifecycle?.stopSignal).toBe('SIGTERM');
     expect(naive.spec.os).toEqual({ name: 'linux' });
-    expect(good.configMap.data['gateways__nginx__nginx.conf']).toBe(readFileSync(join(repoRoot, 'fixtures/gateways/nginx/nginx.conf'), 'utf8'));
+    expect(good.configMap.data['gateways__nginx__nginx.conf']).toBe(readFileSync(join(packageRoot, 'fixtures/gateways/nginx/nginx.conf'), 'utf8'));
     expect(good.spec.volumes.find((v) => v.name === 'fixtures')?.configMap?.items).toContainEqual({ key: 'gateways__nginx__nginx.conf', path: 'gateways/nginx/nginx.conf' });
   });
 });

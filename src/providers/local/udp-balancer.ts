@@ -33,6 +33,7 @@ import { receiveMessageOnPort, MessageChannel, Worker, type MessagePort } from '
 import type { UdpFlowRecord } from '../../model/timeline.ts';
 import type { ServicePort } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
+import { siblingModule } from '../../paths.ts';
 import type { Endpoint } from './endpoints.ts';
 import type { RoundRobin } from './round-robin.ts';
 
@@ -130,7 +131,7 @@ export class UdpPortBalancer {
       closed,
       stats,
     };
-    this.worker = new Worker(new URL('./udp-balancer-worker.ts', import.meta.url), { workerData: data, transferList: [port2] });
+    this.worker = new Worker(siblingModule('udp-balancer-worker', import.meta.url), { workerData: data, transferList: [port2] });
     this.worker.unref();
     this.worker.on('error', (err) => this.onWorkerGone(`failed: ${err.message}`));
     this.worker.on('exit', (code) => this.onWorkerGone(`exited (${code})`));

@@ -12,7 +12,7 @@ import { dropResult } from '../../../src/report/collect.ts';
 import { findProfile } from '../../../src/profiles/index.ts';
 import { ProfileCannotPlay } from '../../../src/profiles/profile.ts';
 import { fixturesOf, ManifestError, renderTopology } from '../../../src/providers/kube/manifests.ts';
-import { repoRoot } from '../../../src/runner/paths.ts';
+import { packageRoot } from '../../../src/paths.ts';
 import { optionsFor, runMatrix } from '../../../src/runner/run-matrix.ts';
 import { catalog } from '../../../src/scenarios/index.ts';
 import { unsupported } from '../../../src/providers/support.ts';
@@ -60,7 +60,7 @@ function unplayable(id: string, profileName: string): string | undefined {
     const cannot = unsupported(scenario, { name: 'kind', capabilities: { multiNode: true, udp: true, nodeDrain: inject('kindCreated'), containerStopSignals: true } });
     if (cannot) return cannot;
     const topology = scenario.topology;
-    const fixtures = Object.fromEntries(fixturesOf(topology).map((p) => [p, readFileSync(join(repoRoot, p), 'utf8')]));
+    const fixtures = Object.fromEntries(fixturesOf(topology).map((p) => [p, readFileSync(join(packageRoot, p), 'utf8')]));
     renderTopology(topology, { namespace: 'probe', runId: 'probe', fixtures });
     return undefined;
   } catch (err) {

@@ -6,7 +6,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { Recorder } from '../../../src/observe/recorder.ts';
 import { referenceProfile } from '../../../src/profiles/reference.ts';
 import { KubeProvider } from '../../../src/providers/kube/kube-provider.ts';
-import { repoRoot } from '../../../src/runner/paths.ts';
+import { packageRoot } from '../../../src/paths.ts';
 import { optionsFor } from '../../../src/runner/run-matrix.ts';
 import { catalog } from '../../../src/scenarios/index.ts';
 import { kindClient, kindSession, skipReason, title } from './context.ts';
@@ -20,7 +20,7 @@ function backendTopology(overrides: Record<string, number>) {
 describe.skipIf(skipReason !== '')(title('kube observers on kind'), () => {
   it('sees a deleted pod go serving+terminating, announce SIGTERM after its preStop, exit 0, and leave the slice', async () => {
     const recorder = new Recorder();
-    await using provider = kindSession().create({ recorder, cwd: repoRoot });
+    await using provider = kindSession().create({ recorder, cwd: packageRoot });
     await provider.deploy(backendTopology({ preStopSeconds: 3, graceSeconds: 20 }), { timeoutMs: 300_000 });
     const [victim] = provider.pods('backend');
     if (!victim) throw new Error('no pod');
@@ -42,7 +42,7 @@ describe.skipIf(skipReason !== '')(title('kube observers on kind'), () => {
   // Cordoning a node of a cluster someone else owns is out of bounds: only on a cluster this run created.
   it.skipIf(!inject('kindCreated'))('drains a worker through the Eviction API, one pod at a time as the PodDisruptionBudget allows', async () => {
     const recorder = new Recorder();
-    await using provider = kindSession().create({ recorder, cwd: repoRoot }) as KubeProvider;
+    await using provider = kindSession().create({ recorder, cwd: packageRoot }) as KubeProvider;
     await provider.deploy(backendTopology({ replicas: 4, preStopSeconds: 1, graceSeconds: 10 }), { timeoutMs: 300_000 });
     const { body } = await kindClient().request<{ items: { spec?: { nodeName?: string } }[] }>('GET', `/api/v1/namespaces/${provider.namespace}/pods`);
     const node = body.items.map((p) => p.spec?.nodeName).find((n) => n && !n.endsWith('control-plane'));

@@ -1,0 +1,51 @@
+// `npm run build`: the published package's dist/, JavaScript and declarations emitted by tsc from
+// src/ (tsconfig.build.json), plus the files the code reads beside itself (the HTML report's
+// stylesheet and script). Then checks the output: a relative `.ts` specifier left in dist/ would
+// fail only where the package is installed (Node does not strip types under node_modules).
+
+import { spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const src = join(root, 'src');
+const dist = join(root, 'dist');
+
+/** Files under `dir`, recursively, as absolute paths. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+/** Relative `.ts` specifiers in emitted JavaScript (static, dynamic and `export from`), by file. */
+export function leftoverTsSpecifiers(js: string): string[] {
+  const code = js.replace(/^\s*(\/\/|\*|\/\*).*$/gm, '');
+  return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]+\.ts)\1/g)].map((m) => m[2] as string);
+}
+
+function main(): number {
+  rmSync(dist, { recursive: true, force: true });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const built = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (built.status !== 0) return built.status ?? 1;
+
+  // Assets: what the code reads with readFileSync(new URL(..., import.meta.url)).
+  const assets = filesUnder(src).filter((f) => /\.(css|js)$/.test(f) && !f.endsWith('.test.ts'));
+  for (const file of assets) cpSync(file, join(dist, relative(src, file)));
+
+  const problems: string[] = [];
+  for (const file of filesUnder(dist).filter((f) => f.endsWith('.js'))) {
+    for (const spec of leftoverTsSpecifiers(readFileSync(file, 'utf8'))) problems.push(`${relative(root, file)}: imports ${spec}`);
+  }
+  if (problems.length > 0) {
+    console.error(`build: ${problems.length} relative .ts import(s) left in dist/ (tsc did not rewrite them; move the import out of the function it downlevels):\n  ${problems.join('\n  ')}`);
+    return 1;
+  }
+  console.log(`build: ${relative(root, dist)}/ from ${relative(root, src)}/ (${assets.length} asset(s) copied: ${assets.map((a) => relative(src, a)).join(', ')})`);
+  return 0;
+}
+
+if (process.argv[1] === import.meta.filename) process.exitCode = main();

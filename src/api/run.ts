@@ -1,0 +1,150 @@
+// The programmatic API: what `zerodrop run`, `zerodrop/vitest` and a team's own scripts all call.
+// Options are the config file's fields (ZerodropConfig) plus callbacks; they are validated and
+// resolved before anything starts, so bad input costs nothing (a UsageError naming the field).
+//
+// One path: options -> planRun (validated selection) -> openRun (prerequisites, state record,
+// provider session) -> runPairs (the scenario x profile matrix) -> reports. The CLI adds flags and
+// a progress view on top, nothing else.
+
+import { resolve } from 'node:path';
+import { parseRunArgs, type RunArgs } from '../cli/args.ts';
+import { configArgs, validateConfig, type ZerodropConfig } from '../cli/config.ts';
+import { UsageError } from '../cli/usage-error.ts';
+import type { Timeline } from '../model/timeline.ts';
+import { missingPrerequisites, openSession, type ProviderSession } from '../providers/index.ts';
+import { writeReports, type ReporterName } from '../report/reporters/index.ts';
+import type { RunResult, ScenarioResult } from '../report/results.ts';
+import { runMatrix } from '../runner/run-matrix.ts';
+import type { ScenarioProgress } from '../runner/run-scenario.ts';
+import { RunRecordFile } from '../state/run-record.ts';
+
+/** What a run is told as it goes; every callback is optional. */
+export interface RunCallbacks {
+  /** Aborts the run: load stops, pods are torn down, and run() rejects (Ctrl-C in the CLI). */
+  signal?: AbortSignal;
+  /** Lines about the provider's cluster (creating, reusing, deleting) and the state record. */
+  log?: (line: string) => void;
+  /** A scenario x profile pair starts recording; its timeline fills while it runs. */
+  onStart?: (pair: { scenario: string; profile: string; timeline: Timeline }) => void;
+  /** A pair moves to another phase (deploying, load, chaos, draining, judging...). */
+  onProgress?: (progress: ScenarioProgress) => void;
+  /** A pair has its verdict. */
+  onResult?: (result: ScenarioResult) => void;
+  /** The reports were written: their paths by reporter. */
+  onReports?: (written: Partial<Record<ReporterName, string>>) => void;
+}
+
+/** `run()`'s options: the fields of zerodrop.config.ts, and callbacks. */
+export interface RunOptions extends ZerodropConfig, RunCallbacks {}
+
+/**
+ * A validated selection: the scenario and profile objects, options, provider settings. Made before
+ * anything starts; every mistake is a UsageError that names the field, the value and the fix.
+ */
+export type RunPlan = RunArgs;
+
+/**
+ * Validates `config` and resolves it into a plan. `argv` (the CLI's run flags) overrides the config
+ * field by field; `source` names where the config came from in error messages.
+ */
+export function planRun(config: ZerodropConfig = {}, { argv = [], source = 'options' }: { argv?: readonly string[]; source?: string } = {}): RunPlan {
+  const valid = validateConfig(config, source);
+  return parseRunArgs([...configArgs(valid, argv), ...argv]);
+}
+
+/** A run held open: the provider's cluster (or the local machine) and the state record, until disposed. */
+export interface OpenRun extends AsyncDisposable {
+  readonly plan: RunPlan;
+  /** Runs the given pairs (default: every scenario x profile of the plan) and returns their results as one run. */
+  runPairs(pairs?: readonly { scenario: string; profile: string }[], callbacks?: RunCallbacks): Promise<RunResult>;
+}
+
+/**
+ * Checks the provider's prerequisites (a UsageError naming what is missing, before anything is
+ * created), opens the run's state record (for `zerodrop clean` after a crash) and the provider session.
+ */
+export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Promise<OpenRun> {
+  const missing = await missingPrerequisites(plan.providerSettings);
+  if (missing.length > 0) throw new UsageError(`--provider ${plan.provider} cannot run here:\n  ${missing.join('\n  ')}`);
+  const log = callbacks.log ?? (() => {});
+  const record = openRunRecord(log);
+  // A forced exit (a second Ctrl-C) skips the teardown: locally the providers' exit hooks kill every
+  // pod, so the record has nothing left to list. A cluster's namespaces stay listed for `zerodrop clean`.
+  const closeRecord = () => record?.close();
+  if (plan.provider === 'local') process.once('exit', closeRecord);
+  let session: ProviderSession;
+  try {
+    session = await openSession(plan.providerSettings, log, record);
+  } catch (error) {
+    process.off('exit', closeRecord);
+    record?.close();
+    throw error;
+  }
+  return {
+    plan,
+    runPairs: (pairs, more = {}) => {
+      const { signal, onStart, onProgress, onResult } = { ...callbacks, ...more };
+      return runMatrix({
+        provider: plan.provider,
+        session,
+        scenarios: plan.scenarios,
+        profiles: plan.profiles,
+        ...(pairs ? { pairs: pairs.map((pair) => pairOf(plan, pair)) } : {}),
+        overrides: plan.overrides,
+        nightly: plan.nightly,
+        driver: plan.driver,
+        ...(record ? { tracker: record } : {}),
+        concurrency: plan.workers,
+        signal: signal ?? new AbortController().signal,
+        ...(onStart ? { onStart } : {}),
+        ...(onProgress ? { onProgress } : {}),
+        ...(onResult ? { onResult } : {}),
+      });
+    },
+    [Symbol.asyncDispose]: async () => {
+      try {
+        await session[Symbol.asyncDispose]();
+      } finally {
+        process.off('exit', closeRecord);
+        record?.close();
+      }
+    },
+  };
+}
+
+/**
+ * Runs every selected scenario x profile pair and returns the result that results.json holds.
+ * Writes the reports when `reportDir` is given. Resolves with failing verdicts too: a verdict is a
+ * result, not an error; it rejects on bad options (UsageError), an abort, or a harness error.
+ */
+export async function run(options: RunOptions = {}): Promise<RunResult> {
+  const { signal, log, onStart, onProgress, onResult, onReports, ...config } = options;
+  return runPlan(planRun(config), { signal, log, onStart, onProgress, onResult, onReports }, config.implementation);
+}
+
+/** Runs a plan made by planRun (the CLI's path: its flags are part of the plan). */
+export async function runPlan(plan: RunPlan, callbacks: RunCallbacks = {}, implementation?: ZerodropConfig['implementation']): Promise<RunResult> {
+  const defined = Object.fromEntries(Object.entries(callbacks).filter(([, v]) => v !== undefined)) as RunCallbacks;
+  await using open = await openRun(plan, defined);
+  const result = await open.runPairs(undefined, defined);
+  if (implementation) result.implementation = implementation;
+  if (plan.reportDir !== undefined) defined.onReports?.(await writeReports(result, resolve(plan.reportDir), plan.reporters));
+  return result;
+}
+
+function pairOf(plan: RunPlan, { scenario, profile }: { scenario: string; profile: string }): { def: RunPlan['scenarios'][number]; profile: RunPlan['profiles'][number] } {
+  const def = plan.scenarios.find((s) => s.id === scenario);
+  const p = plan.profiles.find((x) => x.name === profile);
+  if (!def || !p) throw new UsageError(`runPairs: ${scenario} [${profile}] is not in this run's selection`);
+  return { def, profile: p };
+}
+
+/** The run's state record; none (with a note) if the state directory is not writable. */
+function openRunRecord(log: (line: string) => void): RunRecordFile | undefined {
+  try {
+    return RunRecordFile.create();
+  } catch (error) {
+    log(`zerodrop: no state record (${(error as Error).message}); \`zerodrop clean\` will not find this run's leftovers after a crash`);
+    return undefined;
+  }
+}

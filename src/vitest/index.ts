@@ -1,0 +1,103 @@
+// `zerodrop/vitest`: a team's `npm test` runs the drain scenarios as vitest tests.
+//
+//   // drain.test.ts
+//   import { drainSuite } from 'zerodrop/vitest';
+//   import config from '../zerodrop.config.ts';
+//   drainSuite(config);
+//
+// One test per scenario x profile, named `zerodrop > <profile> > <scenario>` so that
+// `vitest -t "nginx > gateway-delete-http"` selects one. A failed or inconclusive pair fails its test
+// with the assertions' own messages (the pod and the phase of each failure); a skipped pair is a
+// skipped test with its reason. The reports (HTML, results.json, JUnit, conformance YAML) are written
+// into `reportDir` (default `reports`) when the suite ends. The provider's cluster is opened once for
+// the suite (beforeAll) and torn down after it (afterAll): `provider: 'kind'` is the only change
+// between the local provider and a kind cluster.
+
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { openRun, planRun, type OpenRun } from '../api/run.ts';
+import type { ZerodropConfig } from '../cli/config.ts';
+import { writeReports } from '../report/reporters/index.ts';
+import type { RunResult, ScenarioResult } from '../report/results.ts';
+
+export interface DrainSuiteOptions {
+  /** The outer describe() name (default `zerodrop`). */
+  title?: string;
+  /** Each pair's test timeout in ms (default 5 minutes locally, 30 on a cluster, 60 with `nightly`). */
+  testTimeoutMs?: number;
+  /** How long opening and tearing down the provider may take (default 20 minutes: a kind cluster is created in beforeAll). */
+  setupTimeoutMs?: number;
+}
+
+const MINUTE = 60_000;
+
+/** Registers the config's scenario x profile pairs as vitest tests. Bad config throws here, naming the field. */
+export function drainSuite(config: ZerodropConfig = {}, options: DrainSuiteOptions = {}): void {
+  const plan = planRun(config, { source: 'drainSuite config' });
+  const reportDir = resolve(plan.reportDir ?? 'reports');
+  const testTimeout = options.testTimeoutMs ?? (plan.nightly ? 60 : plan.provider === 'local' ? 5 : 30) * MINUTE;
+  const setupTimeout = options.setupTimeoutMs ?? 20 * MINUTE;
+  let open: OpenRun | undefined;
+  const results: ScenarioResult[] = [];
+  let shape: Omit<RunResult, 'scenarios' | 'startedAt' | 'durationMs'> | undefined;
+  const startedAt = new Date();
+  const started = performance.now();
+
+  describe(options.title ?? 'zerodrop', () => {
+    beforeAll(async () => {
+      open = await openRun(plan, { log: (line) => console.log(line) });
+    }, setupTimeout);
+
+    afterAll(async () => {
+      try {
+        if (shape && results.length > 0) {
+          const run: RunResult = {
+            ...shape,
+            ...(config.implementation ? { implementation: config.implementation } : {}),
+            startedAt: startedAt.toISOString(),
+            durationMs: Math.round(performance.now() - started),
+            scenarios: results,
+          };
+          const written = await writeReports(run, reportDir, plan.reporters);
+          if (written.html) console.log(`zerodrop report: ${written.html}`);
+        }
+      } finally {
+        await open?.[Symbol.asyncDispose]();
+      }
+    }, setupTimeout);
+
+    for (const profile of plan.profiles) {
+      describe(profile.name, () => {
+        for (const scenario of plan.scenarios) {
+          it(scenario.id, async (ctx) => {
+            if (!open) throw new Error(`the ${plan.provider} provider did not open; see the error of beforeAll`);
+            const run = await open.runPairs([{ scenario: scenario.id, profile: profile.name }], { signal: ctx.signal });
+            const { scenarios, ...rest } = run;
+            shape ??= { tool: rest.tool, provider: rest.provider, ...(rest.mode ? { mode: rest.mode } : {}) };
+            const result = scenarios[0];
+            if (!result) throw new Error(`${scenario.id} [${profile.name}]: no result`);
+            results.push(result);
+            if (result.verdict === 'skipped') ctx.skip(result.reason);
+            if (result.verdict !== 'pass') throw new DrainVerdictError(result);
+          }, testTimeout);
+        }
+      });
+    }
+  });
+}
+
+/** A pair that did not pass: the message is the assertions' own, as the CLI prints them. */
+export class DrainVerdictError extends Error {
+  readonly result: ScenarioResult;
+  constructor(result: ScenarioResult) {
+    super(verdictMessage(result));
+    this.name = result.verdict === 'fail' ? 'DrainFailure' : 'DrainInconclusive';
+    this.result = result;
+  }
+}
+
+export function verdictMessage(r: ScenarioResult): string {
+  const lines = [`${r.id} [${r.profile}] ${r.verdict}${r.reason ? `: ${r.reason}` : ''}`];
+  for (const a of r.assertions) if (a.verdict !== 'pass') lines.push(`  ${a.verdict} ${a.name}: ${a.message}`);
+  return lines.join('\n');
+}

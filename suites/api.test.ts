@@ -1,0 +1,58 @@
+// The programmatic API (`import { run } from 'zerodrop'`): the result results.json holds, reports
+// only when asked, bad options refused before anything starts, an abort that tears down.
+
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { planRun, readResults, run, UsageError, type ScenarioResult } from '../src/index.ts';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe('run()', () => {
+  it('returns the verdicts of every pair, and writes nothing unless reportDir is given', async () => {
+    const seen: ScenarioResult[] = [];
+    let reports: unknown;
+    const result = await run({
+      scenarios: ['backend-idle-exit'],
+      profiles: ['reference', 'mutant-hang-until-killed'],
+      onResult: (r) => seen.push(r),
+      onReports: (w) => (reports = w),
+    });
+    expect(result.provider).toBe('local');
+    expect(result.scenarios.map((s) => [s.id, s.profile, s.verdict])).toEqual([
+      ['backend-idle-exit', 'reference', 'pass'],
+      ['backend-idle-exit', 'mutant-hang-until-killed', 'fail'],
+    ]);
+    expect(seen.map((s) => s.profile)).toEqual(['reference', 'mutant-hang-until-killed']);
+    expect(reports).toBeUndefined();
+  }, 60_000);
+
+  it('writes the reports into reportDir, and results.json holds what run() returned', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zerodrop-api-'));
+    dirs.push(dir);
+    let written: Record<string, string> = {};
+    const result = await run({ scenarios: ['backend-idle-exit'], reportDir: dir, implementation: { project: 'api-test' }, onReports: (w) => (written = w as Record<string, string>) });
+    expect((await readdir(dir)).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'results.json']);
+    expect(Object.keys(written).sort()).toEqual(['conformance', 'html', 'json', 'junit']);
+    const saved = await readResults(dir);
+    expect(saved.implementation).toEqual({ project: 'api-test' });
+    expect(saved.scenarios.map(({ timeline: _t, ...s }) => s)).toEqual(result.scenarios.map(({ timeline: _t, ...s }) => s));
+  }, 60_000);
+
+  it('refuses bad options before anything starts, naming the field and what is allowed', async () => {
+    await expect(run({ workers: 0 })).rejects.toThrow(UsageError);
+    await expect(run({ workers: 0 })).rejects.toThrow(/workers = 0: must be a whole number from 1 to 64/);
+    expect(() => planRun({ profiles: ['no-such-profile'] })).toThrow(/profiles\[0\] = "no-such-profile": unknown profile; allowed: reference/);
+    expect(() => planRun({ scenarios: ['backend-delete-http'], set: { replicas: 2.5 } })).toThrow(/set\.replicas/);
+  });
+
+  it('an aborted signal rejects the run', async () => {
+    const controller = new AbortController();
+    const pending = run({ scenarios: ['backend-delete-http'], signal: controller.signal, onStart: () => controller.abort(new Error('stop here')) });
+    await expect(pending).rejects.toThrow('stop here');
+  }, 60_000);
+});

@@ -1,0 +1,112 @@
+// zerodrop as a team installs it: `npm pack`, the tarball installed into a fresh project (no registry:
+// the npm cache this repository's `npm ci` filled), then the README's commands and the adopter
+// example (examples/gateway-team) run there. Nothing here reaches into this repository's src/: what
+// works must work from the installed package alone.
+
+import { cp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../src/report/results.ts';
+import { packageRoot } from '../src/paths.ts';
+import { createAdopterProject, type AdopterProject } from './helpers/adopter-project.ts';
+
+let project: AdopterProject;
+
+beforeAll(async () => {
+  project = await createAdopterProject({ devDependencies: ['vitest', 'typescript', '@types/node'] });
+}, 240_000);
+
+afterAll(async () => {
+  if (project) await rm(project.dir, { recursive: true, force: true });
+});
+
+const results = async (dir: string): Promise<RunResult> => JSON.parse(await readFile(join(project.dir, dir, 'results.json'), 'utf8')) as RunResult;
+const show = (r: { code: number; stdout: string; stderr: string }) => `exit ${r.code}\n--- stdout\n${r.stdout.slice(-4000)}\n--- stderr\n${r.stderr.slice(-4000)}`;
+
+describe('the installed package', () => {
+  it('ships the build and what the pods need, not the sources or the tests', async () => {
+    const installed = join(project.dir, 'node_modules', 'zerodrop');
+    const top = (await readdir(installed)).sort();
+    expect(top).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'fixtures', 'package.json']);
+    const dist = await readdir(join(installed, 'dist'), { recursive: true });
+    expect(dist).toContain('index.d.ts');
+    expect(dist).toContain(join('vitest', 'index.d.ts'));
+    expect(dist).toContain(join('report', 'html', 'styles.css'));
+    expect(dist.filter((f) => f.endsWith('.test.js') || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+  });
+
+  it('answers `zerodrop --help` and lists the catalog', async () => {
+    const help = await project.exec('npx', ['zerodrop', '--help']);
+    expect(help.code, show(help)).toBe(0);
+    expect(help.stdout).toContain('zerodrop run');
+    const list = await project.exec('npx', ['zerodrop', 'list']);
+    expect(list.code, show(list)).toBe(0);
+    for (const id of ['backend-delete-http', 'gateway-delete-http', 'gateway-delete-turn']) expect(list.stdout).toContain(id);
+    expect(list.stdout).toContain('mutant-refuse-after-sigterm');
+  });
+
+  it('runs a scenario from the project directory and writes the reports there', async () => {
+    const r = await project.exec('npx', ['zerodrop', 'run', '--scenario', 'backend-delete-http']);
+    expect(r.code, show(r)).toBe(0);
+    expect((await readdir(join(project.dir, 'reports'))).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'results.json']);
+    const run = await results('reports');
+    expect(run.tool.version).toBe(JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')).version);
+    expect(run.scenarios.map((s) => [s.id, s.profile, s.verdict])).toEqual([['backend-delete-http', 'reference', 'pass']]);
+  }, 120_000);
+
+  it('refuses a bad config file with exit 2, naming the field', async () => {
+    await writeFile(join(project.dir, 'bad.config.ts'), `import { defineConfig } from 'zerodrop';\nexport default defineConfig({ profiles: ['reference'], workers: 0 });\n`);
+    const r = await project.exec('npx', ['zerodrop', 'run', '--config', 'bad.config.ts']);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toMatch(/workers = 0: must be a whole number from 1 to 64/);
+  });
+});
+
+describe('the adopter example (examples/gateway-team), installed', () => {
+  beforeAll(async () => {
+    for (const file of ['zerodrop.config.ts', 'tsconfig.json', 'test']) {
+      await cp(join(packageRoot, 'examples', 'gateway-team', file), join(project.dir, file), { recursive: true });
+    }
+  });
+
+  it('type-checks against the published declarations (zerodrop and zerodrop/vitest)', async () => {
+    const r = await project.exec('npx', ['tsc', '-p', 'tsconfig.json']);
+    expect(r.code, show(r)).toBe(0);
+  }, 120_000);
+
+  it('`zerodrop run` honours zerodrop.config.ts (profiles, report directory, implementation)', async () => {
+    const r = await project.exec('npx', ['zerodrop', 'run', '--scenario', 'backend-idle-exit'], { env: { ZERODROP_PROFILES: 'reference,mutant-hang-until-killed' } });
+    // The mutant fails by design: exit 1, and the config's selection is what ran.
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stdout).toContain('(config ');
+    const run = await results(join('reports', 'drain'));
+    expect(run.scenarios.map((s) => [s.id, s.profile, s.verdict])).toEqual([
+      ['backend-idle-exit', 'reference', 'pass'],
+      ['backend-idle-exit', 'mutant-hang-until-killed', 'fail'],
+    ]);
+    expect(await readFile(join(project.dir, 'reports', 'drain', 'conformance.yaml'), 'utf8')).toContain('organization: example.com');
+  }, 120_000);
+
+  it('`npm test` passes a correct profile, one vitest test per scenario, and writes the reports', async () => {
+    await rm(join(project.dir, 'reports', 'drain'), { recursive: true, force: true });
+    const r = await project.exec('npx', ['vitest', 'run', '--reporter', 'verbose'], { timeoutMs: 300_000 });
+    expect(r.code, show(r)).toBe(0);
+    for (const id of ['backend-delete-http', 'backend-sigterm-keeps-accepting', 'gateway-delete-http']) expect(r.stdout).toMatch(new RegExp(`✓ test/drain.test.ts > zerodrop > reference > ${id}`));
+    expect((await readdir(join(project.dir, 'reports', 'drain'))).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'results.json']);
+    const run = await results(join('reports', 'drain'));
+    expect(run.scenarios.map((s) => s.verdict)).toEqual(['pass', 'pass', 'pass']);
+  }, 310_000);
+
+  it('fails a mutant with the assertion\'s own message (pod and phase), and `-t` selects one pair', async () => {
+    const r = await project.exec('npx', ['vitest', 'run', '-t', 'mutant-refuse-after-sigterm > backend-sigterm-keeps-accepting'], {
+      env: { ZERODROP_PROFILES: 'mutant-refuse-after-sigterm' },
+      timeoutMs: 120_000,
+    });
+    expect(r.code, show(r)).toBe(1);
+    const out = r.stdout + r.stderr;
+    expect(out).toMatch(/DrainFailure: backend-sigterm-keeps-accepting \[mutant-refuse-after-sigterm\] fail/);
+    // The assertion's own words: how many failed, and on which pod in which phase of its shutdown.
+    expect(out).toMatch(/ {2}fail \w+: .*\d+ .*refused.*after SIGTERM of backend-\d/);
+    expect(out).toMatch(/1 failed \| 2 skipped/);
+  }, 130_000);
+});

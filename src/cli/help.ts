@@ -1,7 +1,6 @@
 // `zerodrop --help` and `zerodrop <command> --help`.
 
-import { REPORTER_NAMES } from '../report/reporters/reporter.ts';
-import { reporters } from '../report/reporters/index.ts';
+import { REPORTER_FILES, REPORTER_NAMES } from '../report/reporters/reporter.ts';
 
 const EXIT_CODES = 'Exit codes: 0 all passed or skipped, 1 a scenario failed or was inconclusive, 2 bad usage or configuration, 130 interrupted.';
 
@@ -40,7 +39,7 @@ Options:
                 (UDP loads to iperf3 servers); a cross-check of the built-in generators, judged alike
   --report-dir  where the reports go (default: reports)
   --reporter    which reports to write, repeatable or comma-separated (default: all):
-${REPORTER_NAMES.map((n) => `                  ${n.padEnd(12)} ${reporters[n].description}`).join('\n')}
+${REPORTER_NAMES.map((n) => `                  ${n.padEnd(12)} ${REPORTER_FILES[n].description}`).join('\n')}
   --open        open index.html in the browser when the run ends ($BROWSER, else the system's opener)
 
 Progress: on a terminal one status line is redrawn in place; with CI set or output redirected,

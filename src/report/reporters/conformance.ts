@@ -8,7 +8,7 @@
 import { stringify } from 'yaml';
 import { findScenario } from '../../scenarios/index.ts';
 import type { RunResult, ScenarioResult } from '../results.ts';
-import type { Reporter } from './reporter.ts';
+import { REPORTER_FILES, type Reporter } from './reporter.ts';
 
 /** Features every drain-capable system is expected to have; a scenario needing any other is Extended. */
 export const CORE_FEATURES: ReadonlySet<string> = new Set<string>(['http', 'http-keepalive', 'http-no-keepalive', 'backend', 'gateway', 'idle']);
@@ -124,7 +124,6 @@ export function renderConformance(run: RunResult): string {
 
 export const conformanceReporter: Reporter = {
   name: 'conformance',
-  file: 'conformance.yaml',
-  description: 'conformance.yaml: Gateway API ConformanceReport-shaped drain conformance, one document per system',
+  ...REPORTER_FILES.conformance,
   render: renderConformance,
 };

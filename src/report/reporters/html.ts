@@ -1,9 +1,8 @@
 import { renderHtml } from '../html/page.ts';
-import type { Reporter } from './reporter.ts';
+import { REPORTER_FILES, type Reporter } from './reporter.ts';
 
 export const htmlReporter: Reporter = {
   name: 'html',
-  file: 'index.html',
-  description: 'index.html: self-contained report with the matrix, timelines, failures and drain timings',
+  ...REPORTER_FILES.html,
   render: (run) => renderHtml(run),
 };

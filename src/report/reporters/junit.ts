@@ -6,7 +6,7 @@
 
 import type { AssertionResult } from '../../model/verdict.ts';
 import { describeCounts, type RunResult, type ScenarioResult } from '../results.ts';
-import type { Reporter } from './reporter.ts';
+import { REPORTER_FILES, type Reporter } from './reporter.ts';
 
 /** Escapes text for XML content and attributes; drops characters XML 1.0 cannot carry. */
 export function xml(text: string): string {
@@ -77,7 +77,6 @@ export function renderJunit(run: RunResult): string {
 
 export const junitReporter: Reporter = {
   name: 'junit',
-  file: 'junit.xml',
-  description: 'junit.xml: one testcase per scenario x profile, failures carry the assertion messages',
+  ...REPORTER_FILES.junit,
   render: renderJunit,
 };

@@ -11,6 +11,7 @@ import { parseRunArgs, type RunArgs } from '../cli/args.ts';
 import { configArgs, validateConfig, type ZerodropConfig } from '../cli/config.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import type { Timeline } from '../model/timeline.ts';
+import type { Profile } from '../profiles/profile.ts';
 import { missingPrerequisites, openSession, type ProviderSession } from '../providers/index.ts';
 import { writeReports, type ReporterName } from '../report/reporters/index.ts';
 import type { RunResult, ScenarioResult } from '../report/results.ts';
@@ -49,7 +50,8 @@ export type RunPlan = RunArgs;
  */
 export function planRun(config: ZerodropConfig = {}, { argv = [], source = 'options' }: { argv?: readonly string[]; source?: string } = {}): RunPlan {
   const valid = validateConfig(config, source);
-  return parseRunArgs([...configArgs(valid, argv), ...argv]);
+  const defined = (valid.profiles ?? []).filter((p): p is Profile => typeof p !== 'string');
+  return parseRunArgs([...configArgs(valid, argv), ...argv], defined);
 }
 
 /** A run held open: the provider's cluster (or the local machine) and the state record, until disposed. */

@@ -38,7 +38,8 @@ export interface RunArgs {
   driver: LoadDriver;
 }
 
-export function parseRunArgs(argv: string[]): RunArgs {
+/** `defined`: the profiles a config made with defineProfile, selectable by name like the built-ins. */
+export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): RunArgs {
   const { values } = parseFlags('run', argv, {
     provider: { type: 'string', default: 'local' },
     profile: { type: 'string', multiple: true },
@@ -68,7 +69,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
   // --driver narrows an unnamed selection to the scenarios it can load (src/cli/driver.ts).
   const { driver, scenarios: selected } = chooseDriver(values.driver, scenarios.length > 0 ? scenarios : catalog.filter((s) => !s.control), scenarios.length > 0);
 
-  const chosen = profilesNamed(values.profile ?? ['reference']);
+  const chosen = profilesNamed(values.profile ?? ['reference'], defined);
 
   const reportDir = values['report-dir'];
   const reportDirIssue = reportDir === undefined ? undefined : reportDirProblem(reportDir);
@@ -184,10 +185,10 @@ export function scenariosNamed(ids: readonly string[]): ScenarioDefinition[] {
 }
 
 /** The profiles `--profile` names, in the order given; an unknown name is bad usage naming the known ones. */
-export function profilesNamed(names: readonly string[]): Profile[] {
+export function profilesNamed(names: readonly string[], defined: readonly Profile[] = []): Profile[] {
   return names.map((name) => {
-    const profile = findProfile(name);
-    if (!profile) throw new UsageError(`--profile ${name}: unknown profile; known: ${profiles.map((p) => p.name).join(', ')}`);
+    const profile = defined.find((p) => p.name === name) ?? findProfile(name);
+    if (!profile) throw new UsageError(`--profile ${name}: unknown profile; known: ${[...defined, ...profiles].map((p) => p.name).join(', ')}`);
     return profile;
   });
 }

@@ -7,6 +7,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { profiles } from '../profiles/index.ts';
+import { isDefinedProfile } from '../profiles/define.ts';
+import type { Profile } from '../profiles/profile.ts';
 import { PROVIDER_NAMES } from '../providers/index.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
 import type { Implementation } from '../report/results.ts';
@@ -19,8 +21,8 @@ import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProble
 export interface ZerodropConfig {
   /** Where pods run (default local). */
   provider?: (typeof PROVIDER_NAMES)[number];
-  /** Systems under test (default ['reference']); see `zerodrop list`. */
-  profiles?: string[];
+  /** Systems under test (default ['reference']): built-in names (`zerodrop list`) and profiles made with defineProfile. */
+  profiles?: (string | Profile)[];
   /** Scenario ids (default: the catalog except controls). */
   scenarios?: string[];
   /** Scenario option overrides, like `--set key=value`. */
@@ -78,9 +80,31 @@ function checkSet(set: Record<string, unknown>, ctx: z.RefinementCtx): void {
   }
 }
 
+/** A defined profile may not take a built-in's name, nor two profiles one name: names select pairs and name reports. */
+function uniqueProfileNames(list: (string | Profile)[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  list.forEach((p, i) => {
+    const name = typeof p === 'string' ? p : p.name;
+    if (typeof p !== 'string' && profiles.some((b) => b.name === name)) {
+      ctx.addIssue({ code: 'custom', path: [i], message: `defineProfile name "${name}" is a built-in profile's; choose another name` });
+    } else if (seen.has(name)) {
+      ctx.addIssue({ code: 'custom', path: [i], message: `profile "${name}" is listed twice` });
+    }
+    seen.add(name);
+  });
+}
+
 const schema = z.strictObject({
   provider: oneOf(PROVIDER_NAMES, 'provider').optional(),
-  profiles: z.array(oneOf(profiles.map((p) => p.name), 'profile')).min(1, 'must name at least one profile').optional(),
+  profiles: z
+    .array(
+      z.custom<string | Profile>((v) => isDefinedProfile(v) || (typeof v === 'string' && profiles.some((p) => p.name === v)), {
+        error: `unknown profile; allowed: ${profiles.map((p) => p.name).join(', ')}, or a profile made with defineProfile`,
+      }),
+    )
+    .min(1, 'must name at least one profile')
+    .superRefine(uniqueProfileNames)
+    .optional(),
   scenarios: z.array(oneOf(catalog.map((s) => s.id), 'scenario')).min(1, 'must name at least one scenario').optional(),
   set: z.record(z.string(), z.unknown()).superRefine(checkSet).optional(),
   nightly: z.boolean({ error: 'must be true or false' }).optional(),
@@ -131,7 +155,8 @@ export function validateConfig(input: unknown, source: string): ZerodropConfig {
       return `${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; allowed: ${issue.path.length > 0 ? 'organization, project, url, version, contact' : FIELDS.join(', ')}`;
     }
     const value = valueAt(input, issue.path);
-    return `${pathText(issue.path) || '(config)'} = ${JSON.stringify(value) ?? 'undefined'}: ${issue.message}`;
+    const shown = isDefinedProfile(value) ? `defineProfile(${value.name})` : (JSON.stringify(value) ?? 'undefined');
+    return `${pathText(issue.path) || '(config)'} = ${shown}: ${issue.message}`;
   });
   throw new UsageError(`${source}: ${problems.length === 1 ? problems[0] : `\n  ${problems.join('\n  ')}`}`);
 }
@@ -187,7 +212,7 @@ export function configArgs(config: ZerodropConfig, argv: readonly string[]): str
     if (values !== undefined && !flags.has(flag)) for (const v of values) out.push(`--${flag}`, v);
   };
   single('provider', config.provider);
-  many('profile', config.profiles);
+  many('profile', config.profiles?.map((p) => (typeof p === 'string' ? p : p.name)));
   many('scenario', config.scenarios);
   for (const [key, value] of Object.entries(config.set ?? {})) if (!setKeys.has(key)) out.push('--set', `${key}=${value}`);
   if (config.nightly === true && !flags.has('nightly') && !flags.has('no-nightly')) out.push('--nightly');

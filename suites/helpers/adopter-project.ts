@@ -81,7 +81,7 @@ export interface AdopterProject {
   dir: string;
   tarball: string;
   /** Runs a command of the project (npx, npm, node) with its node_modules/.bin first on PATH. */
-  exec(file: string, args: readonly string[], options?: { env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<{ code: number; stdout: string; stderr: string }>;
+  exec(file: string, args: readonly string[], options?: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string }): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
 /** Output is matched as text: no colour codes, whatever the outer run asked for. */
@@ -140,9 +140,9 @@ export async function createAdopterProject({ devDependencies }: { devDependencie
   return {
     dir,
     tarball,
-    exec: (file, args, { env = {}, timeoutMs = 120_000 } = {}) =>
+    exec: (file, args, { env = {}, timeoutMs = 120_000, cwd = dir } = {}) =>
       new Promise((resolve) => {
-        execFile(file, args, { cwd: dir, env: { ...withoutColour(process.env), CI: 'true', NO_COLOR: '1', ...env, PATH: path }, timeout: timeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+        execFile(file, args, { cwd, env: { ...withoutColour(process.env), CI: 'true', NO_COLOR: '1', ...env, PATH: path }, timeout: timeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
           resolve({ code, stdout, stderr });
         });

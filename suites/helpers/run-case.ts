@@ -25,7 +25,8 @@ export async function runCase(scenarioId: string, profileName: string, overrides
 const UNMEASURED_RUNS_ALLOWED = 3;
 const VALIDITY_CHECKS = new Set(['harnessResponsive', 'loadHeld']);
 
-function unmeasured(r: ScenarioResult): boolean {
+/** Inconclusive through the harness's own validity checks alone: the run gave no verdict (not a false one). */
+export function unmeasured(r: ScenarioResult): boolean {
   if (r.verdict !== 'inconclusive' || r.assertions.some((a) => a.verdict === 'fail')) return false;
   const inconclusive = r.assertions.filter((a) => a.verdict === 'inconclusive');
   return inconclusive.length > 0 && inconclusive.every((a) => VALIDITY_CHECKS.has(a.name));

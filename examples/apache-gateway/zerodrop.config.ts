@@ -1,0 +1,49 @@
+// Testing your own gateway: Apache httpd (mod_proxy), a system zerodrop has no built-in profile for,
+// defined here in full, drain-correct and as packaged, with a backend of this repository's own.
+// `npx zerodrop run` runs the selection below; docs/own-gateway.md walks through every field.
+import { defineConfig, defineProfile } from 'zerodrop';
+
+const apache = defineProfile({
+  name: 'apache',
+  role: 'gateway',
+  protocols: ['http'],
+  description: 'Apache httpd (mod_proxy), drain-correct: preStop turns keep-alive off and outlasts deprogramming, then SIGWINCH (graceful-stop) bounded by GracefulShutdownTimeout.',
+  requires: [{ binary: 'apache2', install: 'apt-get install apache2' }],
+  command: ['apache2', '-f', '${POD_DIR}/httpd.conf', '-DFOREGROUND'],
+  config: { 'httpd.conf': 'httpd.conf' },
+  readiness: { tcpSocket: {} },
+  // Past the load balancer's deprogramming (which the scenario sets), with a margin for its timer.
+  preStop: ({ programmingDelayMs }) => ({
+    exec: { command: ['sh', '-c', `touch "$POD_DIR/draining" && sleep ${Math.ceil((programmingDelayMs + 500) / 1000)}`] },
+  }),
+  stopSignal: 'SIGWINCH',
+  drain: ({ programmingDelayMs }) => {
+    const preStop = Math.ceil((programmingDelayMs + 500) / 1000);
+    return { minDrainSeconds: preStop, drainTimeoutSeconds: preStop + 6 };
+  },
+  terminationGracePeriodSeconds: ({ programmingDelayMs }) => Math.ceil((programmingDelayMs + 500) / 1000) + 10,
+  // As Debian packages it: no preStop, and SIGTERM, Apache's immediate stop.
+  naive: {
+    description: 'Apache httpd as packaged: no preStop, SIGTERM (stop now): connections are cut and the listener closes before deprogramming.',
+    preStop: undefined,
+    stopSignal: 'SIGTERM',
+    drain: undefined,
+    terminationGracePeriodSeconds: undefined,
+  },
+});
+
+const backend = defineProfile({
+  name: 'my-backend',
+  role: 'backend',
+  protocols: ['http'],
+  description: "This repository's own backend (backend.mjs): keeps accepting after SIGTERM, then exits when drained.",
+  command: ['node', 'backend.mjs'],
+  env: { DRAIN_SECONDS: '5' },
+  readiness: { httpGet: { path: '/healthz' } },
+});
+
+export default defineConfig({
+  profiles: [apache, apache.naive!, backend],
+  scenarios: ['gateway-delete-http', 'gateway-delete-http-no-keepalive', 'gateway-slow-lb', 'gateway-rollout-http', 'backend-delete-http', 'backend-sigterm-keeps-accepting'],
+  reportDir: 'reports/drain',
+});

@@ -74,13 +74,6 @@ export interface ProfileFields {
   terminationGracePeriodSeconds?: PerPod<number | undefined>;
   /** The drain the system promises; the timing assertions take their bounds from it. */
   drain?: PerPod<DrainPromise | undefined>;
-  /**
-   * How a response names the gateway pod that served it: `header` when the system adds
-   * `x-zerodrop-gateway: ${POD_NAME}` to every response; `connection` when it cannot, and requests
-   * are attributed by the load balancer's record of their connection (a request that never got a
-   * connection then has no gateway pod; the report says so). Default `header`.
-   */
-  identifies?: 'header' | 'connection';
 }
 
 export interface ProfileDefinition extends ProfileFields {
@@ -134,7 +127,6 @@ const fields = {
   stopSignal: z.string().regex(/^SIG[A-Z0-9]+$/, 'must be a signal name like SIGTERM, SIGQUIT, SIGWINCH').optional(),
   terminationGracePeriodSeconds: perPod(z.number({ error: 'must be a number of seconds' }).min(0)).optional(),
   drain: perPod(z.strictObject({ minDrainSeconds: z.number().min(0), drainTimeoutSeconds: z.number().min(0) }, { error: 'must be { minDrainSeconds, drainTimeoutSeconds }' })).optional(),
-  identifies: z.enum(['header', 'connection'], { error: 'must be "header" or "connection"' }).optional(),
 };
 const schema = z.strictObject({
   name: z.string({ error: 'must be a name' }).regex(NAME, 'must be lower case letters, digits and -, e.g. my-gateway'),

@@ -121,6 +121,8 @@ describe.skipIf(!onPath('apache2'))('your own gateway (examples/apache-gateway),
     const dir = join(project.dir, 'apache-gateway');
     await mkdir(dir);
     for (const file of ['zerodrop.config.ts', 'httpd.conf', 'backend.mjs']) await cp(join(packageRoot, 'examples', 'apache-gateway', file), join(dir, file));
+    const listed = await project.exec('npx', ['zerodrop', 'list'], { cwd: dir });
+    expect(listed.stdout).toMatch(/Profiles defined by the config file:\n {2}apache +system .*\n {2}apache-naive +naive .*\n {2}my-backend +system /);
     const r = await project.exec('npx', ['zerodrop', 'run'], { cwd: dir, timeoutMs: 240_000 });
     expect(r.code, show(r)).toBe(1);
     const run = JSON.parse(await readFile(join(dir, 'reports', 'drain', 'results.json'), 'utf8')) as RunResult;

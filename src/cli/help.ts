@@ -55,10 +55,11 @@ ${EXIT_CODES}`,
   list: `zerodrop list: the scenario catalog and the profiles
 
 Usage:
-  zerodrop list
+  zerodrop list [--config FILE]
 
 For each scenario: its id, description, options with their defaults (override with --set) and the
-seed discussions it comes from; then every profile with its kind and what it demonstrates.`,
+seed discussions it comes from; then every profile with its kind and what it demonstrates, the
+built-in ones and those the config file (default ./zerodrop.config.ts) defines with defineProfile.`,
 
   report: `zerodrop report: rebuild the reports of a finished run from its results.json
 

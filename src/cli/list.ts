@@ -1,9 +1,11 @@
 import { profiles } from '../profiles/index.ts';
+import type { Profile } from '../profiles/profile.ts';
 import { catalog } from '../scenarios/index.ts';
 import { SEEDS } from '../scenarios/seeds.ts';
 import { describeKind, OPTION_KINDS } from '../scenarios/option-kinds.ts';
 
-export function listCatalog(out: (line: string) => void = console.log): void {
+/** `defined`: the profiles a config file made with defineProfile, listed after the built-in ones. */
+export function listCatalog(out: (line: string) => void = console.log, defined: readonly Profile[] = []): void {
   out('Scenarios:');
   for (const s of catalog) {
     out(`  ${s.id}${s.control ? ' (control: runs only when selected)' : ''}  [seeds ${s.seeds.join(', ')}]`);
@@ -18,4 +20,6 @@ export function listCatalog(out: (line: string) => void = console.log): void {
   for (const [seed, { title, url }] of Object.entries(SEEDS)) out(`  ${seed}  ${title}\n       ${url}`);
   out('\nProfiles:');
   for (const p of profiles) out(`  ${p.name.padEnd(28)} ${p.kind.padEnd(10)} ${p.description}`);
+  if (defined.length > 0) out('\nProfiles defined by the config file:');
+  for (const p of defined) out(`  ${p.name.padEnd(28)} ${p.kind.padEnd(10)} ${p.description}`);
 }

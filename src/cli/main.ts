@@ -30,11 +30,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(HELP[command]);
     return 0;
   }
-  if (command === 'list') {
-    if (rest.length > 0) throw new UsageError(`list: unexpected argument "${rest[0]}"`);
-    (await import('./list.ts')).listCatalog();
-    return 0;
-  }
+  if (command === 'list') return list(rest);
   if (command === 'report') return report(rest);
   // Loaded on demand: clean reaches clusters, whose client a run on the local provider never needs.
   if (command === 'clean') {
@@ -43,6 +39,17 @@ async function main(argv: string[]): Promise<number> {
   }
 
   return runCommand(rest);
+}
+
+/** `zerodrop list`: the catalog, with the profiles the config file defines. */
+async function list(rest: string[]): Promise<number> {
+  const [{ listCatalog }, { loadConfig, configFlag }] = await Promise.all([import('./list.ts'), import('./config.ts')]);
+  const flag = configFlag(rest);
+  const extra = rest.filter((arg, i) => !(arg === '--config' || arg.startsWith('--config=') || (i > 0 && rest[i - 1] === '--config')));
+  if (extra.length > 0) throw new UsageError(`list: unexpected argument "${extra[0]}"; list takes only --config FILE`);
+  const { config } = await loadConfig(flag);
+  listCatalog(console.log, (config.profiles ?? []).filter((p) => typeof p !== 'string'));
+  return 0;
 }
 
 /** `zerodrop run`: the config file, the flags over it field by field, then the API's run with a progress view. */

@@ -50,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
   const { config, file: configFile } = await loadConfig(configFlag(rest));
   const args = parseRunArgs([...configArgs(config, rest), ...rest]);
   // A cluster provider's prerequisites are checked before anything is created.
-  const missing = await missingPrerequisites(args.providerSettings);
+  const missing = await missingPrerequisites(args.providerSettings, (line) => console.error(`warning: ${line}`));
   if (missing.length > 0) {
     throw new UsageError(`--provider ${args.provider} cannot run here:\n  ${missing.join('\n  ')}`);
   }

@@ -2,6 +2,13 @@
 // checking --kube-version does not load the cluster providers (see providers/index.ts).
 
 /**
+ * The kind release whose node images KIND_NODE_IMAGES pins; prerequisites.ts compares the installed
+ * kind with it. Release notes: https://github.com/kubernetes-sigs/kind/releases/tag/v0.33.0 (see
+ * docs/kubernetes-pins.md for what of it could be read here).
+ */
+export const KIND_VERSION = 'v0.33.0';
+
+/**
  * Node images kind v0.33.0 publishes, pinned by digest as kind's release notes ask
  * ("pre-built images are only guaranteed to work with the kind release they were built for").
  * The last four minor versions; the nightly matrix runs each.

@@ -10,11 +10,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { stringify } from 'yaml';
 import type { LeftoverTracker } from '../../state/run-record.ts';
-import { KIND_NODE_IMAGES, DEFAULT_KUBE_VERSION } from '../node-images.ts';
+import { KIND_NODE_IMAGES, DEFAULT_KUBE_VERSION, KIND_VERSION } from '../node-images.ts';
 
-/** The kind release whose node images node-images.ts pins. */
-export const KIND_VERSION = 'v0.33.0';
-export { KIND_NODE_IMAGES, DEFAULT_KUBE_VERSION };
+export { KIND_NODE_IMAGES, DEFAULT_KUBE_VERSION, KIND_VERSION };
 export const DEFAULT_CLUSTER_NAME = 'zerodrop';
 /**
  * Every node of a cluster zerodrop creates carries this label (kind's per-node `labels`,

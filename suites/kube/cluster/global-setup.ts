@@ -20,7 +20,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  const missing = await missingPrerequisites({ name: 'kind' });
+  const missing = await missingPrerequisites({ name: 'kind' }, (line) => console.log(`zerodrop test:kind: warning: ${line}`));
   if (missing.length > 0) {
     const reason = `kind suites skipped: ${missing.join('; ')}`;
     console.log(`zerodrop test:kind: ${reason}`);

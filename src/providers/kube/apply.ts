@@ -42,15 +42,33 @@ export function objectPath(object: KubeObject): string {
 }
 
 /**
- * Deletes a cluster-scoped object the run created (a charted system's GatewayClass or Dataplane),
- * after checking that it carries the run's label: the namespace delete does not reach it.
+ * Deletes an object the run created next to a chart (a Gateway API object, a GatewayClass, a
+ * Dataplane), after checking that it carries the run's label, and with `waitMs` waits until it is
+ * gone. The wait is what keeps teardown in dependency order: a controller puts finalizers on what
+ * its objects use (Gateway API: "implementations SHOULD add the
+ * `gateway-exists-finalizer.gateway.networking.k8s.io` finalizer" on a GatewayClass while a Gateway
+ * uses it, apis/v1/gatewayclass_types.go of kubernetes-sigs/gateway-api) and only the running
+ * controller removes them, so each object must be gone before what it depends on, and all of them
+ * before the chart's controller is uninstalled. One still there at the deadline is an error that
+ * names its finalizers.
  */
-export async function deleteRunObject(client: KubeClient, object: KubeObject, runId: string): Promise<void> {
+export async function deleteRunObject(client: KubeClient, object: KubeObject, runId: string, opts: { waitMs?: number; pollMs?: number } = {}): Promise<void> {
   const path = objectPath(object);
-  const { status, body } = await client.request<{ metadata?: { labels?: Record<string, string> } }>('GET', path, { allow: [404] });
+  type Meta = { metadata?: { labels?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string } };
+  const { status, body } = await client.request<Meta>('GET', path, { allow: [404] });
   if (status === 404) return;
   if (body.metadata?.labels?.[LABELS.run] !== runId) throw new Error(`${path} is not labelled ${LABELS.run}=${runId}; refusing to delete it`);
   await client.request('DELETE', path, { allow: [404] });
+  if (!opts.waitMs) return;
+  const deadline = Date.now() + opts.waitMs;
+  let finalizers: string[] = [];
+  while (Date.now() < deadline) {
+    const now = await client.request<Meta>('GET', path, { allow: [404] });
+    if (now.status === 404) return;
+    finalizers = now.body.metadata?.finalizers ?? [];
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 250));
+  }
+  throw new Error(`${object.kind} ${object.metadata.name} still there ${Math.round(opts.waitMs / 1000)} s after its delete (finalizers: ${finalizers.join(', ') || 'none'})`);
 }
 
 export async function serverSideApply(client: KubeClient, object: KubeObject, signal?: AbortSignal): Promise<KubeObject> {

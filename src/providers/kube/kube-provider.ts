@@ -45,6 +45,8 @@ export interface KubeProviderOptions {
   helmInstall?: typeof helmInstall;
   /** Poll period while waiting for rollouts (reads, not measurements). */
   pollMs?: number;
+  /** How long teardown waits for each chart object to be gone (default OBJECT_DELETE_TIMEOUT_MS). */
+  objectDeleteTimeoutMs?: number;
   /** Floor of the deploy timeout (default 180 s); tests against a fake API server lower it. */
   minDeployTimeoutMs?: number;
   /** Runs after the namespace is gone (e.g. releasing a cluster the provider holds). */
@@ -57,6 +59,8 @@ const DEFAULT_DEPLOY_TIMEOUT_MS = 180_000;
  * local timeouts (the runner's 30 s) are raised to this floor.
  */
 const MIN_DEPLOY_TIMEOUT_MS = 180_000;
+/** A chart object's delete waits at most this for the controller to let it go (its finalizers). */
+const OBJECT_DELETE_TIMEOUT_MS = 60_000;
 
 export class KubeProvider implements Provider {
   readonly name: string;
@@ -75,7 +79,8 @@ export class KubeProvider implements Provider {
   private teardownPromise?: Promise<void>;
   /** Undo steps of the charts this run installed, newest last. */
   private readonly uninstalls: (() => Promise<void>)[] = [];
-  private readonly clusterObjects: KubeObject[] = [];
+  /** The charts' objects (Gateway API, EnvoyProxy, Dataplane...), newest last: deleted newest first, each awaited, before any chart goes. */
+  private readonly chartObjects: KubeObject[] = [];
   private readonly cordoned = new Set<string>();
   /** Workloads whose pods a chart's controller creates: their rollout is read from the pods. */
   private readonly charted = new Set<string>();
@@ -139,9 +144,9 @@ export class KubeProvider implements Provider {
       this.charted.add(chart.workload.name);
       const install = this.opts.helmInstall ?? helmInstall;
       this.uninstalls.push(await install(chart.spec, { release: chart.release, namespace: this.namespace, kubeconfig: this.client.config.exportConfig(), values: chart.values }));
-      for (const { clusterScoped: global, object } of chart.objects) {
+      for (const { object } of chart.objects) {
         // Remembered before it exists: a failed apply must not leave it behind.
-        if (global) this.clusterObjects.push(object);
+        this.chartObjects.push(object);
         await serverSideApply(this.client, object, opts.signal);
       }
     }
@@ -262,8 +267,14 @@ export class KubeProvider implements Provider {
     try {
       // The cluster stays schedulable for the next run: undo this run's cordons.
       for (const node of this.cordoned) await attempt(() => chaos.cordon(this.client, node, false));
+      // Dependency order, while the charts' controllers still run to remove their finalizers: routes,
+      // then the Gateway, then the GatewayClass (whose finalizer stays while a Gateway uses it), each
+      // gone before the next; the charts only after. Uninstalling first left the GatewayClass
+      // Terminating for good, its finalizer's owner gone.
+      const waitMs = this.opts.objectDeleteTimeoutMs ?? OBJECT_DELETE_TIMEOUT_MS;
+      const pollMs = this.opts.pollMs ?? 250;
+      for (const object of [...this.chartObjects].reverse()) await attempt(() => deleteRunObject(this.client, object, this.opts.runId, { waitMs, pollMs }));
       for (const uninstall of this.uninstalls.reverse()) await attempt(uninstall);
-      for (const object of this.clusterObjects.reverse()) await attempt(() => deleteRunObject(this.client, object, this.opts.runId));
       if (this.created) await deleteRunNamespace(this.client, this.namespace, this.opts.runId);
     } finally {
       await this.opts.onTeardown?.();

@@ -10,7 +10,7 @@ import type { Recorder } from '../../observe/recorder.ts';
 import type { DeleteOptions, DrainNodeOptions, PodInfo, Provider, ProviderCapabilities, ServiceAddress } from '../provider.ts';
 import { assertNamespaceFree, deleteRunNamespace, deleteRunObject, serverSideApply } from './apply.ts';
 import * as chaos from './chaos.ts';
-import type { KubeClient } from './client.ts';
+import { statusOf, type KubeClient } from './client.ts';
 import { helmInstall } from './helm.ts';
 import { chartInstalls } from './helm-gateway.ts';
 import type { KubeObject } from './list-watch.ts';
@@ -61,6 +61,23 @@ const DEFAULT_DEPLOY_TIMEOUT_MS = 180_000;
 const MIN_DEPLOY_TIMEOUT_MS = 180_000;
 /** A chart object's delete waits at most this for the controller to let it go (its finalizers). */
 const OBJECT_DELETE_TIMEOUT_MS = 60_000;
+
+/**
+ * A Service whose NodePort another Service of the cluster already holds: the API server refuses it
+ * as `spec.ports[i].nodePort: Invalid value: N: provided port is already allocated` (422). zerodrop
+ * asks for its published ports by number, inside the range's static band (kind.ts), so this is a
+ * Service someone created with that number: said with the port and how to find it.
+ */
+function nodePortTaken(err: unknown, object: KubeObject, exposure: Exposure): Error | undefined {
+  if (object.kind !== 'Service' || statusOf(err) !== 422 || !/provided port is already allocated/.test((err as Error).message)) return undefined;
+  const port = /Invalid value: (\d+): provided port is already allocated/.exec((err as Error).message)?.[1] ?? '?';
+  return new Error(
+    `NodePort ${port} for Service ${object.metadata.name} is already allocated on this cluster: another Service holds it ` +
+      `(find it: kubectl get services -A -o wide | grep ':${port}/'). zerodrop publishes NodePorts ${exposure.kind === 'nodePort' ? exposure.ports.map((p) => p.nodePort).join(', ') : ''}; ` +
+      'delete that Service, or run on a cluster of its own (a fresh --cluster-name)',
+    { cause: err },
+  );
+}
 
 export class KubeProvider implements Provider {
   readonly name: string;
@@ -139,7 +156,7 @@ export class KubeProvider implements Provider {
     this.observers = await observeNamespace(this.client, this.namespace, this.recorder, this.stopping.signal, {
       selectorOf: (service) => selectors.get(service),
     });
-    for (const object of rest) await serverSideApply(this.client, object, opts.signal);
+    for (const object of rest) await serverSideApply(this.client, object, opts.signal).catch((err: unknown) => Promise.reject(nodePortTaken(err, object, this.opts.exposure) ?? err));
     for (const chart of charts) {
       this.charted.add(chart.workload.name);
       const install = this.opts.helmInstall ?? helmInstall;

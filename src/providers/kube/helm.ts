@@ -50,6 +50,7 @@ export type HelmRunner = (args: string[], opts: { timeoutMs: number }) => Promis
  * HELM_DRIVER=configmap would otherwise hide them from it.
  */
 export const runHelm: HelmRunner = async (args, { timeoutMs }) => {
+  await assertHelm3();
   try {
     await execa('helm', args, { timeout: timeoutMs, env: { HELM_DRIVER: 'secret' } });
   } catch (error) {
@@ -95,4 +96,36 @@ export async function helmInstall(
  */
 export async function helmUninstall(opts: { release: string; namespace: string; kubeconfig: string }, run: HelmRunner = runHelm): Promise<void> {
   await withKubeconfigFile(opts.kubeconfig, (kubeconfigFile) => run(helmUninstallArgs({ release: opts.release, namespace: opts.namespace, kubeconfigFile }), { timeoutMs: 300_000 }));
+}
+
+/**
+ * Refuses any Helm but 3. Helm 4 changed what `--wait` means (HIP-0022, https://helm.sh/community/hips/hip-0022:
+ * the kstatus watcher waits for custom resources and, on uninstall, for the resources to be gone),
+ * and the argv above and `zerodrop clean`'s reading of release Secrets were only ever checked with
+ * Helm 3. The nightly pins Helm 3 (azure/setup-helm `version`).
+ */
+export function helmMajorProblem(versionOutput: string): string | undefined {
+  // `helm version --short`: "v3.20.2+g8fb76d6" (Helm 3 and 4 print the same shape).
+  const major = /^v?(\d+)\./.exec(versionOutput.trim())?.[1];
+  if (major === '3') return undefined;
+  return `zerodrop drives Helm 3, and \`helm version --short\` says ${JSON.stringify(versionOutput.trim())}: ${HELM_3_HINT}`;
+}
+
+export const HELM_3_HINT = 'install Helm 3 (https://helm.sh/docs/intro/install/; e.g. the v3.20.2 release binary) and put it first on PATH';
+
+let helm3Checked: Promise<void> | undefined;
+
+/** Asks `helm version --short` once per process; a Helm that is not 3 rejects every helm call. */
+export function assertHelm3(): Promise<void> {
+  helm3Checked ??= (async () => {
+    const { stdout } = await execa('helm', ['version', '--short'], { timeout: 30_000 });
+    const problem = helmMajorProblem(stdout);
+    if (problem) throw new Error(problem);
+  })();
+  return helm3Checked;
+}
+
+/** Forgets the answer (tests put another stand-in helm on PATH). */
+export function forgetHelmVersion(): void {
+  helm3Checked = undefined;
 }

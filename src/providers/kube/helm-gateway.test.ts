@@ -42,7 +42,7 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
   });
 
   /** The fake's "controllers": Deployments get their pods, a chart install its dataplane, Services their slices. */
-  async function setup(opts: { clusterScopedObjects?: boolean; allowNodeOperations?: boolean } = {}) {
+  async function setup(opts: { clusterScopedObjects?: boolean; allowNodeOperations?: boolean; rendered?: string[] } = {}) {
     fake = await new FakeApiServer().listen();
     for (const p of [PODS, SLICES, `/api/v1/namespaces/${NS}/events`]) fake.serve(p);
     const applied: { kind: string; name: string }[] = [];
@@ -132,6 +132,8 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
       allowNodeOperations: opts.allowNodeOperations ?? false,
       clusterScopedObjects: opts.clusterScopedObjects ?? true,
       helmInstall: install,
+      // `helm template`'s findings: nothing outside the namespace unless the test says so.
+      chartObjectsOutside: async () => opts.rendered ?? [],
       pollMs: 20,
       minDeployTimeoutMs: 0,
       objectDeleteTimeoutMs: 1000,
@@ -170,6 +172,16 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
     const { provider, installs } = await setup({ clusterScopedObjects: false });
     await expect(provider.deploy(topologyOf('gateway-delete-http', 'envoy-gateway'), { timeoutMs: 5000 })).rejects.toThrow(/stays inside its namespace, but the chart's configuration needs cluster-scoped objects \(GatewayClass zerodrop-c0ffee00\)/);
     expect(installs).toEqual([]);
+    await provider.teardown();
+  });
+
+  it('refuses, before creating anything, a chart whose own templates create objects outside the namespace, and names them', async () => {
+    const { provider, installs, applied } = await setup({ clusterScopedObjects: false, rendered: ['ClusterRole ingress-nginx-c0ffee00', 'ClusterRoleBinding ingress-nginx-c0ffee00', 'IngressClass zerodrop-c0ffee00'] });
+    await expect(provider.deploy(topologyOf('gateway-delete-http', 'ingress-nginx'), { timeoutMs: 5000 })).rejects.toThrow(
+      /provider kind stays inside its namespace, but chart ingress-nginx 4\.13\.9 \(profile ingress-nginx\) would create ClusterRole ingress-nginx-c0ffee00, ClusterRoleBinding ingress-nginx-c0ffee00, IngressClass zerodrop-c0ffee00 \(helm template\).*--provider kind or k3s/,
+    );
+    expect(installs).toEqual([]);
+    expect(applied).toEqual([]);
     await provider.teardown();
   });
 

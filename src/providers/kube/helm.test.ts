@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HELM_PROFILE_SPECS, RELEASE_NAME_MAX, releaseName } from '../../profiles/helm-charts.ts';
-import { forgetHelmVersion, helmInstall, helmMajorProblem, helmUninstall, helmUninstallArgs, runHelm, type HelmRunner } from './helm.ts';
+import { chartObjectsOutside, forgetHelmVersion, helmInstall, helmMajorProblem, helmUninstall, helmUninstallArgs, runHelm, type HelmRunner } from './helm.ts';
 import { namespaceFor } from './manifests.ts';
 
 /** DNS-1035 label: a lowercase letter first, then letters, digits and '-', ending in a letter or digit. */
@@ -130,5 +130,33 @@ describe('helm commands of a run', () => {
     await expect(runHelm(['upgrade', '--install', 'eg-c0ffee00'], { timeoutMs: 10_000 })).rejects.toThrow(/drives Helm 3/);
     // Asked once; nothing else was run.
     expect(readFileSync(log, 'utf8')).toBe('version --short\n');
+  });
+
+  it('renders a chart with the run\'s values (helm template, CRDs included) and names what it would create outside the namespace', async () => {
+    const spec = HELM_PROFILE_SPECS.find((p) => p.name === 'ingress-nginx');
+    if (!spec) throw new Error('catalog changed');
+    const namespace = namespaceFor('c0ffee00');
+    let argv: string[] = [];
+    let values = '';
+    const rendered = [
+      'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ingress-nginx\n  namespace: zerodrop-c0ffee00',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ingress-nginx-c0ffee00',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ingress-nginx-c0ffee00',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ingress-nginx\n  namespace: zerodrop-c0ffee00',
+      'apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: zerodrop-c0ffee00',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: elsewhere\n  namespace: kube-system',
+      '# an empty document\n',
+    ].join('\n---\n');
+    const outside = await chartObjectsOutside(spec, { release: 'ingress-nginx-c0ffee00', namespace, values: { controller: { scope: { enabled: true } } } }, async (args) => {
+      argv = args;
+      values = readFileSync(args[args.indexOf('--values') + 1] ?? '', 'utf8');
+      return rendered;
+    });
+    expect(outside).toEqual(['ClusterRole ingress-nginx-c0ffee00', 'ClusterRoleBinding ingress-nginx-c0ffee00', 'IngressClass zerodrop-c0ffee00', 'ConfigMap kube-system/elsewhere']);
+    expect(argv.slice(0, 3)).toEqual(['template', 'ingress-nginx-c0ffee00', 'ingress-nginx']);
+    expect(argv).toEqual(expect.arrayContaining(['--repo', spec.chart.repo, '--version', spec.chart.version, '--namespace', namespace, '--include-crds']));
+    expect(values).toMatch(/scope:\n\s+enabled: true/);
+    // The values file lived only for the call.
+    expect(existsSync(argv[argv.indexOf('--values') + 1] ?? '')).toBe(false);
   });
 });

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import type { HelmProfileSpec } from '../../profiles/helm-charts.ts';
 
 /**
@@ -49,10 +49,17 @@ export type HelmRunner = (args: string[], opts: { timeoutMs: number }) => Promis
  * `zerodrop clean` looks for the releases of a crashed run (src/state/clean-clusters.ts): a user's
  * HELM_DRIVER=configmap would otherwise hide them from it.
  */
-export const runHelm: HelmRunner = async (args, { timeoutMs }) => {
+export const runHelm: HelmRunner = async (args, opts) => {
+  await helmOutput(args, opts);
+};
+
+/** The helm CLI, returning what it printed on stdout (`helm template`). */
+export type HelmOutput = (args: string[], opts: { timeoutMs: number }) => Promise<string>;
+
+export const helmOutput: HelmOutput = async (args, { timeoutMs }) => {
   await assertHelm3();
   try {
-    await execa('helm', args, { timeout: timeoutMs, env: { HELM_DRIVER: 'secret' } });
+    return (await execa('helm', args, { timeout: timeoutMs, env: { HELM_DRIVER: 'secret' } })).stdout;
   } catch (error) {
     const stderr = (error as { stderr?: unknown }).stderr;
     const said = typeof stderr === 'string' ? stderr.trim() : '';
@@ -128,4 +135,49 @@ export function assertHelm3(): Promise<void> {
 /** Forgets the answer (tests put another stand-in helm on PATH). */
 export function forgetHelmVersion(): void {
   helm3Checked = undefined;
+}
+
+/**
+ * Kinds Kubernetes and the profiles' charts create outside any namespace. A chart's objects of
+ * these kinds, or in another namespace, are what a namespace-only account cannot create, and what
+ * "stays inside its namespaces" rules out.
+ */
+export const CLUSTER_SCOPED_CHART_KINDS: ReadonlySet<string> = new Set([
+  'Namespace', 'Node', 'PersistentVolume', 'StorageClass', 'PriorityClass', 'RuntimeClass', 'CSIDriver',
+  'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'APIService',
+  'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding',
+  'IngressClass', 'GatewayClass', 'Dataplane',
+]);
+
+/**
+ * What `helm template` of the chart (with the run's values, CRDs included) would create outside
+ * `namespace`: cluster-scoped objects, and objects another namespace holds. Rendering needs no
+ * cluster, so a provider that must stay in its namespace can refuse before creating anything.
+ */
+export async function chartObjectsOutside(
+  spec: HelmProfileSpec,
+  opts: { release: string; namespace: string; values: Record<string, unknown> },
+  run: HelmOutput = helmOutput,
+): Promise<string[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'zerodrop-helm-'));
+  let rendered: string;
+  try {
+    const valuesFile = join(dir, 'values.yaml');
+    await writeFile(valuesFile, stringify(opts.values));
+    rendered = await run(
+      ['template', opts.release, spec.chart.chart, ...(spec.chart.repo ? ['--repo', spec.chart.repo] : []), '--version', spec.chart.version, '--namespace', opts.namespace, '--values', valuesFile, '--include-crds'],
+      { timeoutMs: 300_000 },
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const outside: string[] = [];
+  for (const doc of parseAllDocuments(rendered)) {
+    const o = doc.toJS() as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
+    if (!o || typeof o.kind !== 'string') continue;
+    const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '?';
+    if (CLUSTER_SCOPED_CHART_KINDS.has(o.kind)) outside.push(`${o.kind} ${name}`);
+    else if (typeof o.metadata?.namespace === 'string' && o.metadata.namespace !== opts.namespace) outside.push(`${o.kind} ${o.metadata.namespace}/${name}`);
+  }
+  return outside;
 }

@@ -11,7 +11,7 @@ import type { DeleteOptions, DrainNodeOptions, PodInfo, Provider, ProviderCapabi
 import { assertNamespaceFree, deleteRunNamespace, deleteRunObject, serverSideApply } from './apply.ts';
 import * as chaos from './chaos.ts';
 import { statusOf, type KubeClient } from './client.ts';
-import { helmInstall } from './helm.ts';
+import { chartObjectsOutside, helmInstall } from './helm.ts';
 import { chartInstalls } from './helm-gateway.ts';
 import type { KubeObject } from './list-watch.ts';
 import { fixturesOf, namespaceFor, renderTopology, validateManifests } from './manifests.ts';
@@ -43,6 +43,8 @@ export interface KubeProviderOptions {
   clusterScopedObjects?: boolean;
   /** Installs a Helm profile's chart (default: the helm CLI, helm.ts); tests pass a stand-in. */
   helmInstall?: typeof helmInstall;
+  /** What a chart would create outside the namespace (default: `helm template`, helm.ts); tests pass a stand-in. */
+  chartObjectsOutside?: typeof chartObjectsOutside;
   /** Poll period while waiting for rollouts (reads, not measurements). */
   pollMs?: number;
   /** How long teardown waits for each chart object to be gone (default OBJECT_DELETE_TIMEOUT_MS). */
@@ -144,6 +146,21 @@ export class KubeProvider implements Provider {
     const clusterScoped = charts.flatMap((c) => c.objects.filter((o) => o.clusterScoped).map((o) => `${o.object.kind} ${o.object.metadata.name}`));
     if (clusterScoped.length > 0 && !this.opts.clusterScopedObjects) {
       throw new Error(`provider ${this.name} stays inside its namespace, but the chart's configuration needs cluster-scoped objects (${clusterScoped.join(', ')})`);
+    }
+    if (!this.opts.clusterScopedObjects) {
+      // The same rule for what the chart itself would create (its RBAC, its IngressClass): read from
+      // `helm template` before anything exists, since a namespace-only account could not create it.
+      const outsideOf = this.opts.chartObjectsOutside ?? chartObjectsOutside;
+      for (const chart of charts) {
+        const outside = await outsideOf(chart.spec, { release: chart.release, namespace: this.namespace, values: chart.values });
+        if (outside.length > 0) {
+          throw new Error(
+            `provider ${this.name} stays inside its namespace, but chart ${chart.spec.chart.chart} ${chart.spec.chart.version} (profile ${chart.spec.name}) ` +
+              `would create ${outside.join(', ')} (helm template): an account limited to the run's namespace cannot, and zerodrop does not touch the rest of the cluster; ` +
+              'run this profile with --provider kind or k3s',
+          );
+        }
+      }
     }
 
     const [namespace, ...rest] = objects;

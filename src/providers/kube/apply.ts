@@ -32,6 +32,20 @@ export const CLUSTER_SCOPED_KINDS: readonly { apiVersion: string; kind: string; 
   .filter(([key, r]) => !r.namespaced && key !== 'v1/Namespace')
   .map(([key, r]) => ({ apiVersion: key.slice(0, key.lastIndexOf('/')), kind: key.slice(key.lastIndexOf('/') + 1), collection: `${r.prefix}/${r.plural}` }));
 
+/**
+ * The namespaced kinds a chart profile's run creates beside the chart (src/profiles/helm-charts.ts),
+ * in the order they must go: routes, then Gateways, then what Gateways are configured by, so that
+ * each is gone before what it uses (see deleteRunObject). `zerodrop clean` deletes them by the run's
+ * label before the cluster-scoped ones and before the charts.
+ */
+export function namespacedChartKinds(namespace: string): { apiVersion: string; kind: string; collection: string }[] {
+  const order = ['HTTPRoute', 'UDPRoute', 'Ingress', 'Gateway', 'EnvoyProxy', 'GatewayConfig'];
+  return Object.entries(RESOURCES)
+    .filter(([key, r]) => r.namespaced && order.includes(key.slice(key.lastIndexOf('/') + 1)))
+    .map(([key, r]) => ({ apiVersion: key.slice(0, key.lastIndexOf('/')), kind: key.slice(key.lastIndexOf('/') + 1), collection: `${r.prefix}/namespaces/${namespace}/${r.plural}` }))
+    .sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+}
+
 /** The API path of one object. */
 export function objectPath(object: KubeObject): string {
   const key = `${object.apiVersion}/${object.kind}`;

@@ -25,6 +25,8 @@ export interface RunCallbacks {
   signal?: AbortSignal;
   /** Lines about the provider's cluster (creating, reusing, deleting) and the state record. */
   log?: (line: string) => void;
+  /** The provider's prerequisites are met and it is being opened (a kind cluster may take minutes). */
+  onOpening?: (plan: RunPlan) => void;
   /** A scenario x profile pair starts recording; its timeline fills while it runs. */
   onStart?: (pair: { scenario: string; profile: string; timeline: Timeline }) => void;
   /** A pair moves to another phase (deploying, load, chaos, draining, judging...). */
@@ -66,9 +68,11 @@ export interface OpenRun extends AsyncDisposable {
  * created), opens the run's state record (for `zerodrop clean` after a crash) and the provider session.
  */
 export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Promise<OpenRun> {
-  const missing = await missingPrerequisites(plan.providerSettings);
-  if (missing.length > 0) throw new UsageError(`--provider ${plan.provider} cannot run here:\n  ${missing.join('\n  ')}`);
   const log = callbacks.log ?? (() => {});
+  // A tool version that works but is not the one pinned (a newer kind) is a warning, not a refusal.
+  const missing = await missingPrerequisites(plan.providerSettings, (line) => log(`warning: ${line}`));
+  if (missing.length > 0) throw new UsageError(`--provider ${plan.provider} cannot run here:\n  ${missing.join('\n  ')}`);
+  callbacks.onOpening?.(plan);
   const record = openRunRecord(log);
   // A forced exit (a second Ctrl-C) skips the teardown: locally the providers' exit hooks kill every
   // pod, so the record has nothing left to list. A cluster's namespaces stay listed for `zerodrop clean`.
@@ -120,8 +124,8 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
  * result, not an error; it rejects on bad options (UsageError), an abort, or a harness error.
  */
 export async function run(options: RunOptions = {}): Promise<RunResult> {
-  const { signal, log, onStart, onProgress, onResult, onReports, ...config } = options;
-  return runPlan(planRun(config), { signal, log, onStart, onProgress, onResult, onReports }, config.implementation);
+  const { signal, log, onOpening, onStart, onProgress, onResult, onReports, ...config } = options;
+  return runPlan(planRun(config), { signal, log, onOpening, onStart, onProgress, onResult, onReports }, config.implementation);
 }
 
 /** Runs a plan made by planRun (the CLI's path: its flags are part of the plan). */

@@ -76,9 +76,6 @@ async function runCommand(rest: string[]): Promise<number> {
   // A closed terminal: without a handler the default action would end the harness before teardown.
   process.on('SIGHUP', interrupted);
 
-  console.log(
-    `zerodrop: ${plan.scenarios.length} scenario(s) x ${plan.profiles.length} profile(s) on provider ${plan.provider}${configFile ? ` (config ${configFile})` : ''}`,
-  );
   using view = new ProgressView();
   view.expect(plan.scenarios.length * plan.profiles.length);
   let written: Partial<Record<ReporterName, string>> = {};
@@ -88,6 +85,9 @@ async function runCommand(rest: string[]): Promise<number> {
       {
         signal: controller.signal,
         log: (line) => view.line(redact(line)),
+        // Announced once the prerequisites are met: a run refused for them started nothing.
+        onOpening: () =>
+          view.line(`zerodrop: ${plan.scenarios.length} scenario(s) x ${plan.profiles.length} profile(s) on provider ${plan.provider}${configFile ? ` (config ${configFile})` : ''}`),
         onStart: (s) => view.started(s),
         onProgress: (p) => view.progress(p),
         onResult: (r) => view.result(r),

@@ -122,10 +122,19 @@ function envoyGateway(naive: boolean): HelmProfileSpec {
     description: naive
       ? 'Envoy Gateway with the shutdown manager drain zeroed (drainTimeout 0 s): Envoy exits as soon as the pod is deleted.'
       : 'Envoy Gateway with its shutdown manager: min drain 15 s, drain timeout 600 s, terminationGracePeriodSeconds 900 s (PR 2633).',
-    // v1.9.2 and v1.9.3 fixed the shutdown manager (exit with UDP sessions still active; a panic at
-    // shutdown). Known upstream, after v1.9.3: /shutdown/ready's 10 s write timeout makes the kubelet
-    // report FailedPreStopHook on every drain longer than that (this one's minimum is 15 s), though the
-    // drain completes; the run records it as a note, not a failure.
+    // v1.9.3: envoyproxy/gateway release-notes/v1.9.3.yaml (October 3, 2026). What its notes and
+    // v1.9.2's (release-notes/v1.9.2.yaml, September 28, 2026) say about draining, in their words:
+    // v1.9.2 "Fixed the shutdown manager exiting after the minimum drain period while UDP proxy
+    // sessions were still active" (and, in the control plane, not the shutdown manager, "a panic
+    // during shutdown caused by closing the shared infraIR/pResources channels"); v1.9.3 "Fixed the
+    // shutdown-manager failing to create /tmp/shutdown-ready ... when the Envoy container's
+    // securityContext sets readOnlyRootFilesystem: true". Fixed on main after v1.9.3, in no release
+    // yet (release-notes/current/bug_fixes/10186-shutdown-ready-write-deadline.md): the shutdown
+    // manager "failing to deliver the /shutdown/ready response when a drain outlasts its 10s write
+    // timeout, which made the kubelet report FailedPreStopHook ... even though the drain completed";
+    // this profile's minimum drain is 15 s, so the run records that event as a note, not a failure.
+    // The OCI tag form `v1.9.3` is the one Envoy Gateway's install docs use (`--version v1.x.y`);
+    // that the tag resolves is for a real `helm install` to confirm.
     chart: { chart: 'oci://docker.io/envoyproxy/gateway-helm', version: 'v1.9.3', release: 'eg' },
     protocols: ['http'],
     values: (ctx) => ({
@@ -213,6 +222,8 @@ function stunner(naive: boolean): HelmProfileSpec {
     // cluster-scoped Dataplane `default` (stunner-default-dataplane.yaml), which no value renames: a
     // second STUNner run on the same cluster fails at `helm install` (helm refuses objects another
     // release owns) rather than sharing the first run's operator. The runs' own Dataplane is per run.
+    // 1.1.0: `version: 1.1.0`, `appVersion: 1.1.0` in l7mp/stunner-helm helm/stunner-gateway-operator/Chart.yaml;
+    // that the chart index at l7mp.io/stunner serves it is for a real `helm install` to confirm.
     chart: { chart: 'stunner-gateway-operator', repo: 'https://l7mp.io/stunner', version: '1.1.0', release: 'stunner' },
     protocols: ['turn'],
     values: () => ({}),
@@ -226,7 +237,9 @@ function stunner(naive: boolean): HelmProfileSpec {
           kind: 'Dataplane',
           metadata: { name: perRun(ctx.namespace) },
           spec: {
-            // stunnerd of the chart's release (appVersion of stunner-gateway-operator 1.1.0).
+            // stunnerd of the chart's release (appVersion 1.1.0 of stunner-gateway-operator; the
+            // chart's own artifacthub.io/images annotation still lists stunnerd:1.0.0). The tag's
+            // existence on Docker Hub is not readable here: a real pull confirms it.
             image: 'docker.io/l7mp/stunnerd:1.1.0',
             replicas: ctx.replicas,
             terminationGracePeriodSeconds: grace,
@@ -291,8 +304,10 @@ function ingressNginx(naive: boolean): HelmProfileSpec {
     description: naive
       ? 'ingress-nginx with --shutdown-grace-period=0 (the default) and without the /wait-shutdown preStop: nginx stops while load balancers still send to it.'
       : 'ingress-nginx with the chart\'s /wait-shutdown preStop and --shutdown-grace-period=15, inside terminationGracePeriodSeconds 300.',
-    // The last patch of 4.13 we found. Ingress NGINX is retired upstream (best-effort maintenance ended
-    // in March 2026); it stays here because many clusters still run it.
+    // 4.13.9: kubernetes/ingress-nginx charts/ingress-nginx/changelog/helm-chart-4.13.9.md ("Update
+    // Ingress-Nginx version controller-v1.13.9"), the last 4.13 changelog in the stored history.
+    // Ingress NGINX is retired upstream (best-effort maintenance ended in March 2026); it stays here
+    // because many clusters still run it.
     chart: { chart: 'ingress-nginx', repo: 'https://kubernetes.github.io/ingress-nginx', version: '4.13.9', release: 'ingress-nginx' },
     protocols: ['http'],
     values: (ctx) => ({

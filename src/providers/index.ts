@@ -9,7 +9,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Recorder } from '../observe/recorder.ts';
-import { dockerMissing, kindMissing, kubeconfigMissing } from './kube/prerequisites.ts';
+import { dockerMissing, kindMissing, kindVersionProblem, kubeconfigMissing } from './kube/prerequisites.ts';
 import { LocalProvider } from './local/local-provider.ts';
 import type { Provider } from './provider.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
@@ -30,14 +30,21 @@ export interface ProviderSettings {
 }
 
 /** Every missing prerequisite of the provider, one line each with its install hint; empty when ready. */
-export async function missingPrerequisites(settings: ProviderSettings): Promise<string[]> {
+export async function missingPrerequisites(settings: ProviderSettings, warn: (line: string) => void = () => {}): Promise<string[]> {
   const missing: (string | undefined)[] = [];
   switch (settings.name) {
     case 'local':
       break;
-    case 'kind':
-      missing.push(kindMissing(), await dockerMissing());
+    case 'kind': {
+      const absent = kindMissing();
+      missing.push(absent, await dockerMissing());
+      if (!absent) {
+        const version = await kindVersionProblem();
+        missing.push(version.refuse);
+        if (version.warn) warn(version.warn);
+      }
       break;
+    }
     case 'k3s':
       missing.push(await dockerMissing());
       break;

@@ -7,7 +7,7 @@ import { loadClusterConfig } from './cluster/cluster.ts';
 import { KubeClient } from './kube/client.ts';
 import { KubeProvider, type Exposure } from './kube/kube-provider.ts';
 import { namespaceFor } from './kube/manifests.ts';
-import { keepsContainerStopSignal } from './kube/stop-signal-probe.ts';
+import { keepsContainerStopSignal, kindKeepsContainerStopSignal } from './kube/stop-signal-probe.ts';
 import { newRunId, type ProviderSession, type ProviderSettings } from './index.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 
@@ -68,9 +68,7 @@ export async function openClusterSession(
       return kubeSession('kind', client, { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] }, {
         allowNodeOperations: cluster.created,
         multiNode: true,
-        // zerodrop's kind config turns the ContainerStopSignals gate on (kind.ts); a cluster it reuses
-        // may have been made without it.
-        containerStopSignals: cluster.created || (await keepsContainerStopSignal(client, log)),
+        containerStopSignals: await kindKeepsContainerStopSignal(cluster, client, log),
         onDispose: () => cluster.delete(),
         ...tracking,
       });

@@ -2,9 +2,22 @@
 // checking --kube-version does not load the cluster providers (see providers/index.ts).
 
 /**
- * Node images kind v0.33.0 publishes, pinned by digest as kind's release notes ask
- * ("pre-built images are only guaranteed to work with the kind release they were built for").
- * The last four minor versions; the nightly matrix runs each.
+ * The kind release whose node images KIND_NODE_IMAGES pins; prerequisites.ts compares the installed
+ * kind with it. Release notes: https://github.com/kubernetes-sigs/kind/releases/tag/v0.33.0 (see
+ * docs/kubernetes-pins.md for what of it could be read here).
+ */
+export const KIND_VERSION = 'v0.33.0';
+
+/**
+ * Node images kind v0.33.0 publishes, pinned by digest: kind supports a node image only "with the
+ * kind version they were released with" (https://kind.sigs.k8s.io/docs/design/node-image), and a
+ * tag alone may name a build for another release. The last four minor versions; the nightly matrix
+ * runs each.
+ * Source: the "Images pre-built for this release" list of
+ * https://github.com/kubernetes-sigs/kind/releases/tag/v0.33.0. Not readable here in upstream's own
+ * copy (kind's release notes live on GitHub's release page, not in its repository); these four
+ * tag@digest pairs are the ones copies of those notes quote (docs/kubernetes-pins.md), and only a
+ * real `kind create cluster --image` confirms them (it pulls by digest and fails on a wrong one).
  */
 export const KIND_NODE_IMAGES: Readonly<Record<string, string>> = {
   '1.37': 'kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5',
@@ -14,8 +27,11 @@ export const KIND_NODE_IMAGES: Readonly<Record<string, string>> = {
 };
 export const DEFAULT_KUBE_VERSION = '1.36';
 
-// k3s: the rancher/k3s tags testcontainers' K3s module starts, the newest patch of each minor that
-// k3s-io/k3s publishes a release for (tags write its `+` as `-`).
+// k3s: the rancher/k3s tags testcontainers' K3s module starts (tags write k3s's `+` as `-`).
+// NOT confirmed upstream here: k3s's releases live on GitHub's release page, which no stored copy
+// holds; v1.35.6+k3s1 appears in third-party pins, and a later v1.35 patch (v1.35.8+k3s1) exists
+// by the same kind of evidence, so these are not "the newest patch". Tags, not digests: only a
+// real pull confirms them (docs/kubernetes-pins.md).
 export const K3S_IMAGES: Readonly<Record<string, string>> = {
   '1.35': 'rancher/k3s:v1.35.6-k3s1',
   '1.34': 'rancher/k3s:v1.34.9-k3s1',

@@ -4,7 +4,7 @@ import { defineScenario } from './definition.ts';
 export default defineScenario({
   id: 'force-delete',
   description:
-    'Control: a backend is deleted with grace period 0 under load, so it is killed with requests in flight. The harness must report this as failing, naming the phase of each failure; a pass here means the harness is blind.',
+    'Control: a backend is deleted with grace period 0 under load, so it is killed with requests in flight. The harness must report this as failing, naming the phase of each failure; a pass here means the harness is blind. Its requests last 8 s, longer than any kubelet lets a force-deleted pod live (1 s for preStop, then SIGKILL 2 s after the stop signal; at most the pod\'s 5 s grace), so that even the reference backend, which finishes what it has in flight, is killed with requests in flight.',
   features: ['http', 'http-keepalive', 'backend'],
   seeds: ['000', '001', '002', '003', '004'],
   role: 'backend',
@@ -13,7 +13,9 @@ export default defineScenario({
     replicas: 3,
     programmingDelayMs: 200,
     connections: 12,
-    requestMs: 100,
+    // Not 100 ms: a real kubelet does not SIGKILL a force-deleted pod at once (src/providers/local/pod.ts
+    // models its minimum grace), and a backend that drains would finish short requests and pass the control.
+    requestMs: 8_000,
     deleteAtMs: 1000,
     settleMs: 500,
   },

@@ -315,6 +315,7 @@ describe('zerodrop clean: Helm releases in a namespace that goes', () => {
 
 describe('zerodrop clean: cluster-scoped objects of a run whose namespace goes', () => {
   const CLASSES = '/apis/gateway.networking.k8s.io/v1/gatewayclasses';
+  const GATEWAYS = '/apis/gateway.networking.k8s.io/v1/namespaces/zerodrop-aaaa1111/gateways';
   const gatewayClass = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name, labels } });
 
   async function clean(opts: { dryRun?: boolean; failDelete?: boolean } = {}) {
@@ -324,12 +325,30 @@ describe('zerodrop clean: cluster-scoped objects of a run whose namespace goes',
     // The fake server ignores label selectors: it lists all three, as a careless server would.
     const classes = [gatewayClass('zerodrop-aaaa1111', runLabel('aaaa1111')), gatewayClass('zerodrop-eeee5555', runLabel('eeee5555')), gatewayClass('envoy-gateway')];
     for (const gc of classes) server.put(CLASSES, gc);
+    const gateway = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'zerodrop', namespace: 'zerodrop-aaaa1111', labels: runLabel('aaaa1111') } };
+    server.put(GATEWAYS, gateway);
+    // The run's chart release: uninstalled only after its GatewayClass is gone (helm is a stand-in).
+    server.put('/api/v1/namespaces/zerodrop-aaaa1111/secrets', {
+      apiVersion: 'v1', kind: 'Secret', type: 'helm.sh/release.v1',
+      metadata: { name: 'sh.helm.release.v1.eg-aaaa1111.v1', labels: { owner: 'helm', name: 'eg-aaaa1111', status: 'deployed', version: '1' } },
+    });
+    const order: string[] = [];
+    const helm = { installed: () => true, run: async (argv: string[]) => void order.push(`helm ${argv[0] ?? ''} ${argv[1] ?? ''}`) };
+    // What the API server does once the controller lets an object go: a deleted object is not found.
+    const gone = new Set<string>();
     // STUNner's CRDs are not installed on this cluster: its Dataplane collection is not served.
     server.missing('/apis/stunner.l7mp.io/v1/dataplanes');
     server.respond((req) => {
       const name = req.path.split('/').at(-1);
-      const found = [...namespaces, ...classes].find((o) => o.metadata.name === name && req.path.startsWith(o.kind === 'Namespace' ? '/api/v1/namespaces/' : `${CLASSES}/`));
+      const found = [...namespaces, ...classes, gateway].find(
+        (o) => o.metadata.name === name && req.path.startsWith(o.kind === 'Namespace' ? '/api/v1/namespaces/' : o.kind === 'Gateway' ? `${GATEWAYS}/` : `${CLASSES}/`),
+      );
       if (req.method === 'DELETE' && opts.failDelete && req.path.startsWith(CLASSES)) return { status: 403, body: { kind: 'Status', code: 403, message: 'gatewayclasses is forbidden' } };
+      if (req.method === 'DELETE' && found) {
+        order.push(`delete ${req.path}`);
+        gone.add(req.path);
+      }
+      if (req.method === 'GET' && gone.has(req.path) && found?.kind !== 'Namespace') return { status: 404, body: { kind: 'Status', code: 404 } };
       return req.method === 'GET' && found ? { status: 200, body: found } : undefined;
     });
     const lines: string[] = [];
@@ -340,9 +359,10 @@ describe('zerodrop clean: cluster-scoped objects of a run whose namespace goes',
       dead: [record('crashed', { namespaces: ['zerodrop-aaaa1111'] })],
       now: NOW,
       timeoutMs: 1_000,
+      helm,
     });
     const deletes = server.requests.filter((r) => r.method === 'DELETE').map((r) => r.path);
-    return { lines, problems, deletes };
+    return { lines, problems, deletes, order };
   }
 
   it("deletes the dead run's GatewayClass (by its label, checked again on the object) before its namespace, and nothing of other runs", async () => {
@@ -351,6 +371,12 @@ describe('zerodrop clean: cluster-scoped objects of a run whose namespace goes',
     expect(deletes.filter((p) => p.startsWith(CLASSES))).toEqual([`${CLASSES}/zerodrop-aaaa1111`]);
     expect(deletes.indexOf(`${CLASSES}/zerodrop-aaaa1111`)).toBeLessThan(deletes.indexOf('/api/v1/namespaces/zerodrop-aaaa1111'));
     expect(lines).toContain(`deleted GatewayClass zerodrop-aaaa1111 (${LABELS.run}=aaaa1111)`);
+  });
+
+  it('goes in dependency order: the run\'s Gateway, then its GatewayClass, each gone before the next, then the chart, then the namespace', async () => {
+    const { problems, order } = await clean();
+    expect(problems).toEqual([]);
+    expect(order).toEqual([`delete ${GATEWAYS}/zerodrop`, `delete ${CLASSES}/zerodrop-aaaa1111`, 'helm uninstall eg-aaaa1111', 'delete /api/v1/namespaces/zerodrop-aaaa1111']);
   });
 
   it('with --dry-run only names it; when its delete is refused the namespace stays, with the problem', async () => {

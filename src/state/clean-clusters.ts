@@ -16,9 +16,11 @@
 // nothing could find the cluster-wide ones. So before a namespace goes, clean uninstalls each release
 // found in it with `helm uninstall --wait` (the function the run's own teardown uses, helm.ts); when
 // helm is missing or an uninstall fails, the namespace stays, with a problem that says so, and the
-// dead run's record stays too, so that the next clean tries again. The cluster-scoped objects the
-// run applied itself (a per-run GatewayClass, STUNner's Dataplane) carry the run's label: they are
-// deleted by it next, each checked again by deleteRunObject, before the namespace.
+// dead run's record stays too, so that the next clean tries again. The objects the run applied
+// beside a chart (its routes and Gateway, a per-run GatewayClass, STUNner's Dataplane) carry the
+// run's label: they go first, by it, each checked again and awaited by deleteRunObject, routes and
+// Gateway before the GatewayClass, while the chart's controller still runs to lift the finalizer it
+// keeps on a GatewayClass in use; then the releases; then the namespace.
 //
 // kind clusters: a run records a cluster in its state record before `kind create cluster` starts,
 // and the cluster's nodes carry the label `zerodrop.dev/created-by=zerodrop` (kind's per-node
@@ -33,7 +35,7 @@
 import { execa } from 'execa';
 import { KubeConfig } from '@kubernetes/client-node';
 
-import { CLUSTER_SCOPED_KINDS, deleteRunNamespace, deleteRunObject } from '../providers/kube/apply.ts';
+import { CLUSTER_SCOPED_KINDS, deleteRunNamespace, deleteRunObject, namespacedChartKinds } from '../providers/kube/apply.ts';
 import { KubeClient } from '../providers/kube/client.ts';
 import { helmUninstall, runHelm, type HelmRunner } from '../providers/kube/helm.ts';
 import { LABELS } from '../providers/kube/manifests.ts';
@@ -187,13 +189,20 @@ async function uninstallReleases(client: KubeClient, namespace: string, helm: He
 }
 
 /**
- * Deletes (or lists) the cluster-scoped objects labelled with the run (its GatewayClass, a
- * STUNner Dataplane); returns the problems, which keep the namespace (and with it the run id that
- * finds them) for the next clean.
+ * Deletes (or lists) the objects of `kinds` labelled with the run (its routes and Gateway in its
+ * namespace; its GatewayClass, a STUNner Dataplane), each awaited until gone (deleteRunObject);
+ * returns the problems, which keep the namespace (and with it the run id that finds them) for the
+ * next clean.
  */
-async function deleteRunClusterObjects(client: KubeClient, runId: string, opts: CleanOptions): Promise<string[]> {
+async function deleteRunObjects(
+  client: KubeClient,
+  runId: string,
+  kinds: readonly { apiVersion: string; kind: string; collection: string }[],
+  namespace: string | undefined,
+  opts: CleanOptions & { waitMs: number },
+): Promise<string[]> {
   const problems: string[] = [];
-  for (const { apiVersion, kind, collection } of CLUSTER_SCOPED_KINDS) {
+  for (const { apiVersion, kind, collection } of kinds) {
     let items: { metadata: { name: string; labels?: Record<string, string> } }[];
     try {
       const { status, body } = await client.request<{ items?: typeof items }>('GET', collection, { query: { labelSelector: `${LABELS.run}=${runId}` }, allow: [404] });
@@ -211,7 +220,7 @@ async function deleteRunClusterObjects(client: KubeClient, runId: string, opts: 
       if (item.metadata.labels?.[LABELS.run] !== runId) continue;
       if (!opts.dryRun) {
         try {
-          await deleteRunObject(client, { apiVersion, kind, metadata: { name } }, runId);
+          await deleteRunObject(client, { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } }, runId, { waitMs: opts.waitMs });
         } catch (error) {
           const first = (error as Error).message.split('\n')[0] ?? '';
           problems.push(`${kind} ${name}: ${first}`);
@@ -258,8 +267,13 @@ export async function cleanNamespaces(
       );
       continue;
     }
-    const kept = await uninstallReleases(client, name, opts.helm ?? helmCli, opts);
-    if (kept.length === 0) kept.push(...(await deleteRunClusterObjects(client, runId, opts)));
+    // Dependency order, as a run's own teardown (KubeProvider): the run's routes and Gateway, then
+    // its GatewayClass, each gone before the next, while the charts' controllers still run to lift
+    // their finalizers; the charts after; the namespace last.
+    const waitMs = opts.timeoutMs ?? 30_000;
+    const kept = await deleteRunObjects(client, runId, namespacedChartKinds(name), name, { ...opts, waitMs });
+    if (kept.length === 0) kept.push(...(await deleteRunObjects(client, runId, CLUSTER_SCOPED_KINDS, undefined, { ...opts, waitMs })));
+    if (kept.length === 0) kept.push(...(await uninstallReleases(client, name, opts.helm ?? helmCli, opts)));
     if (kept.length > 0) {
       problems.push(...kept.map((problem) => ({ namespace: name, problem })));
       continue;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DEFAULT_KUBE_VERSION, KIND_NODE_IMAGES, kindConfig, nodeImageFor, PUBLISHED_NODE_PORTS } from './kind.ts';
+import { DEFAULT_KUBE_VERSION, KIND_NODE_IMAGES, kindConfig, nodeImageFor, PUBLISHED_NODE_PORTS, STATIC_NODE_PORT_BAND } from './kind.ts';
 
 describe('kind cluster config', () => {
   it('has one control plane publishing the NodePorts (TCP and UDP) on 127.0.0.1, and the requested workers', () => {
@@ -14,9 +14,11 @@ describe('kind cluster config', () => {
         ['TCP', 'UDP'].map((protocol) => ({ containerPort: p.nodePort, hostPort: p.hostPort, listenAddress: '127.0.0.1', protocol })),
       ),
     );
-    // NodePorts must lie in the default service-node-port-range (30000-32767).
-    for (const p of PUBLISHED_NODE_PORTS) expect(p.nodePort).toBeGreaterThanOrEqual(30_000);
-    for (const p of PUBLISHED_NODE_PORTS) expect(p.nodePort).toBeLessThanOrEqual(32_767);
+    // NodePorts must lie in the static band of the default service-node-port-range (30000-32767),
+    // which the API server leaves to Services that ask for a port by number (KEP-3668): 30000-30085.
+    expect(STATIC_NODE_PORT_BAND).toEqual({ first: 30_000, last: 30_085 });
+    for (const p of PUBLISHED_NODE_PORTS) expect(p.nodePort).toBeGreaterThanOrEqual(STATIC_NODE_PORT_BAND.first);
+    for (const p of PUBLISHED_NODE_PORTS) expect(p.nodePort).toBeLessThanOrEqual(STATIC_NODE_PORT_BAND.last);
   });
 
   it('chooses the node image per Kubernetes minor version, pinned by digest', () => {

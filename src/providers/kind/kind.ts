@@ -10,11 +10,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { stringify } from 'yaml';
 import type { LeftoverTracker } from '../../state/run-record.ts';
-import { KIND_NODE_IMAGES, DEFAULT_KUBE_VERSION } from '../node-images.ts';
+import { KIND_NODE_IMAGES, DEFAULT_KUBE_VERSION, KIND_VERSION } from '../node-images.ts';
 
-/** The kind release whose node images node-images.ts pins. */
-export const KIND_VERSION = 'v0.33.0';
-export { KIND_NODE_IMAGES, DEFAULT_KUBE_VERSION };
+export { KIND_NODE_IMAGES, DEFAULT_KUBE_VERSION, KIND_VERSION };
 export const DEFAULT_CLUSTER_NAME = 'zerodrop';
 /**
  * Every node of a cluster zerodrop creates carries this label (kind's per-node `labels`,
@@ -23,11 +21,23 @@ export const DEFAULT_CLUSTER_NAME = 'zerodrop';
  */
 export const CREATED_BY_LABEL = { key: 'zerodrop.dev/created-by', value: 'zerodrop' } as const;
 
-/** NodePorts published to the host, one per Service port a topology may need (host port = node port). */
+/**
+ * NodePorts published to the host, one per Service port a topology may need (host port = node port).
+ * They sit in the static band of the NodePort range (KEP-3668): the API server hands out ports for
+ * Services that ask for none from the upper part of the range first, and only then from the lower
+ * band of min(max(16, size/32), 128) ports (calculateRangeOffset in kubernetes/kubernetes
+ * pkg/registry/core/service/portallocator/allocator.go): 86 ports, 30000-30085, in the default
+ * 30000-32767 range. Ports above that band (the former 30800-30807) could already be held by any
+ * Service of the cluster that asked for a random NodePort. Another Service that chose one of these
+ * explicitly is still possible: KubeProvider.deploy says which port and how to free it.
+ */
 export const PUBLISHED_NODE_PORTS: readonly { nodePort: number; hostPort: number }[] = Array.from({ length: 8 }, (_, i) => ({
-  nodePort: 30_800 + i,
-  hostPort: 30_800 + i,
+  nodePort: 30_040 + i,
+  hostPort: 30_040 + i,
 }));
+
+/** The static band of the default NodePort range 30000-32767 (KEP-3668; see PUBLISHED_NODE_PORTS). */
+export const STATIC_NODE_PORT_BAND = { first: 30_000, last: 30_000 + Math.min(Math.max(16, Math.floor((32_767 - 30_000 + 1) / 32)), 128) - 1 } as const;
 
 export function nodeImageFor(kubeVersion: string): string {
   const minor = /^v?(\d+\.\d+)/.exec(kubeVersion)?.[1];

@@ -32,6 +32,20 @@ export const CLUSTER_SCOPED_KINDS: readonly { apiVersion: string; kind: string; 
   .filter(([key, r]) => !r.namespaced && key !== 'v1/Namespace')
   .map(([key, r]) => ({ apiVersion: key.slice(0, key.lastIndexOf('/')), kind: key.slice(key.lastIndexOf('/') + 1), collection: `${r.prefix}/${r.plural}` }));
 
+/**
+ * The namespaced kinds a chart profile's run creates beside the chart (src/profiles/helm-charts.ts),
+ * in the order they must go: routes, then Gateways, then what Gateways are configured by, so that
+ * each is gone before what it uses (see deleteRunObject). `zerodrop clean` deletes them by the run's
+ * label before the cluster-scoped ones and before the charts.
+ */
+export function namespacedChartKinds(namespace: string): { apiVersion: string; kind: string; collection: string }[] {
+  const order = ['HTTPRoute', 'UDPRoute', 'Ingress', 'Gateway', 'EnvoyProxy', 'GatewayConfig'];
+  return Object.entries(RESOURCES)
+    .filter(([key, r]) => r.namespaced && order.includes(key.slice(key.lastIndexOf('/') + 1)))
+    .map(([key, r]) => ({ apiVersion: key.slice(0, key.lastIndexOf('/')), kind: key.slice(key.lastIndexOf('/') + 1), collection: `${r.prefix}/namespaces/${namespace}/${r.plural}` }))
+    .sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+}
+
 /** The API path of one object. */
 export function objectPath(object: KubeObject): string {
   const key = `${object.apiVersion}/${object.kind}`;
@@ -42,15 +56,33 @@ export function objectPath(object: KubeObject): string {
 }
 
 /**
- * Deletes a cluster-scoped object the run created (a charted system's GatewayClass or Dataplane),
- * after checking that it carries the run's label: the namespace delete does not reach it.
+ * Deletes an object the run created next to a chart (a Gateway API object, a GatewayClass, a
+ * Dataplane), after checking that it carries the run's label, and with `waitMs` waits until it is
+ * gone. The wait is what keeps teardown in dependency order: a controller puts finalizers on what
+ * its objects use (Gateway API: "implementations SHOULD add the
+ * `gateway-exists-finalizer.gateway.networking.k8s.io` finalizer" on a GatewayClass while a Gateway
+ * uses it, apis/v1/gatewayclass_types.go of kubernetes-sigs/gateway-api) and only the running
+ * controller removes them, so each object must be gone before what it depends on, and all of them
+ * before the chart's controller is uninstalled. One still there at the deadline is an error that
+ * names its finalizers.
  */
-export async function deleteRunObject(client: KubeClient, object: KubeObject, runId: string): Promise<void> {
+export async function deleteRunObject(client: KubeClient, object: KubeObject, runId: string, opts: { waitMs?: number; pollMs?: number } = {}): Promise<void> {
   const path = objectPath(object);
-  const { status, body } = await client.request<{ metadata?: { labels?: Record<string, string> } }>('GET', path, { allow: [404] });
+  type Meta = { metadata?: { labels?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string } };
+  const { status, body } = await client.request<Meta>('GET', path, { allow: [404] });
   if (status === 404) return;
   if (body.metadata?.labels?.[LABELS.run] !== runId) throw new Error(`${path} is not labelled ${LABELS.run}=${runId}; refusing to delete it`);
   await client.request('DELETE', path, { allow: [404] });
+  if (!opts.waitMs) return;
+  const deadline = Date.now() + opts.waitMs;
+  let finalizers: string[] = [];
+  while (Date.now() < deadline) {
+    const now = await client.request<Meta>('GET', path, { allow: [404] });
+    if (now.status === 404) return;
+    finalizers = now.body.metadata?.finalizers ?? [];
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 250));
+  }
+  throw new Error(`${object.kind} ${object.metadata.name} still there ${Math.round(opts.waitMs / 1000)} s after its delete (finalizers: ${finalizers.join(', ') || 'none'})`);
 }
 
 export async function serverSideApply(client: KubeClient, object: KubeObject, signal?: AbortSignal): Promise<KubeObject> {

@@ -5,7 +5,7 @@
 // a chaos step is a specific PATCH with a specific patch type, not whatever a generated client does.
 
 import { HttpMethod, KubeConfig, RequestContext, Watch } from '@kubernetes/client-node';
-import { fetch, type Dispatcher } from 'undici';
+import { fetch, getGlobalDispatcher, type Dispatcher } from 'undici';
 import { redact, registerSecret } from '../../observe/redact.ts';
 
 /** Patch types the API server accepts (https://kubernetes.io/docs/tasks/manage-kubernetes-objects/update-api-object-kubectl-patch/). */
@@ -65,9 +65,13 @@ export class KubeClient {
    * per request (and leave it idle) in loops that poll every 250 ms.
    */
   private pool: { dispatcher: Dispatcher | undefined } | undefined;
+  /** The same pool for streams, without a body timeout (stream()). */
+  private streamDispatcher: Dispatcher | undefined;
 
-  constructor(config: KubeConfig) {
+  /** `opts.dispatcher`: the pool to use instead of client-node's (tests: one with short timeouts). */
+  constructor(config: KubeConfig, opts: { dispatcher?: Dispatcher } = {}) {
     this.config = config;
+    if (opts.dispatcher) this.pool = { dispatcher: opts.dispatcher };
     this.watcher = new Watch(config);
     // Whatever authenticates this client is kept out of logs and reports (redact.ts).
     for (const user of config.users) {
@@ -78,7 +82,7 @@ export class KubeClient {
   }
 
   /** A client for a bare API server URL with no credentials (fake API servers in tests). */
-  static forServer(server: string): KubeClient {
+  static forServer(server: string, opts: { dispatcher?: Dispatcher } = {}): KubeClient {
     const config = new KubeConfig();
     config.loadFromOptions({
       clusters: [{ name: 'zerodrop', server, skipTLSVerify: true }],
@@ -86,7 +90,7 @@ export class KubeClient {
       contexts: [{ name: 'zerodrop', cluster: 'zerodrop', user: 'zerodrop' }],
       currentContext: 'zerodrop',
     });
-    return new KubeClient(config);
+    return new KubeClient(config, opts);
   }
 
   /** The first authenticated request's dispatcher (TLS settings come from the config, which does not change). */
@@ -136,14 +140,18 @@ export class KubeClient {
 
   /**
    * Follows a streaming GET (a pod's log with follow=true) line by line until the server ends it or
-   * the signal aborts. Resolves when the stream ends; rejects on an HTTP error.
+   * the signal aborts. Resolves when the stream ends; rejects on an HTTP error. No body timeout: a
+   * followed log is silent for as long as its app says nothing (a backend between its start and its
+   * SIGTERM), and undici's default bodyTimeout ("Default: 300e3 ... Monitors time between receiving
+   * body data", undici docs/api/Client.md) cut such a stream after five quiet minutes.
    */
   async stream(path: string, query: Query, onLine: (line: string) => void, signal: AbortSignal): Promise<void> {
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     const ctx = new RequestContext(url.toString(), HttpMethod.GET);
     await this.config.applySecurityAuthentication(ctx);
-    const dispatcher = this.dispatcherOf(ctx);
+    this.streamDispatcher ??= (this.dispatcherOf(ctx) ?? getGlobalDispatcher()).compose((dispatch) => (opts, handler) => dispatch({ ...opts, bodyTimeout: 0 }, handler));
+    const dispatcher = this.streamDispatcher;
     const response = await fetch(url, {
       headers: ctx.getHeaders() as unknown as Record<string, string>,
       signal,

@@ -42,11 +42,17 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
   });
 
   /** The fake's "controllers": Deployments get their pods, a chart install its dataplane, Services their slices. */
-  async function setup(opts: { clusterScopedObjects?: boolean; allowNodeOperations?: boolean } = {}) {
+  async function setup(opts: { clusterScopedObjects?: boolean; allowNodeOperations?: boolean; rendered?: string[] } = {}) {
     fake = await new FakeApiServer().listen();
     for (const p of [PODS, SLICES, `/api/v1/namespaces/${NS}/events`]) fake.serve(p);
     const applied: { kind: string; name: string }[] = [];
     const created = new Set<string>();
+    // The chart objects as stored, by API path; what their controller does on delete is below.
+    const stored = new Map<string, { metadata: { finalizers?: string[]; deletionTimestamp?: string } }>();
+    const sequence: string[] = [];
+    let controllerRunning = true;
+    const isGatewayClass = (path: string) => path.includes('/gatewayclasses/');
+    const gatewayExists = () => [...stored.keys()].some((k) => k.includes('/gateways/'));
     const pods = new Map<string, string[]>();
     const addPods = (workload: string, replicas: number) => {
       const names = Array.from({ length: replicas }, (_, i) => `${workload}-${i + 1}`);
@@ -67,6 +73,12 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
         const body = r.body as { kind: string; metadata: { name: string }; spec?: { replicas?: number } };
         applied.push({ kind: body.kind, name: body.metadata.name });
         created.add(body.kind);
+        if (r.path.startsWith('/apis/')) {
+          const copy = structuredClone(r.body) as { metadata: { finalizers?: string[] } };
+          // Envoy Gateway's controller: its GatewayClass carries the in-use finalizer while a Gateway uses it.
+          if (isGatewayClass(r.path)) copy.metadata.finalizers = ['gateway-exists-finalizer.gateway.networking.k8s.io'];
+          stored.set(r.path, copy);
+        }
         if (body.kind === 'Deployment') addPods(body.metadata.name, body.spec?.replicas ?? 1);
         return { status: 200, body: r.body };
       }
@@ -74,8 +86,19 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
         const n = pods.get(r.path.split('/').at(-1) ?? '')?.length ?? 0;
         return { status: 200, body: { metadata: { generation: 1 }, spec: { replicas: n }, status: { observedGeneration: 1, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n } } };
       }
-      if (r.method === 'GET' && r.path === '/apis/gateway.networking.k8s.io/v1/gatewayclasses/zerodrop-c0ffee00') {
-        return { status: 200, body: { metadata: { name: 'zerodrop-c0ffee00', labels: { 'zerodrop.dev/run': RUN } } } };
+      if (r.path.startsWith('/apis/') && !stored.has(r.path) && r.method === 'GET' && !r.path.startsWith('/apis/apps/') && !r.path.startsWith('/apis/discovery')) {
+        return { status: 404, body: { code: 404 } };
+      }
+      if (stored.has(r.path) && (r.method === 'GET' || r.method === 'DELETE')) {
+        const object = stored.get(r.path)!;
+        if (r.method === 'DELETE') {
+          sequence.push(`delete ${r.path.split('/').at(-2) ?? ''}`);
+          object.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+        }
+        // The controller lifts the GatewayClass's finalizer once no Gateway uses it, if it still runs.
+        if (isGatewayClass(r.path) && controllerRunning && !gatewayExists()) delete object.metadata.finalizers;
+        if (object.metadata.deletionTimestamp && !object.metadata.finalizers?.length) stored.delete(r.path);
+        return { status: 200, body: object };
       }
       if (r.method === 'GET' && r.path === PODS && r.query['fieldSelector'] === 'spec.nodeName=zerodrop-worker') {
         return { status: 200, body: { items: [...(pods.get('backend') ?? [])].map((n) => ({ metadata: { name: n } })) } };
@@ -93,6 +116,8 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
       addPods('gateway', 2);
       return async () => {
         uninstalled += 1;
+        controllerRunning = false;
+        sequence.push('uninstall');
       };
     };
     const recorder = new Recorder();
@@ -107,14 +132,17 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
       allowNodeOperations: opts.allowNodeOperations ?? false,
       clusterScopedObjects: opts.clusterScopedObjects ?? true,
       helmInstall: install,
+      // `helm template`'s findings: nothing outside the namespace unless the test says so.
+      chartObjectsOutside: async () => opts.rendered ?? [],
       pollMs: 20,
       minDeployTimeoutMs: 0,
+      objectDeleteTimeoutMs: 1000,
     });
-    return { provider, recorder, applied, installs, uninstalled: () => uninstalled };
+    return { provider, recorder, applied, installs, uninstalled: () => uninstalled, sequence, stored };
   }
 
   it('installs the chart after the run objects, applies its Gateway API objects, waits for the labelled dataplane, and undoes it all', async () => {
-    const { provider, applied, installs, uninstalled } = await setup();
+    const { provider, applied, installs, uninstalled, sequence, stored } = await setup();
     await provider.deploy(topologyOf('gateway-delete-http', 'envoy-gateway'), { timeoutMs: 5000 });
     expect(applied.map((a) => a.kind)).toEqual([
       'Namespace', 'ConfigMap', 'Service', 'Service', 'Deployment', 'PodDisruptionBudget',
@@ -130,6 +158,10 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
     expect(provider.peerAddress('backend')).toEqual({ host: '10.96.0.20', port: 8080 });
     await provider.teardown();
     expect(uninstalled()).toBe(1);
+    // Dependency order, each gone before the next, the controller uninstalled last: the GatewayClass's
+    // in-use finalizer is lifted by the controller once the Gateway is gone, so nothing stays Terminating.
+    expect(sequence).toEqual(['delete httproutes', 'delete gateways', 'delete gatewayclasses', 'delete envoyproxies', 'uninstall']);
+    expect([...stored.keys()].filter((k) => k.includes('gateway'))).toEqual([]);
     // The cluster-scoped GatewayClass goes explicitly (the namespace delete does not reach it), after checking its run label.
     const deletes = fake.requests.filter((r) => r.method === 'DELETE').map((r) => r.path);
     expect(deletes).toContain('/apis/gateway.networking.k8s.io/v1/gatewayclasses/zerodrop-c0ffee00');
@@ -140,6 +172,16 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
     const { provider, installs } = await setup({ clusterScopedObjects: false });
     await expect(provider.deploy(topologyOf('gateway-delete-http', 'envoy-gateway'), { timeoutMs: 5000 })).rejects.toThrow(/stays inside its namespace, but the chart's configuration needs cluster-scoped objects \(GatewayClass zerodrop-c0ffee00\)/);
     expect(installs).toEqual([]);
+    await provider.teardown();
+  });
+
+  it('refuses, before creating anything, a chart whose own templates create objects outside the namespace, and names them', async () => {
+    const { provider, installs, applied } = await setup({ clusterScopedObjects: false, rendered: ['ClusterRole ingress-nginx-c0ffee00', 'ClusterRoleBinding ingress-nginx-c0ffee00', 'IngressClass zerodrop-c0ffee00'] });
+    await expect(provider.deploy(topologyOf('gateway-delete-http', 'ingress-nginx'), { timeoutMs: 5000 })).rejects.toThrow(
+      /provider kind stays inside its namespace, but chart ingress-nginx 4\.13\.9 \(profile ingress-nginx\) would create ClusterRole ingress-nginx-c0ffee00, ClusterRoleBinding ingress-nginx-c0ffee00, IngressClass zerodrop-c0ffee00 \(helm template\).*--provider kind or k3s/,
+    );
+    expect(installs).toEqual([]);
+    expect(applied).toEqual([]);
     await provider.teardown();
   });
 

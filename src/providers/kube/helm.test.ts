@@ -4,9 +4,9 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HELM_PROFILE_SPECS, RELEASE_NAME_MAX, releaseName } from '../../profiles/helm-charts.ts';
-import { helmInstall, helmUninstall, helmUninstallArgs, type HelmRunner } from './helm.ts';
+import { chartObjectsOutside, forgetHelmVersion, helmInstall, helmMajorProblem, helmUninstall, helmUninstallArgs, runHelm, type HelmRunner } from './helm.ts';
 import { namespaceFor } from './manifests.ts';
 
 /** DNS-1035 label: a lowercase letter first, then letters, digits and '-', ending in a letter or digit. */
@@ -46,9 +46,13 @@ describe('Helm release names', () => {
   });
 });
 
+/** A stand-in helm's answer to `helm version --short`, before the rest of its script. */
+const HELM_3 = 'if [ "$1" = version ]; then echo v3.20.2+g8fb76d6; exit 0; fi\n';
+
 describe('helm commands of a run', () => {
   let dir = '';
   const savedPath = process.env['PATH'];
+  beforeEach(() => forgetHelmVersion());
   afterEach(() => {
     process.env['PATH'] = savedPath;
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -57,7 +61,7 @@ describe('helm commands of a run', () => {
   it('installs and uninstalls the same per-run release in the run namespace', async () => {
     dir = mkdtempSync(join(tmpdir(), 'zerodrop-helm-test-'));
     const log = join(dir, 'argv.log');
-    writeFileSync(join(dir, 'helm'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\n`);
+    writeFileSync(join(dir, 'helm'), `#!/bin/sh\n${HELM_3}printf '%s\\n' "$*" >> '${log}'\n`);
     chmodSync(join(dir, 'helm'), 0o755);
     process.env['PATH'] = `${dir}:${savedPath ?? ''}`;
 
@@ -98,7 +102,7 @@ describe('helm commands of a run', () => {
   it('runs helm with its Secret storage, where zerodrop clean looks for releases, and fails with helm\'s own first line', async () => {
     dir = mkdtempSync(join(tmpdir(), 'zerodrop-helm-test-'));
     const log = join(dir, 'driver.log');
-    writeFileSync(join(dir, 'helm'), `#!/bin/sh\nprintf '%s\\n' "$HELM_DRIVER" >> '${log}'\necho 'Error: uninstall: Release not loaded: eg-c0ffee00: release: not found' >&2\nexit 1\n`);
+    writeFileSync(join(dir, 'helm'), `#!/bin/sh\n${HELM_3}printf '%s\\n' "$HELM_DRIVER" >> '${log}'\necho 'Error: uninstall: Release not loaded: eg-c0ffee00: release: not found' >&2\nexit 1\n`);
     chmodSync(join(dir, 'helm'), 0o755);
     process.env['PATH'] = `${dir}:${savedPath ?? ''}`;
     const savedDriver = process.env['HELM_DRIVER'];
@@ -111,5 +115,48 @@ describe('helm commands of a run', () => {
       else process.env['HELM_DRIVER'] = savedDriver;
     }
     expect(readFileSync(log, 'utf8')).toBe('secret\n');
+  });
+
+  it('refuses a Helm that is not 3 before it changes anything, with the install hint, and says so once per call', async () => {
+    expect(helmMajorProblem('v3.20.2+g8fb76d6')).toBeUndefined();
+    expect(helmMajorProblem('v4.1.1+g5caf004')).toMatch(/zerodrop drives Helm 3, and `helm version --short` says "v4\.1\.1\+g5caf004": install Helm 3 \(https:\/\/helm\.sh/);
+    expect(helmMajorProblem('')).toMatch(/drives Helm 3/);
+    dir = mkdtempSync(join(tmpdir(), 'zerodrop-helm-test-'));
+    const log = join(dir, 'argv.log');
+    writeFileSync(join(dir, 'helm'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nif [ "$1" = version ]; then echo v4.1.1+g5caf004; fi\n`);
+    chmodSync(join(dir, 'helm'), 0o755);
+    process.env['PATH'] = `${dir}:${savedPath ?? ''}`;
+    await expect(runHelm(['uninstall', 'eg-c0ffee00'], { timeoutMs: 10_000 })).rejects.toThrow(/drives Helm 3.*v4\.1\.1/);
+    await expect(runHelm(['upgrade', '--install', 'eg-c0ffee00'], { timeoutMs: 10_000 })).rejects.toThrow(/drives Helm 3/);
+    // Asked once; nothing else was run.
+    expect(readFileSync(log, 'utf8')).toBe('version --short\n');
+  });
+
+  it('renders a chart with the run\'s values (helm template, CRDs included) and names what it would create outside the namespace', async () => {
+    const spec = HELM_PROFILE_SPECS.find((p) => p.name === 'ingress-nginx');
+    if (!spec) throw new Error('catalog changed');
+    const namespace = namespaceFor('c0ffee00');
+    let argv: string[] = [];
+    let values = '';
+    const rendered = [
+      'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ingress-nginx\n  namespace: zerodrop-c0ffee00',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ingress-nginx-c0ffee00',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ingress-nginx-c0ffee00',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ingress-nginx\n  namespace: zerodrop-c0ffee00',
+      'apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: zerodrop-c0ffee00',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: elsewhere\n  namespace: kube-system',
+      '# an empty document\n',
+    ].join('\n---\n');
+    const outside = await chartObjectsOutside(spec, { release: 'ingress-nginx-c0ffee00', namespace, values: { controller: { scope: { enabled: true } } } }, async (args) => {
+      argv = args;
+      values = readFileSync(args[args.indexOf('--values') + 1] ?? '', 'utf8');
+      return rendered;
+    });
+    expect(outside).toEqual(['ClusterRole ingress-nginx-c0ffee00', 'ClusterRoleBinding ingress-nginx-c0ffee00', 'IngressClass zerodrop-c0ffee00', 'ConfigMap kube-system/elsewhere']);
+    expect(argv.slice(0, 3)).toEqual(['template', 'ingress-nginx-c0ffee00', 'ingress-nginx']);
+    expect(argv).toEqual(expect.arrayContaining(['--repo', spec.chart.repo, '--version', spec.chart.version, '--namespace', namespace, '--include-crds']));
+    expect(values).toMatch(/scope:\n\s+enabled: true/);
+    // The values file lived only for the call.
+    expect(existsSync(argv[argv.indexOf('--values') + 1] ?? '')).toBe(false);
   });
 });

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import type { HelmProfileSpec } from '../../profiles/helm-charts.ts';
 
 /**
@@ -49,9 +49,17 @@ export type HelmRunner = (args: string[], opts: { timeoutMs: number }) => Promis
  * `zerodrop clean` looks for the releases of a crashed run (src/state/clean-clusters.ts): a user's
  * HELM_DRIVER=configmap would otherwise hide them from it.
  */
-export const runHelm: HelmRunner = async (args, { timeoutMs }) => {
+export const runHelm: HelmRunner = async (args, opts) => {
+  await helmOutput(args, opts);
+};
+
+/** The helm CLI, returning what it printed on stdout (`helm template`). */
+export type HelmOutput = (args: string[], opts: { timeoutMs: number }) => Promise<string>;
+
+export const helmOutput: HelmOutput = async (args, { timeoutMs }) => {
+  await assertHelm3();
   try {
-    await execa('helm', args, { timeout: timeoutMs, env: { HELM_DRIVER: 'secret' } });
+    return (await execa('helm', args, { timeout: timeoutMs, env: { HELM_DRIVER: 'secret' } })).stdout;
   } catch (error) {
     const stderr = (error as { stderr?: unknown }).stderr;
     const said = typeof stderr === 'string' ? stderr.trim() : '';
@@ -95,4 +103,81 @@ export async function helmInstall(
  */
 export async function helmUninstall(opts: { release: string; namespace: string; kubeconfig: string }, run: HelmRunner = runHelm): Promise<void> {
   await withKubeconfigFile(opts.kubeconfig, (kubeconfigFile) => run(helmUninstallArgs({ release: opts.release, namespace: opts.namespace, kubeconfigFile }), { timeoutMs: 300_000 }));
+}
+
+/**
+ * Refuses any Helm but 3. Helm 4 changed what `--wait` means (HIP-0022, https://helm.sh/community/hips/hip-0022:
+ * the kstatus watcher waits for custom resources and, on uninstall, for the resources to be gone),
+ * and the argv above and `zerodrop clean`'s reading of release Secrets were only ever checked with
+ * Helm 3. The nightly pins Helm 3 (azure/setup-helm `version`).
+ */
+export function helmMajorProblem(versionOutput: string): string | undefined {
+  // `helm version --short`: "v3.20.2+g8fb76d6" (Helm 3 and 4 print the same shape).
+  const major = /^v?(\d+)\./.exec(versionOutput.trim())?.[1];
+  if (major === '3') return undefined;
+  return `zerodrop drives Helm 3, and \`helm version --short\` says ${JSON.stringify(versionOutput.trim())}: ${HELM_3_HINT}`;
+}
+
+export const HELM_3_HINT = 'install Helm 3 (https://helm.sh/docs/intro/install/; e.g. the v3.20.2 release binary) and put it first on PATH';
+
+let helm3Checked: Promise<void> | undefined;
+
+/** Asks `helm version --short` once per process; a Helm that is not 3 rejects every helm call. */
+export function assertHelm3(): Promise<void> {
+  helm3Checked ??= (async () => {
+    const { stdout } = await execa('helm', ['version', '--short'], { timeout: 30_000 });
+    const problem = helmMajorProblem(stdout);
+    if (problem) throw new Error(problem);
+  })();
+  return helm3Checked;
+}
+
+/** Forgets the answer (tests put another stand-in helm on PATH). */
+export function forgetHelmVersion(): void {
+  helm3Checked = undefined;
+}
+
+/**
+ * Kinds Kubernetes and the profiles' charts create outside any namespace. A chart's objects of
+ * these kinds, or in another namespace, are what a namespace-only account cannot create, and what
+ * "stays inside its namespaces" rules out.
+ */
+export const CLUSTER_SCOPED_CHART_KINDS: ReadonlySet<string> = new Set([
+  'Namespace', 'Node', 'PersistentVolume', 'StorageClass', 'PriorityClass', 'RuntimeClass', 'CSIDriver',
+  'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'APIService',
+  'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding',
+  'IngressClass', 'GatewayClass', 'Dataplane',
+]);
+
+/**
+ * What `helm template` of the chart (with the run's values, CRDs included) would create outside
+ * `namespace`: cluster-scoped objects, and objects another namespace holds. Rendering needs no
+ * cluster, so a provider that must stay in its namespace can refuse before creating anything.
+ */
+export async function chartObjectsOutside(
+  spec: HelmProfileSpec,
+  opts: { release: string; namespace: string; values: Record<string, unknown> },
+  run: HelmOutput = helmOutput,
+): Promise<string[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'zerodrop-helm-'));
+  let rendered: string;
+  try {
+    const valuesFile = join(dir, 'values.yaml');
+    await writeFile(valuesFile, stringify(opts.values));
+    rendered = await run(
+      ['template', opts.release, spec.chart.chart, ...(spec.chart.repo ? ['--repo', spec.chart.repo] : []), '--version', spec.chart.version, '--namespace', opts.namespace, '--values', valuesFile, '--include-crds'],
+      { timeoutMs: 300_000 },
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const outside: string[] = [];
+  for (const doc of parseAllDocuments(rendered)) {
+    const o = doc.toJS() as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
+    if (!o || typeof o.kind !== 'string') continue;
+    const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '?';
+    if (CLUSTER_SCOPED_CHART_KINDS.has(o.kind)) outside.push(`${o.kind} ${name}`);
+    else if (typeof o.metadata?.namespace === 'string' && o.metadata.namespace !== opts.namespace) outside.push(`${o.kind} ${o.metadata.namespace}/${name}`);
+  }
+  return outside;
 }

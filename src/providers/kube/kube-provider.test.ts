@@ -104,6 +104,21 @@ describe('KubeProvider against a fake API server', () => {
     await provider.teardown();
   });
 
+  it('names the NodePort another Service of the cluster holds, and how to find it', async () => {
+    const { provider, topology } = await setup();
+    const port = PUBLISHED_NODE_PORTS[0]?.nodePort ?? 0;
+    fake.respond((r) => {
+      if (r.method !== 'PATCH' || (r.body as { kind?: string }).kind !== 'Service') return undefined;
+      // The API server's 422 Invalid (Kubernetes' own e2e service helpers match "provided port is already allocated").
+      const message = `Service "backend" is invalid: spec.ports[0].nodePort: Invalid value: ${port}: provided port is already allocated`;
+      return { status: 422, body: { kind: 'Status', status: 'Failure', reason: 'Invalid', code: 422, message } };
+    }, { first: true });
+    await expect(provider.deploy(topology, { timeoutMs: 5000 })).rejects.toThrow(
+      new RegExp(`NodePort ${port} for Service backend is already allocated on this cluster: another Service holds it \\(find it: kubectl get services -A -o wide \\| grep ':${port}/'\\)`),
+    );
+    await provider.teardown();
+  });
+
   it('records one delete-issued per delete it sends, scale and rollout events, and tears down only its namespace', async () => {
     const { provider, recorder, deployment, topology } = await setup();
     await provider.deploy(topology, { timeoutMs: 5000 });

@@ -10,8 +10,8 @@ import type { Recorder } from '../../observe/recorder.ts';
 import type { DeleteOptions, DrainNodeOptions, PodInfo, Provider, ProviderCapabilities, ServiceAddress } from '../provider.ts';
 import { assertNamespaceFree, deleteRunNamespace, deleteRunObject, serverSideApply } from './apply.ts';
 import * as chaos from './chaos.ts';
-import type { KubeClient } from './client.ts';
-import { helmInstall } from './helm.ts';
+import { statusOf, type KubeClient } from './client.ts';
+import { chartObjectsOutside, helmInstall } from './helm.ts';
 import { chartInstalls } from './helm-gateway.ts';
 import type { KubeObject } from './list-watch.ts';
 import { fixturesOf, namespaceFor, renderTopology, validateManifests } from './manifests.ts';
@@ -43,8 +43,12 @@ export interface KubeProviderOptions {
   clusterScopedObjects?: boolean;
   /** Installs a Helm profile's chart (default: the helm CLI, helm.ts); tests pass a stand-in. */
   helmInstall?: typeof helmInstall;
+  /** What a chart would create outside the namespace (default: `helm template`, helm.ts); tests pass a stand-in. */
+  chartObjectsOutside?: typeof chartObjectsOutside;
   /** Poll period while waiting for rollouts (reads, not measurements). */
   pollMs?: number;
+  /** How long teardown waits for each chart object to be gone (default OBJECT_DELETE_TIMEOUT_MS). */
+  objectDeleteTimeoutMs?: number;
   /** Floor of the deploy timeout (default 180 s); tests against a fake API server lower it. */
   minDeployTimeoutMs?: number;
   /** Runs after the namespace is gone (e.g. releasing a cluster the provider holds). */
@@ -57,6 +61,25 @@ const DEFAULT_DEPLOY_TIMEOUT_MS = 180_000;
  * local timeouts (the runner's 30 s) are raised to this floor.
  */
 const MIN_DEPLOY_TIMEOUT_MS = 180_000;
+/** A chart object's delete waits at most this for the controller to let it go (its finalizers). */
+const OBJECT_DELETE_TIMEOUT_MS = 60_000;
+
+/**
+ * A Service whose NodePort another Service of the cluster already holds: the API server refuses it
+ * as `spec.ports[i].nodePort: Invalid value: N: provided port is already allocated` (422). zerodrop
+ * asks for its published ports by number, inside the range's static band (kind.ts), so this is a
+ * Service someone created with that number: said with the port and how to find it.
+ */
+function nodePortTaken(err: unknown, object: KubeObject, exposure: Exposure): Error | undefined {
+  if (object.kind !== 'Service' || statusOf(err) !== 422 || !/provided port is already allocated/.test((err as Error).message)) return undefined;
+  const port = /Invalid value: (\d+): provided port is already allocated/.exec((err as Error).message)?.[1] ?? '?';
+  return new Error(
+    `NodePort ${port} for Service ${object.metadata.name} is already allocated on this cluster: another Service holds it ` +
+      `(find it: kubectl get services -A -o wide | grep ':${port}/'). zerodrop publishes NodePorts ${exposure.kind === 'nodePort' ? exposure.ports.map((p) => p.nodePort).join(', ') : ''}; ` +
+      'delete that Service, or run on a cluster of its own (a fresh --cluster-name)',
+    { cause: err },
+  );
+}
 
 export class KubeProvider implements Provider {
   readonly name: string;
@@ -75,7 +98,8 @@ export class KubeProvider implements Provider {
   private teardownPromise?: Promise<void>;
   /** Undo steps of the charts this run installed, newest last. */
   private readonly uninstalls: (() => Promise<void>)[] = [];
-  private readonly clusterObjects: KubeObject[] = [];
+  /** The charts' objects (Gateway API, EnvoyProxy, Dataplane...), newest last: deleted newest first, each awaited, before any chart goes. */
+  private readonly chartObjects: KubeObject[] = [];
   private readonly cordoned = new Set<string>();
   /** Workloads whose pods a chart's controller creates: their rollout is read from the pods. */
   private readonly charted = new Set<string>();
@@ -123,6 +147,21 @@ export class KubeProvider implements Provider {
     if (clusterScoped.length > 0 && !this.opts.clusterScopedObjects) {
       throw new Error(`provider ${this.name} stays inside its namespace, but the chart's configuration needs cluster-scoped objects (${clusterScoped.join(', ')})`);
     }
+    if (!this.opts.clusterScopedObjects) {
+      // The same rule for what the chart itself would create (its RBAC, its IngressClass): read from
+      // `helm template` before anything exists, since a namespace-only account could not create it.
+      const outsideOf = this.opts.chartObjectsOutside ?? chartObjectsOutside;
+      for (const chart of charts) {
+        const outside = await outsideOf(chart.spec, { release: chart.release, namespace: this.namespace, values: chart.values });
+        if (outside.length > 0) {
+          throw new Error(
+            `provider ${this.name} stays inside its namespace, but chart ${chart.spec.chart.chart} ${chart.spec.chart.version} (profile ${chart.spec.name}) ` +
+              `would create ${outside.join(', ')} (helm template): an account limited to the run's namespace cannot, and zerodrop does not touch the rest of the cluster; ` +
+              'run this profile with --provider kind or k3s',
+          );
+        }
+      }
+    }
 
     const [namespace, ...rest] = objects;
     if (!namespace) throw new Error('no namespace rendered');
@@ -134,14 +173,14 @@ export class KubeProvider implements Provider {
     this.observers = await observeNamespace(this.client, this.namespace, this.recorder, this.stopping.signal, {
       selectorOf: (service) => selectors.get(service),
     });
-    for (const object of rest) await serverSideApply(this.client, object, opts.signal);
+    for (const object of rest) await serverSideApply(this.client, object, opts.signal).catch((err: unknown) => Promise.reject(nodePortTaken(err, object, this.opts.exposure) ?? err));
     for (const chart of charts) {
       this.charted.add(chart.workload.name);
       const install = this.opts.helmInstall ?? helmInstall;
       this.uninstalls.push(await install(chart.spec, { release: chart.release, namespace: this.namespace, kubeconfig: this.client.config.exportConfig(), values: chart.values }));
-      for (const { clusterScoped: global, object } of chart.objects) {
+      for (const { object } of chart.objects) {
         // Remembered before it exists: a failed apply must not leave it behind.
-        if (global) this.clusterObjects.push(object);
+        this.chartObjects.push(object);
         await serverSideApply(this.client, object, opts.signal);
       }
     }
@@ -262,8 +301,14 @@ export class KubeProvider implements Provider {
     try {
       // The cluster stays schedulable for the next run: undo this run's cordons.
       for (const node of this.cordoned) await attempt(() => chaos.cordon(this.client, node, false));
+      // Dependency order, while the charts' controllers still run to remove their finalizers: routes,
+      // then the Gateway, then the GatewayClass (whose finalizer stays while a Gateway uses it), each
+      // gone before the next; the charts only after. Uninstalling first left the GatewayClass
+      // Terminating for good, its finalizer's owner gone.
+      const waitMs = this.opts.objectDeleteTimeoutMs ?? OBJECT_DELETE_TIMEOUT_MS;
+      const pollMs = this.opts.pollMs ?? 250;
+      for (const object of [...this.chartObjects].reverse()) await attempt(() => deleteRunObject(this.client, object, this.opts.runId, { waitMs, pollMs }));
       for (const uninstall of this.uninstalls.reverse()) await attempt(uninstall);
-      for (const object of this.clusterObjects.reverse()) await attempt(() => deleteRunObject(this.client, object, this.opts.runId));
       if (this.created) await deleteRunNamespace(this.client, this.namespace, this.opts.runId);
     } finally {
       await this.opts.onTeardown?.();

@@ -28,7 +28,11 @@ export const LABELS = {
   managedBy: 'app.kubernetes.io/managed-by',
 } as const;
 
-/** A stock image with Node.js 24 and nothing else: the reference apps need only node: built-ins. */
+/**
+ * A stock image with Node.js 24 and nothing else: the reference apps need only node: built-ins.
+ * A moving tag on purpose (the newest Node 24 patch), not a digest; the Docker Official Images'
+ * tag list is not readable here, so only a real pull confirms it (docs/kubernetes-pins.md).
+ */
 export const NODE_IMAGE = 'node:24-alpine';
 /** Where the fixtures ConfigMap is mounted in every container; `fixtures/x.mjs` becomes `/zerodrop/fixtures/x.mjs`. */
 export const FIXTURES_MOUNT = '/zerodrop/fixtures';

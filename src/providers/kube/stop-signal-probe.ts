@@ -40,3 +40,13 @@ export async function keepsContainerStopSignal(client: KubeClient, log: (line: s
   log(`could not check whether the cluster keeps lifecycle.stopSignal (${failure}): profiles that need one are skipped`);
   return false;
 }
+
+/**
+ * Whether a kind cluster keeps lifecycle.stopSignal: one zerodrop created does (its config turns the
+ * gate on, kind.ts), one it reuses is asked, since it may have been made without the gate. The CLI's
+ * kind session and the kind suites' globalSetup both take this answer, so that no run on a reused
+ * cluster judges nginx-naive or haproxy-naive by their images' own stop signals.
+ */
+export async function kindKeepsContainerStopSignal(cluster: { created: boolean }, client: KubeClient, log: (line: string) => void = () => undefined, retryMs = RETRY_MS): Promise<boolean> {
+  return cluster.created || (await keepsContainerStopSignal(client, log, retryMs));
+}

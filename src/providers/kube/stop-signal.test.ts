@@ -6,7 +6,9 @@ import { unsupported } from '../support.ts';
 import { KubeClient } from './client.ts';
 import { FakeApiServer } from './fake-api-server.ts';
 import { statedStopSignal } from './stop-signal.ts';
-import { keepsContainerStopSignal } from './stop-signal-probe.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { keepsContainerStopSignal, kindKeepsContainerStopSignal } from './stop-signal-probe.ts';
 
 const nginx = (stopSignal?: NodeJS.Signals) => ({ command: ['sh', '-c', 'd=/x && exec nginx -c "$d/nginx.conf"'], ...(stopSignal ? { stopSignal } : {}) });
 
@@ -64,5 +66,31 @@ describe('a cluster that drops lifecycle.stopSignal', () => {
     fake.respond(() => ({ status: 403, body: { kind: 'Status', message: 'pods is forbidden', reason: 'Forbidden' } }), { first: true });
     expect(await keepsContainerStopSignal(client, (line) => said.push(line), 10)).toBe(false);
     expect(said.at(-1)).toMatch(/could not check .*403 pods is forbidden/);
+  });
+});
+
+describe('a reused kind cluster', () => {
+  it('is asked whether it keeps lifecycle.stopSignal; one zerodrop created is not', async () => {
+    await using fake = await new FakeApiServer().listen();
+    const client = KubeClient.forServer(fake.url);
+    fake.respond((req) => {
+      if (req.method !== 'POST') return undefined;
+      const pod = req.body as { spec: { containers: { lifecycle?: unknown }[] } };
+      for (const c of pod.spec.containers) delete c.lifecycle;
+      return { status: 201, body: pod };
+    });
+    expect(await kindKeepsContainerStopSignal({ created: true }, client)).toBe(true);
+    expect(fake.requests).toHaveLength(0);
+    expect(await kindKeepsContainerStopSignal({ created: false }, client)).toBe(false);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("is judged by that answer in the kind suites too, never by a hard-coded gate", () => {
+    // The suites' session and their skip list read `kindStopSignals` from the globalSetup's probe.
+    const dir = join(import.meta.dirname, '../../../suites/kube/cluster');
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      expect(readFileSync(join(dir, file), 'utf8'), file).not.toMatch(/containerStopSignals:\s*true/);
+    }
+    expect(readFileSync(join(dir, 'global-setup.ts'), 'utf8')).toMatch(/provide\('kindStopSignals', await kindKeepsContainerStopSignal\(cluster/);
   });
 });

@@ -19,8 +19,17 @@
 //  4. When the main process has exited the container is gone: whatever else ran in it is killed,
 //     the endpoint stops serving and is removed, and the pod object is removed (pod-removed).
 // G = 0 is a force delete (https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination-forced):
-// the pod leaves the API and its endpoints at once, with no preStop. The local provider then kills
-// the processes at once, the worst case of what a node does after a force delete.
+// the pod leaves the API and its endpoints at once. The kubelet does not kill its containers at
+// once, though: its pod worker gives every terminating pod at least 1 s ("no matter what, we always
+// supply a grace period of 1", calculateEffectiveGracePeriod in pkg/kubelet/pod_workers.go), runs a
+// preStop hook while that grace is above 0, and its killContainer keeps a floor of
+// minimumGracePeriodInSeconds = 2 between the stop signal and SIGKILL ("always give containers a
+// minimal shutdown window to avoid unnecessary SIGKILLs", kuberuntime_container.go). The local
+// provider models that: preStop for at most FORCE_DELETE_GRACE_MS, then the stop signal, then
+// SIGKILL MIN_STOP_TO_KILL_MS later, so that a backend with short requests may drain them even
+// after a force delete, on a node as here. (Which of the 1 s override and the 2 s floor wins in
+// killContainer has varied between kubelet versions; the model takes the longer, the case in which
+// a control built on "a force delete drops requests" can pass.)
 //
 // Readiness probes keep running while the pod terminates, and `serving` follows them
 // (https://kubernetes.io/docs/concepts/services-networking/endpoint-slices/#serving).
@@ -50,6 +59,10 @@ import {
 
 /** The kubelet's one-off extension when the preStop hook overruns the grace period. */
 export const PRESTOP_EXTENSION_MS = 2_000;
+/** The grace the kubelet's pod worker gives a force-deleted pod (it never uses less than 1 s). */
+export const FORCE_DELETE_GRACE_MS = 1_000;
+/** The kubelet's floor between the stop signal and SIGKILL (minimumGracePeriodInSeconds). */
+export const MIN_STOP_TO_KILL_MS = 2_000;
 /** How long a pod waits for the leftovers of its killed process group to be reaped. */
 const GROUP_REAP_TIMEOUT_MS = 2_000;
 
@@ -111,6 +124,7 @@ export class LocalPod {
   private readonly env: NodeJS.ProcessEnv;
   private prober?: ReadinessProber;
   private preStop: 'none' | 'running' | 'done' = 'none';
+  private stopSignalSent = false;
   private preStopTimer?: NodeJS.Timeout;
   /** Process groups of preStop exec hooks: they run inside the container and die with it. */
   private readonly hookGroups = new Set<number>();
@@ -235,11 +249,23 @@ export class LocalPod {
     this.notify();
   }
 
+  /** Gone from the API and its endpoints at once; on the node, the kubelet's minimum grace (see the top of the file). */
   private forceDelete(): void {
+    if (this.forceDeleted) return;
     this.forceDeleted = true;
     this.prober?.stop();
     this.notify();
-    this.kill9('force-delete');
+    if (this.preStop === 'running') {
+      // A second delete with grace 0 cuts a running hook at the kubelet's 1 s.
+      if (this.killAt === undefined || this.recorder.now() + FORCE_DELETE_GRACE_MS < this.killAt) this.scheduleKill(FORCE_DELETE_GRACE_MS);
+    } else if (this.preStop === 'done' || this.stopSignalSent) {
+      if (this.killAt === undefined || this.recorder.now() + MIN_STOP_TO_KILL_MS < this.killAt) this.scheduleKill(MIN_STOP_TO_KILL_MS);
+    } else if (this.workload.preStop) {
+      this.scheduleKill(FORCE_DELETE_GRACE_MS);
+      this.runPreStop();
+    } else {
+      this.sendStopSignal();
+    }
   }
 
   private scheduleKill(delayMs: number): void {
@@ -308,14 +334,17 @@ export class LocalPod {
       this.scheduleKill(PRESTOP_EXTENSION_MS);
       return;
     }
-    this.kill9('grace-period-expired');
+    this.kill9(this.forceDeleted ? 'force-delete' : 'grace-period-expired');
   }
 
   private sendStopSignal(): void {
     if (this.exited || this.tornDown || this.pid === undefined) return;
     const signal = this.workload.stopSignal ?? 'SIGTERM';
+    this.stopSignalSent = true;
     this.event('sigterm', { signal });
     signalProcess(this.pid, signal);
+    // After a force delete the kubelet's floor decides SIGKILL: never sooner, never later.
+    if (this.forceDeleted) this.scheduleKill(MIN_STOP_TO_KILL_MS);
   }
 
   private kill9(reason: 'grace-period-expired' | 'force-delete'): void {

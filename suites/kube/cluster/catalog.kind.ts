@@ -57,7 +57,7 @@ function unplayable(id: string, profileName: string): string | undefined {
   try {
     const scenario = def.build(profile, optionsFor(def, {}, nightly));
     // What the provider itself would skip (a chart-owned dataplane scaled, a drain on a cluster zerodrop did not create).
-    const cannot = unsupported(scenario, { name: 'kind', capabilities: { multiNode: true, udp: true, nodeDrain: inject('kindCreated'), containerStopSignals: true } });
+    const cannot = unsupported(scenario, { name: 'kind', capabilities: { multiNode: true, udp: true, nodeDrain: inject('kindCreated'), containerStopSignals: inject('kindStopSignals') } });
     if (cannot) return cannot;
     const topology = scenario.topology;
     const fixtures = Object.fromEntries(fixturesOf(topology).map((p) => [p, readFileSync(join(packageRoot, p), 'utf8')]));

@@ -25,7 +25,7 @@ export function kindSession(): ProviderSession {
   return kubeSession('kind', kindClient(), { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] }, {
     allowNodeOperations: inject('kindCreated'),
     multiNode: true,
-    containerStopSignals: true,
+    containerStopSignals: inject('kindStopSignals'),
   });
 }
 

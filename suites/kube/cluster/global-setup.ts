@@ -8,6 +8,8 @@
 import type { TestProject } from 'vitest/node';
 import { ensureKindCluster } from '../../../src/providers/kind/kind.ts';
 import { missingPrerequisites } from '../../../src/providers/index.ts';
+import { KubeClient } from '../../../src/providers/kube/client.ts';
+import { kindKeepsContainerStopSignal } from '../../../src/providers/kube/stop-signal-probe.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,27 +18,32 @@ declare module 'vitest' {
     kindKubeconfig: string;
     /** The cluster was created by this run: node operations (cordon, drain) are allowed on it. */
     kindCreated: boolean;
+    /** The cluster keeps lifecycle.stopSignal: created by this run, or a reused one that answered so. */
+    kindStopSignals: boolean;
   }
 }
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  const missing = await missingPrerequisites({ name: 'kind' });
+  const missing = await missingPrerequisites({ name: 'kind' }, (line) => console.log(`zerodrop test:kind: warning: ${line}`));
   if (missing.length > 0) {
     const reason = `kind suites skipped: ${missing.join('; ')}`;
     console.log(`zerodrop test:kind: ${reason}`);
     project.provide('kindSkipReason', reason);
     project.provide('kindKubeconfig', '');
     project.provide('kindCreated', false);
+    project.provide('kindStopSignals', false);
     return undefined;
   }
+  const log = (line: string) => console.log(`zerodrop test:kind: ${line}`);
   const cluster = await ensureKindCluster({
     name: process.env['ZERODROP_KIND_CLUSTER'] ?? 'zerodrop',
     ...(process.env['ZERODROP_KUBE_VERSION'] ? { kubeVersion: process.env['ZERODROP_KUBE_VERSION'] } : {}),
-    log: (line) => console.log(`zerodrop test:kind: ${line}`),
+    log,
   });
   project.provide('kindSkipReason', '');
   project.provide('kindKubeconfig', cluster.kubeconfig);
   project.provide('kindCreated', cluster.created);
+  project.provide('kindStopSignals', await kindKeepsContainerStopSignal(cluster, new KubeClient(cluster.kubeConfig()), log));
   return async () => {
     if (process.env['ZERODROP_KEEP_CLUSTER'] === '1') return;
     await cluster.delete();

@@ -130,6 +130,10 @@ describe('helm commands of a run', () => {
     await expect(runHelm(['upgrade', '--install', 'eg-c0ffee00'], { timeoutMs: 10_000 })).rejects.toThrow(/drives Helm 3/);
     // Asked once; nothing else was run.
     expect(readFileSync(log, 'utf8')).toBe('version --short\n');
+    // No helm at all: the same hint, not a bare ENOENT.
+    forgetHelmVersion();
+    process.env['PATH'] = join(dir, 'nothing-here');
+    await expect(runHelm(['uninstall', 'eg-c0ffee00'], { timeoutMs: 10_000 })).rejects.toThrow(/^`helm version --short` failed \(.*ENOENT.*\): install Helm 3/);
   });
 
   it('renders a chart with the run\'s values (helm template, CRDs included) and names what it would create outside the namespace', async () => {

@@ -125,7 +125,12 @@ let helm3Checked: Promise<void> | undefined;
 /** Asks `helm version --short` once per process; a Helm that is not 3 rejects every helm call. */
 export function assertHelm3(): Promise<void> {
   helm3Checked ??= (async () => {
-    const { stdout } = await execa('helm', ['version', '--short'], { timeout: 30_000 });
+    let stdout: string;
+    try {
+      ({ stdout } = await execa('helm', ['version', '--short'], { timeout: 30_000 }));
+    } catch (error) {
+      throw new Error(`\`helm version --short\` failed (${(error as Error).message.split('\n')[0] ?? ''}): ${HELM_3_HINT}`, { cause: error });
+    }
     const problem = helmMajorProblem(stdout);
     if (problem) throw new Error(problem);
   })();

@@ -92,12 +92,26 @@ describe('the adopter example (examples/gateway-team), installed', () => {
   it('`npm test` passes a correct profile, one vitest test per scenario, and writes the reports', async () => {
     await rm(join(project.dir, 'reports', 'drain'), { recursive: true, force: true });
     const r = await project.exec('npx', ['vitest', 'run', '--reporter', 'verbose'], { timeoutMs: 300_000 });
-    expect(r.code, show(r)).toBe(0);
-    for (const id of ['backend-delete-http', 'backend-sigterm-keeps-accepting', 'gateway-delete-http']) expect(r.stdout).toMatch(new RegExp(`✓ test/drain.test.ts > zerodrop > reference > ${id}`));
+    for (const id of ['backend-delete-http', 'backend-sigterm-keeps-accepting', 'gateway-delete-http']) expect(r.stdout).toMatch(new RegExp(`[✓×] test/drain.test.ts > zerodrop > reference > ${id}`));
     expect((await readdir(join(project.dir, 'reports', 'drain'))).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'results.json']);
-    const run = await results(join('reports', 'drain'));
-    expect(run.scenarios.map((s) => s.verdict)).toEqual(['pass', 'pass', 'pass']);
-  }, 310_000);
+    const verdicts = new Map((await results(join('reports', 'drain'))).scenarios.map((s) => [s.id, s]));
+    let again = false;
+    // As runCase does: a pair the harness could not measure on a busy machine gave no verdict, and
+    // its test runs again (selected with -t), at most twice; a verdict is never run again.
+    for (const [id, first] of verdicts) {
+      let result = first;
+      for (let attempt = 2; unmeasured(result) && attempt <= 3; attempt++) {
+        console.warn(`${id} [reference] gave no verdict (harness): running its test again`);
+        again = true;
+        await project.exec('npx', ['vitest', 'run', '-t', `reference > ${id}$`], { timeoutMs: 120_000 });
+        result = (await results(join('reports', 'drain'))).scenarios[0] as ScenarioResult;
+      }
+      verdicts.set(id, result);
+    }
+    expect([...verdicts.values()].map((s) => `${s.id} ${s.verdict}`), show(r)).toEqual(['backend-delete-http pass', 'backend-sigterm-keeps-accepting pass', 'gateway-delete-http pass']);
+    // When every pair passed the first time, vitest's own exit code says so too.
+    if (!again) expect(r.code, show(r)).toBe(0);
+  }, 400_000);
 
   it('fails a mutant with the assertion\'s own message (pod and phase), and `-t` selects one pair', async () => {
     const r = await project.exec('npx', ['vitest', 'run', '-t', 'mutant-refuse-after-sigterm > backend-sigterm-keeps-accepting'], {

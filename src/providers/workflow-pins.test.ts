@@ -51,6 +51,18 @@ describe('the nightly workflow', () => {
   });
 });
 
+describe("the adopter example's workflow (examples/gateway-team)", () => {
+  const example = parse(readFileSync(join(packageRoot, 'examples/gateway-team/.github/workflows/drain.yml'), 'utf8')) as Workflow;
+  it('installs kind at the release the node images are pinned for', () => {
+    expect(example.env?.['KIND_VERSION']).toBe(KIND_VERSION);
+  });
+  it('has no shell step bash cannot parse', () => {
+    for (const step of Object.values(example.jobs).flatMap((job) => job.steps ?? [])) {
+      if (step.run !== undefined) expect(bashSyntaxError(step.run), step.run).toBeUndefined();
+    }
+  });
+});
+
 describe('the workflows and the composite action', () => {
   const workflows = readdirSync(join(packageRoot, '.github/workflows')).filter((f) => /\.ya?ml$/.test(f));
   const action = parse(readFileSync(join(packageRoot, '.github/actions/systems-under-test/action.yml'), 'utf8')) as {

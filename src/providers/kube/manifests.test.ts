@@ -207,7 +207,11 @@ describe('a real system as a cluster pod (nginx gateway)', () => {
     expect(init?.image).toBe(NODE_IMAGE);
     expect(init?.command).toEqual(['node', `${FIXTURES_MOUNT}/gateways/render.mjs`, `${FIXTURES_MOUNT}/gateways/nginx/nginx.conf`]);
     expect(init?.env).toContainEqual({ name: 'ZERODROP_POD_DIR', value: '/zerodrop/pod' });
-    const main = good.spec.containers[0];
+    const main = good.spec.containers[0] as (typeof good.spec.containers)[number] & { env: { name: string; value?: string }[] };
+    // The system and its preStop hook see the rendered directory too (a draining marker file there).
+    expect(main.env).toContainEqual({ name: 'POD_DIR', value: '/zerodrop/pod' });
+    expect(main.env).toContainEqual({ name: 'ZERODROP_POD_DIR', value: '/zerodrop/pod' });
+    expect(init?.env.filter((e) => e.name === 'ZERODROP_POD_DIR')).toHaveLength(1);
     expect(main?.image).toMatch(/^nginx:/);
     expect(main?.command[2]).toBe(`d=/zerodrop/pod && exec nginx -e stderr -p "$d" -c "$d/nginx.conf" -g 'daemon off;'`);
     // The image's STOPSIGNAL is SIGQUIT, the drain-correct twin's: only the naive twin states its own

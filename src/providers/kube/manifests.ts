@@ -183,6 +183,9 @@ function renderDeployment(workload: Workload, opts: RenderOptions): KubeObject {
     { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
     { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
     { name: 'ZERODROP_RUN_ID', value: opts.runId },
+    // The pod directory the init container rendered into, for the system and its preStop hook alike
+    // (a draining marker file there: the Caddy and user-defined profiles), as locally.
+    ...(render ? [{ name: 'POD_DIR', value: POD_DIR }, { name: 'ZERODROP_POD_DIR', value: POD_DIR }] : []),
   ];
   const usesFixtures = fixturesOf({ workloads: [workload], services: [] }).length > 0;
   const mounts = [
@@ -206,7 +209,7 @@ function renderDeployment(workload: Workload, opts: RenderOptions): KubeObject {
           ...(render
             ? {
                 initContainers: [
-                  { name: 'render', image: NODE_IMAGE, command: render, env: [...env, { name: 'ZERODROP_POD_DIR', value: POD_DIR }], volumeMounts: mounts },
+                  { name: 'render', image: NODE_IMAGE, command: render, env, volumeMounts: mounts },
                 ],
               }
             : {}),

@@ -321,7 +321,10 @@ export class LocalProvider implements Provider {
       chmodSync(this.podDirRoot, 0o755);
       this.tracker?.tempDirCreated(this.podDirRoot);
     }
-    return { ZERODROP_POD_DIR: join(this.podDirRoot, pod) };
+    // POD_DIR too: the pod's hooks (a preStop touching a draining marker) see the directory its
+    // system renders into, as an env var naming a volume's mount path would in a cluster.
+    const dir = join(this.podDirRoot, pod);
+    return { ZERODROP_POD_DIR: dir, POD_DIR: dir };
   }
 
   private removePodDirs(): void {

@@ -8,6 +8,8 @@ export { catalog, findScenario } from './scenarios/index.ts';
 export type { ScenarioDefinition, OptionValues } from './scenarios/definition.ts';
 export { profiles, findProfile } from './profiles/index.ts';
 export type { Profile } from './profiles/profile.ts';
+export { defineHelmProfile, DATAPLANE_LABEL, type HelmProfileDefinition, type HelmProfileFields } from './profiles/define-helm.ts';
+export type { ChartContext, ChartObject } from './profiles/helm-charts.ts';
 export { defineProfile, PLACEHOLDERS, PROTOCOLS, type DefinedProfile, type ProfileDefinition, type ProfileFields, type PodContext, type PerPod, type DrainPromise, type ProfileProtocol } from './profiles/define.ts';
 export { REPORTER_NAMES, reporters, writeReports, type Reporter, type ReporterName } from './report/reporters/index.ts';
 export { readResults, writeResults, type Counts, type Implementation, type RunResult, type ScenarioResult } from './report/results.ts';

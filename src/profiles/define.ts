@@ -141,6 +141,11 @@ const schema = z.strictObject({
 /** Marks the profiles made by defineProfile, so that a config's `profiles` can tell them from names. */
 const DEFINED = Symbol.for('zerodrop.definedProfile');
 
+/** Marks a profile made from a definition (defineProfile, defineHelmProfile) as selectable by a config. */
+export function markDefined<T extends Profile>(profile: T): T {
+  return Object.assign(profile, { [DEFINED]: true });
+}
+
 export function isDefinedProfile(value: unknown): value is Profile {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINED] === true;
 }
@@ -253,12 +258,11 @@ function toProfile(def: ProfileDefinition, kind: ProfileKind): Profile {
       ...(drain ? { drain } : {}),
     };
   };
-  const profile: Profile & { [DEFINED]: true } = {
+  const profile: Profile = {
     name: def.name,
     kind,
     description: def.description,
     requires: def.requires ?? [],
-    [DEFINED]: true,
     ...(def.role === 'gateway'
       ? {
           gateway: (request) =>
@@ -279,5 +283,5 @@ function toProfile(def: ProfileDefinition, kind: ProfileKind): Profile {
           },
         }),
   };
-  return profile;
+  return markDefined(profile);
 }

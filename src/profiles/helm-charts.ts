@@ -34,11 +34,14 @@ import { TURN_PASSWORD, TURN_USER } from './coturn.ts';
 import { ProfileCannotPlay, type GatewayPlan, type Profile } from './profile.ts';
 
 export interface HelmChart {
-  /** Chart name in its repository, or an oci:// reference. */
+  /** Chart name in its repository, an oci:// reference, or a local chart directory or .tgz (absolute). */
   chart: string;
-  /** Chart repository URL (omitted for oci:// charts). */
+  /** Chart repository URL (omitted for oci:// and local charts). */
   repo?: string;
-  version: string;
+  /** The chart version; a local chart is installed as it is, whatever it says. */
+  version?: string;
+  /** Values files given to helm before the run's own values (which override them). */
+  valuesFiles?: string[];
   /** Start of the release name; releaseName() adds the run to it (the release goes into the run's namespace). */
   release: string;
 }
@@ -366,8 +369,11 @@ export const HELM_PROFILE_SPECS: readonly HelmProfileSpec[] = [
   ingressNginx(true),
 ];
 
+/** Chart profiles by name: the built-in ones and those a config defines (defineHelmProfile), which register here. */
+const specs = new Map<string, HelmProfileSpec>(HELM_PROFILE_SPECS.map((s) => [s.name, s]));
+
 export function helmProfileSpec(name: string): HelmProfileSpec | undefined {
-  return HELM_PROFILE_SPECS.find((s) => s.name === name);
+  return specs.get(name);
 }
 
 /** The profile's gateway: the chart's dataplane, routed to the scenario's backend Service. */
@@ -394,10 +400,17 @@ function chartGateway(spec: HelmProfileSpec): Profile['gateway'] {
  * the chart's dataplane, which only cluster providers install (the local provider skips the
  * scenario with the reason, src/providers/support.ts).
  */
-export const helmProfiles: Profile[] = HELM_PROFILE_SPECS.map((spec) => ({
-  name: spec.name,
-  kind: spec.naive ? 'naive' : 'system',
-  description: spec.description,
-  requires: [{ binary: 'helm', install: HELM_INSTALL_HINT }],
-  gateway: chartGateway(spec),
-}));
+export function helmProfile(spec: HelmProfileSpec): Profile {
+  const known = specs.get(spec.name);
+  if (known !== undefined && known !== spec) throw new Error(`a chart profile named ${spec.name} exists already`);
+  specs.set(spec.name, spec);
+  return {
+    name: spec.name,
+    kind: spec.naive ? 'naive' : 'system',
+    description: spec.description,
+    requires: [{ binary: 'helm', install: HELM_INSTALL_HINT }],
+    gateway: chartGateway(spec),
+  };
+}
+
+export const helmProfiles: Profile[] = HELM_PROFILE_SPECS.map(helmProfile);

@@ -9,6 +9,16 @@ import { execa } from 'execa';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { HelmProfileSpec } from '../../profiles/helm-charts.ts';
 
+/** The chart, where it comes from and its version (a local chart has none to ask for). */
+function chartArgs(spec: HelmProfileSpec): string[] {
+  return [spec.chart.chart, ...(spec.chart.repo ? ['--repo', spec.chart.repo] : []), ...(spec.chart.version !== undefined ? ['--version', spec.chart.version] : [])];
+}
+
+/** The profile's own values files first, then the run's values (the workload label, replicas, ports), which win. */
+function valuesArgs(spec: HelmProfileSpec, runValues: string): string[] {
+  return [...(spec.chart.valuesFiles ?? []), runValues].flatMap((file) => ['--values', file]);
+}
+
 /**
  * argv of `helm upgrade --install` for a profile; `--wait` returns once the release's pods are ready.
  * `release` is the run's own (releaseName in src/profiles/helm-charts.ts).
@@ -18,16 +28,12 @@ export function helmInstallArgs(spec: HelmProfileSpec, opts: { release: string; 
     'upgrade',
     '--install',
     opts.release,
-    spec.chart.chart,
-    ...(spec.chart.repo ? ['--repo', spec.chart.repo] : []),
-    '--version',
-    spec.chart.version,
+    ...chartArgs(spec),
     '--namespace',
     opts.namespace,
     '--kubeconfig',
     opts.kubeconfigFile,
-    '--values',
-    opts.valuesFile,
+    ...valuesArgs(spec, opts.valuesFile),
     '--wait',
     '--timeout',
     `${opts.timeoutSeconds ?? 600}s`,
@@ -170,7 +176,7 @@ export async function chartObjectsOutside(
     const valuesFile = join(dir, 'values.yaml');
     await writeFile(valuesFile, stringify(opts.values));
     rendered = await run(
-      ['template', opts.release, spec.chart.chart, ...(spec.chart.repo ? ['--repo', spec.chart.repo] : []), '--version', spec.chart.version, '--namespace', opts.namespace, '--values', valuesFile, '--include-crds'],
+      ['template', opts.release, ...chartArgs(spec), '--namespace', opts.namespace, ...valuesArgs(spec, valuesFile), '--include-crds'],
       { timeoutMs: 300_000 },
     );
   } finally {

@@ -1,0 +1,60 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { validateConfig } from '../cli/config.ts';
+import { helmInstallArgs } from '../providers/kube/helm.ts';
+import { DATAPLANE_LABEL, defineHelmProfile, type HelmProfileDefinition } from './define-helm.ts';
+import { helmProfileSpec } from './helm-charts.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'zerodrop-define-helm-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const chartDir = join(dir, 'my-gateway');
+mkdirSync(chartDir);
+writeFileSync(join(chartDir, 'Chart.yaml'), 'apiVersion: v2\nname: my-gateway\nversion: 0.1.0\n');
+const valuesFile = join(dir, 'ci-values.yaml');
+writeFileSync(valuesFile, 'replicaCount: 2\n');
+
+let n = 0;
+const definition = (over: Partial<HelmProfileDefinition> = {}): HelmProfileDefinition => ({
+  name: `my-gateway-${++n}`,
+  description: 'our gateway chart',
+  chart: { chart: chartDir },
+  protocols: ['http'],
+  values: (ctx) => ({ replicaCount: ctx.replicas, podLabels: { [DATAPLANE_LABEL]: ctx.workload } }),
+  valuesFiles: [valuesFile],
+  objects: (ctx) => [{ clusterScoped: false, object: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'zerodrop', namespace: ctx.namespace } } }],
+  terminationGracePeriodSeconds: 60,
+  drain: { minDrainSeconds: 5, drainTimeoutSeconds: 45 },
+  ...over,
+});
+
+describe('defineHelmProfile', () => {
+  it('makes a chart profile whose gateway is the chart dataplane, installed with its values files before the run values', () => {
+    const p = defineHelmProfile(definition({ naive: { description: 'defaults', values: {}, drain: undefined } }));
+    const plan = p.gateway!({ protocol: 'http', port: 8080, backendService: 'backend', backendPort: 8080 });
+    expect(plan.installedBy).toEqual({ helmProfile: p.name, protocol: 'http', routesTo: { service: 'backend', port: 8080 } });
+    expect(plan.terminationGracePeriodSeconds).toBe(60);
+    expect(plan.drain).toEqual({ minDrainSeconds: 5, drainTimeoutSeconds: 45 });
+    expect(() => p.gateway!({ protocol: 'udp', port: 3478, backendService: 'backend', backendPort: 9 })).toThrow(/carries http, not udp/);
+    const spec = helmProfileSpec(p.name)!;
+    expect(spec.values({ namespace: 'zerodrop-ab', workload: 'gateway', replicas: 3, port: 8080, dataplane: plan.installedBy! })).toEqual({ replicaCount: 3, podLabels: { [DATAPLANE_LABEL]: 'gateway' } });
+    const args = helmInstallArgs(spec, { release: 'r', namespace: 'ns', kubeconfigFile: 'k', valuesFile: 'run.yaml' });
+    // A local chart has no version to ask for; the run's values come last and win.
+    expect(args).not.toContain('--version');
+    expect(args.join(' ')).toContain(`${chartDir} --namespace ns --kubeconfig k --values ${valuesFile} --values run.yaml --wait`);
+    expect(p.naive?.name).toBe(`${p.name}-naive`);
+    expect(p.naive!.gateway!({ protocol: 'http', port: 8080, backendService: 'b', backendPort: 1 }).drain).toBeUndefined();
+    expect(validateConfig({ profiles: [p, p.naive] }, 'cfg').profiles).toHaveLength(2);
+  });
+
+  it('pins a repository chart by version, and names every bad field', () => {
+    expect(() => defineHelmProfile(definition({ chart: { chart: 'gateway-helm', repo: 'https://charts.example.com' } }))).toThrow(/chart\.version = undefined: a repository or OCI chart needs its version pinned/);
+    expect(() => defineHelmProfile(definition({ chart: { chart: 'gateway-helm', version: '1.0.0' } }))).toThrow(/chart\.repo = undefined: a chart by name needs its repository URL/);
+    expect(() => defineHelmProfile(definition({ chart: { chart: './no-such-chart' } }))).toThrow(/chart\.chart = "\.\/no-such-chart": no chart at /);
+    expect(() => defineHelmProfile(definition({ valuesFiles: ['missing.yaml'] }))).toThrow(/valuesFiles\.0 = "missing\.yaml": no file at /);
+    expect(() => defineHelmProfile({ ...definition(), replicas: 3 } as unknown as HelmProfileDefinition)).toThrow(/unrecognized key|replicas/i);
+    const oci = defineHelmProfile(definition({ chart: { chart: 'oci://registry.example.com/charts/gw', version: '2.1.0' } }));
+    expect(helmInstallArgs(helmProfileSpec(oci.name)!, { release: 'r', namespace: 'ns', kubeconfigFile: 'k', valuesFile: 'v' }).slice(2, 6)).toEqual(['r', 'oci://registry.example.com/charts/gw', '--version', '2.1.0']);
+  });
+});

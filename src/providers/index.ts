@@ -13,11 +13,13 @@ import { dockerMissing, kindMissing, kubeconfigMissing } from './kube/prerequisi
 import { LocalProvider } from './local/local-provider.ts';
 import type { Provider } from './provider.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
+import type { ClusterSystemSettings } from './cluster-system.ts';
 
 export const PROVIDER_NAMES = ['local', 'kind', 'k3s', 'cluster'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-export interface ProviderSettings {
+/** ClusterSystemSettings: --gateway-class and the run namespace's labels and annotations (cluster-system.ts). */
+export interface ProviderSettings extends ClusterSystemSettings {
   name: ProviderName;
   /** cluster: the kubeconfig file (default $KUBECONFIG or ~/.kube/config). */
   kubeconfig?: string;

@@ -10,7 +10,6 @@ import { FakeApiServer } from './fake-api-server.ts';
 import {
   applyGatewayObjects,
   chooseEndpoint,
-  CONFORMANCE_TIMEOUTS,
   drainBoundsOf,
   findDataplanePods,
   GatewayClassError,
@@ -23,6 +22,7 @@ import {
   type PodLike,
 } from './gateway-class.ts';
 import { gatewayObjects } from './gateway-objects.ts';
+import { CONFORMANCE_TIMEOUTS } from '../cluster-system.ts';
 
 const NS = 'zerodrop-abcd1234';
 const RUN = 'abcd1234';

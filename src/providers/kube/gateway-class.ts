@@ -29,15 +29,6 @@ import { LABELS } from './manifests.ts';
 
 const GATEWAY_API = '/apis/gateway.networking.k8s.io/v1';
 
-/** The conformance suite's defaults (conformance/utils/config/timeout.go), in milliseconds. */
-export const CONFORMANCE_TIMEOUTS = {
-  gatewayClassMustBeAccepted: 180_000,
-  gatewayMustHaveCondition: 180_000,
-  gatewayMustHaveAddress: 180_000,
-} as const;
-
-export type GatewayTimeouts = { [K in keyof typeof CONFORMANCE_TIMEOUTS]: number };
-
 /** The class is missing, not ready in time, or its Gateway cannot be reached: the run cannot measure it. */
 export class GatewayClassError extends Error {}
 

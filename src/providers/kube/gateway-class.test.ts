@@ -13,6 +13,7 @@ import {
   drainBoundsOf,
   findDataplanePods,
   GatewayClassError,
+  openGatewayClassRun,
   owningWorkload,
   probeTcp,
   scaleProblem,
@@ -39,8 +40,8 @@ class Cluster {
   readonly stuck = new Set<string>();
   constructor(fake: FakeApiServer) {
     fake.respond((req) => {
-      const podList = /^\/api\/v1(?:\/namespaces\/([^/]+))?\/pods$/.exec(req.path);
-      if (req.method === 'GET' && podList) return { status: 200, body: { kind: 'PodList', items: this.pods(podList[1], req.query['labelSelector'] ?? '') } };
+      const list = /^\/api\/v1(?:\/namespaces\/([^/]+))?\/(pods|services)$/.exec(req.path);
+      if (req.method === 'GET' && list) return { status: 200, body: { items: this.listed(list[2] ?? '', list[1], req.query['labelSelector'] ?? '') } };
       if (req.method === 'GET' && req.path === '/apis/gateway.networking.k8s.io/v1/gatewayclasses') {
         return { status: 200, body: { items: [...this.objects.entries()].filter(([p]) => p.includes('/gatewayclasses/')).map(([, o]) => o) } };
       }
@@ -52,6 +53,7 @@ class Cluster {
         const stored = { ...(req.body as Obj) };
         stored.metadata = { ...stored.metadata, generation: 1 };
         this.objects.set(req.path, stored);
+        this.onApply?.(req.path, stored);
         return { status: 200, body: stored };
       }
       if (req.method === 'DELETE') {
@@ -62,14 +64,17 @@ class Cluster {
     });
   }
 
+  /** The controller the test plays: called after each server-side apply. */
+  onApply: ((path: string, object: Obj) => void) | undefined;
+
   put(path: string, object: Obj): void {
     this.objects.set(path, object);
   }
 
-  private pods(namespace: string | undefined, selector: string): Obj[] {
+  private listed(plural: string, namespace: string | undefined, selector: string): Obj[] {
     const wanted = selector.split(',').filter(Boolean).map((kv) => kv.split('='));
     return [...this.objects.entries()]
-      .filter(([path]) => /\/pods\/[^/]+$/.test(path) && (namespace === undefined || path.startsWith(`/api/v1/namespaces/${namespace}/`)))
+      .filter(([path]) => new RegExp(`/${plural}/[^/]+$`).test(path) && (namespace === undefined || path.startsWith(`/api/v1/namespaces/${namespace}/`)))
       .map(([, o]) => o)
       .filter((o) => wanted.every(([k, v]) => o.metadata.labels?.[k ?? ''] === v));
   }
@@ -374,5 +379,82 @@ describe('--gateway-class: drain bounds from the pod spec', () => {
   it('a sleep longer than the grace period is cut at the grace period', () => {
     const p = { metadata: { name: 'gw-1' }, spec: { terminationGracePeriodSeconds: 10, containers: [{ name: 'c', lifecycle: { preStop: { sleep: { seconds: 60 } } } }] } };
     expect(drainBoundsOf(p).minDrainSeconds).toBe(10);
+  });
+});
+
+describe('--gateway-class: the whole flow for one run', () => {
+  let fake: FakeApiServer;
+  afterEach(async () => {
+    await fake.close();
+  });
+  const EG_NS = 'envoy-gateway-system';
+  const egLabels = { 'gateway.envoyproxy.io/owning-gateway-name': 'zerodrop', 'gateway.envoyproxy.io/owning-gateway-namespace': NS };
+  const settings = { name: 'acme', timeouts: { gatewayClassMustBeAccepted: 500, gatewayMustHaveCondition: 500, gatewayMustHaveAddress: 500 } };
+  const listeners = [{ kind: 'HTTPRoute' as const, port: 8080, backend: { service: 'backend', port: 8080 } }];
+
+  /** A cluster with an Envoy-Gateway-like controller: it programs the Gateway and runs its proxy in its own namespace. */
+  async function cluster(opts: { features?: string[]; nodePort?: number } = {}) {
+    fake = await new FakeApiServer().listen();
+    const c = new Cluster(fake);
+    c.put(CLASS_PATH, { metadata: { name: 'acme', generation: 1 }, spec: { controllerName: 'acme.io/gateway' }, status: { conditions: [condition('Accepted', 'True', 1)], supportedFeatures: (opts.features ?? ['Gateway', 'HTTPRoute']).map((name) => ({ name })) } });
+    c.onApply = (path, object) => {
+      if (path !== GW_PATH) return;
+      setTimeout(() => {
+        c.put(GW_PATH, { ...object, status: { conditions: [condition('Accepted', 'True', 1), condition('Programmed', 'True', 1)], addresses: [{ type: 'IPAddress', value: '10.96.7.7' }] } });
+        c.put(`/api/v1/namespaces/${EG_NS}/pods/envoy-1`, {
+          ...pod(EG_NS, 'envoy-1', egLabels, { ownerReferences: [{ kind: 'ReplicaSet', name: 'envoy-5f7', controller: true }] }),
+          spec: { terminationGracePeriodSeconds: 900, containers: [{ name: 'envoy', lifecycle: { preStop: { httpGet: { path: '/shutdown/ready', port: 19002 } } } }] },
+        });
+        c.put(`/apis/apps/v1/namespaces/${EG_NS}/replicasets/envoy-5f7`, { metadata: { name: 'envoy-5f7', ownerReferences: [{ kind: 'Deployment', name: 'envoy-zerodrop', controller: true }] } });
+        c.put(`/apis/apps/v1/namespaces/${EG_NS}/deployments/envoy-zerodrop`, { metadata: { name: 'envoy-zerodrop' } });
+        c.put(`/api/v1/namespaces/${EG_NS}/services/envoy-zerodrop`, { metadata: { name: 'envoy-zerodrop', namespace: EG_NS, labels: egLabels }, spec: { type: 'NodePort', ports: [{ port: 8080, nodePort: opts.nodePort ?? 30800 }] } });
+      }, 20);
+    };
+    return { client: KubeClient.forServer(fake.url), c };
+  }
+  const probes: string[] = [];
+  const base = { settings, provider: 'kind' as const, namespace: NS, runId: RUN, listeners, published: new Map([[30800, 30800]]), pollMs: 5, probe: async (e: { host: string; port: number }) => void probes.push(`${e.host}:${e.port}`) };
+
+  it('class -> Gateway and route -> Programmed -> pods by rule -> endpoint -> workload and drain bounds; teardown routes then Gateway', async () => {
+    const { client, c } = await cluster();
+    const run = await openGatewayClassRun(client, base);
+    if ('skipped' in run) throw new Error(run.skipped);
+    expect(run.discovery.rule).toBe('envoy-gateway');
+    expect(run.endpoints.get(8080)).toEqual({ host: '127.0.0.1', port: 30800, via: `Service ${EG_NS}/envoy-zerodrop NodePort 30800` });
+    expect(probes).toContain('127.0.0.1:30800');
+    expect(run.workload).toEqual({ kind: 'Deployment', namespace: EG_NS, name: 'envoy-zerodrop', controlledBy: undefined });
+    expect(run.scaleProblem).toBe(`Envoy Gateway renders Deployment ${EG_NS}/envoy-zerodrop from its own configuration and owns its replicas`);
+    expect(run.drain).toMatchObject({ minDrainSeconds: 0, drainTimeoutSeconds: 900 });
+    expect(run.notes).toEqual([
+      'GatewayClass acme: controller acme.io/gateway, supportedFeatures Gateway, HTTPRoute',
+      expect.stringContaining("found by Envoy Gateway's owning-gateway labels"),
+      `listener 8080 reached at 127.0.0.1:30800 (Service ${EG_NS}/envoy-zerodrop NodePort 30800)`,
+      'drain bounds from pod envoy-1: terminationGracePeriodSeconds 900, preStop envoy: httpGet',
+    ]);
+    const http = `/apis/gateway.networking.k8s.io/v1/namespaces/${NS}/httproutes/zerodrop-httproute-8080`;
+    expect(await run.teardown()).toEqual([http, GW_PATH]);
+    expect(c.objects.has(CLASS_PATH)).toBe(true);
+    expect(fake.requests.filter((r) => r.path.includes('/gatewayclasses') && r.method !== 'GET')).toEqual([]);
+  });
+
+  it('a route kind the class does not support: skipped with the reason, nothing created', async () => {
+    const { client } = await cluster();
+    const run = await openGatewayClassRun(client, { ...base, listeners: [{ kind: 'UDPRoute', port: 9000, backend: { service: 'udp-echo', port: 9000 } }] });
+    expect(run).toEqual({ skipped: 'GatewayClass acme does not list UDPRoute in status.supportedFeatures (it lists Gateway, HTTPRoute)' });
+    expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it('mutant: a Gateway the host cannot reach fails clearly, and what the run created is deleted before the error', async () => {
+    const { client, c } = await cluster({ nodePort: 31999 });
+    await expect(openGatewayClassRun(client, base)).rejects.toThrow(`Gateway ${NS}/zerodrop is not reachable from the host: envoy-zerodrop has NodePort 31999, and kind publishes only NodePorts 30800`);
+    expect(c.objects.has(GW_PATH)).toBe(false);
+    expect(fake.requests.filter((r) => r.method === 'DELETE').map((r) => r.path.split('/').at(-2))).toEqual(['httproutes', 'gateways']);
+  });
+
+  it('mutant: a controller that never programs the Gateway times out on the override, and the objects go', async () => {
+    const { client, c } = await cluster();
+    c.onApply = undefined;
+    await expect(openGatewayClassRun(client, { ...base, settings: { ...settings, timeouts: { ...settings.timeouts, gatewayMustHaveCondition: 60 } } })).rejects.toThrow(/not Accepted and Programmed within 0\.1 s: Accepted: no condition yet/);
+    expect(c.objects.has(GW_PATH)).toBe(false);
   });
 });

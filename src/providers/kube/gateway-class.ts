@@ -23,7 +23,8 @@
 import { connect } from 'node:net';
 import { serverSideApply } from './apply.ts';
 import type { KubeClient } from './client.ts';
-import { ROUTE_KINDS, validateGatewayObjects } from './gateway-objects.ts';
+import type { GatewayClassSettings } from '../cluster-system.ts';
+import { gatewayObjects, routeKindProblem, ROUTE_KINDS, validateGatewayObjects, type ListenerRoute } from './gateway-objects.ts';
 import type { KubeObject } from './list-watch.ts';
 import { LABELS } from './manifests.ts';
 
@@ -383,4 +384,78 @@ export async function teardownGatewayObjects(client: KubeClient, objects: { gate
   await deleteAll(objects.routes);
   await deleteAll([objects.gateway]);
   return deleted;
+}
+
+export interface GatewayClassRunOptions {
+  settings: GatewayClassSettings;
+  provider: 'kind' | 'k3s' | 'cluster';
+  namespace: string;
+  runId: string;
+  listeners: readonly ListenerRoute[];
+  /** kind and k3s: NodePort -> host port the cluster publishes. */
+  published: ReadonlyMap<number, number>;
+  gatewayName?: string;
+  pollMs?: number;
+  signal?: AbortSignal;
+  /** Checks that the host reaches a TCP listener (default probeTcp); UDP listeners are not probed. */
+  probe?: (endpoint: GatewayEndpoint) => Promise<void>;
+}
+
+export interface GatewayClassRun {
+  info: GatewayClassInfo;
+  objects: { gateway: KubeObject; routes: KubeObject[] };
+  /** Where each listener is reached, by listener port. */
+  endpoints: Map<number, GatewayEndpoint>;
+  discovery: Discovery;
+  workload: OwningWorkload | string;
+  /** Why scaling cannot be measured on this dataplane, if it cannot. */
+  scaleProblem: string | undefined;
+  drain: ReturnType<typeof drainBoundsOf>;
+  /** For the run's Timeline: what was found, by which rule, and where the traffic goes. */
+  notes: string[];
+  teardown(): Promise<string[]>;
+}
+
+/**
+ * The whole flow for one run, or the reason to skip it. Nothing is created before the class is
+ * Accepted and every route kind is supported; once the Gateway is applied, any later failure
+ * deletes what was created before the error is passed on, so that nothing is left half-made.
+ */
+export async function openGatewayClassRun(client: KubeClient, opts: GatewayClassRunOptions): Promise<GatewayClassRun | { skipped: string }> {
+  const { settings } = opts;
+  const wait = { pollMs: opts.pollMs ?? 1_000, ...(opts.signal ? { signal: opts.signal } : {}) };
+  const info = await waitForGatewayClass(client, settings.name, { ...wait, timeoutMs: settings.timeouts.gatewayClassMustBeAccepted });
+  const unsupportedKinds = [...new Set(opts.listeners.map((l) => l.kind))].map((kind) => routeKindProblem(info.name, kind, info.supportedFeatures)).filter((p) => p !== undefined);
+  if (unsupportedKinds.length > 0) return { skipped: unsupportedKinds.join('; ') };
+
+  const gatewayName = opts.gatewayName ?? 'zerodrop';
+  const objects = gatewayObjects({ namespace: opts.namespace, runId: opts.runId, gatewayName, className: info.name, listeners: opts.listeners, supportedFeatures: info.supportedFeatures });
+  const teardown = () => teardownGatewayObjects(client, objects, { runId: opts.runId, timeoutMs: settings.timeouts.gatewayMustHaveCondition, pollMs: wait.pollMs });
+  try {
+    await applyGatewayObjects(client, objects, opts.signal);
+    const addresses = await waitForGateway(client, opts.namespace, gatewayName, { ...wait, conditionMs: settings.timeouts.gatewayMustHaveCondition, addressMs: settings.timeouts.gatewayMustHaveAddress });
+    const discovery = await findDataplanePods(client, { namespace: opts.namespace, gateway: gatewayName, selector: settings.dataplaneSelector });
+    const podNamespace = discovery.pods[0]?.metadata.namespace ?? opts.namespace;
+    const services = opts.provider === 'cluster' ? [] : ((await client.request<{ items?: ServiceLike[] }>('GET', `/api/v1/namespaces/${podNamespace}/services`, { query: { labelSelector: discovery.selector } })).body.items ?? []);
+    const endpoints = new Map<number, GatewayEndpoint>();
+    for (const listener of opts.listeners) {
+      const endpoint = chooseEndpoint({ provider: opts.provider, gateway: `${opts.namespace}/${gatewayName}`, listenerPort: listener.port, addresses, services, published: opts.published });
+      if (listener.kind !== 'UDPRoute') await (opts.probe ?? probeTcp)(endpoint);
+      endpoints.set(listener.port, endpoint);
+    }
+    const [first] = discovery.pods;
+    if (!first) throw new GatewayClassError('no dataplane pod');
+    const workload = await owningWorkload(client, first);
+    const drain = drainBoundsOf(first);
+    const notes = [
+      `GatewayClass ${info.name}: controller ${info.controllerName}, supportedFeatures ${info.supportedFeatures.join(', ') || '(none published)'}`,
+      discovery.explanation,
+      ...[...endpoints].map(([port, e]) => `listener ${port} reached at ${e.host}:${e.port} (${e.via})`),
+      `drain bounds from ${drain.source}`,
+    ];
+    return { info, objects, endpoints, discovery, workload, scaleProblem: scaleProblem(workload, discovery.rule), drain, notes, teardown };
+  } catch (error) {
+    await teardown().catch(() => undefined);
+    throw error;
+  }
 }

@@ -54,6 +54,8 @@ export async function missingPrerequisites(settings: ProviderSettings): Promise<
 export interface ProviderSession extends AsyncDisposable {
   readonly name: ProviderName;
   create(ctx: { recorder: Recorder; runId?: string; cwd: string }): Provider;
+  /** Why this session cannot run a scenario of this role for this profile (e.g. a --gateway-class it cannot serve yet), or undefined. */
+  unsupported?(scenario: { id: string; role: 'backend' | 'gateway' }, profile: { name: string }): string | undefined;
 }
 
 /** `tracker`: the run's state record (src/state/run-record.ts), for `zerodrop clean` after a crash. */

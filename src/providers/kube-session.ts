@@ -10,6 +10,7 @@ import { namespaceFor } from './kube/manifests.ts';
 import { keepsContainerStopSignal } from './kube/stop-signal-probe.ts';
 import { newRunId, type ProviderSession, type ProviderSettings } from './index.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
+import type { ClusterSystemSettings } from './cluster-system.ts';
 
 /** A session on a cluster the caller already has a KubeConfig for (the kind suites' shared cluster). */
 export function kubeSession(
@@ -24,10 +25,20 @@ export function kubeSession(
     containerStopSignals: boolean;
     onDispose?: () => Promise<void>;
     tracker?: LeftoverTracker;
+    /** --gateway-class and the run namespace's labels and annotations. */
+    system?: ClusterSystemSettings;
   },
 ): ProviderSession {
+  const gatewayClass = opts.system?.gatewayClass;
   return {
     name,
+    // The flow for a GatewayClass (kube/gateway-class.ts, openGatewayClassRun) is not yet the gateway
+    // role of a deploy: without this, the selected profile's own gateway would be measured under the
+    // class's name.
+    unsupported: (scenario) =>
+      gatewayClass && scenario.role === 'gateway'
+        ? `--gateway-class ${gatewayClass.name}: provider ${name} does not yet deploy a scenario's gateway as the class's dataplane (docs/gateway-class.md, "What is left"); nothing measured`
+        : undefined,
     create: ({ recorder, runId = newRunId(), cwd }) => {
       opts.tracker?.namespaceCreated(namespaceFor(runId));
       return new KubeProvider({
@@ -41,6 +52,8 @@ export function kubeSession(
         allowNodeOperations: opts.allowNodeOperations,
         // An existing cluster (`cluster`) is touched only inside the run's namespace.
         clusterScopedObjects: name !== 'cluster',
+        ...(opts.system?.namespaceLabels ? { namespaceLabels: opts.system.namespaceLabels } : {}),
+        ...(opts.system?.namespaceAnnotations ? { namespaceAnnotations: opts.system.namespaceAnnotations } : {}),
       });
     },
     [Symbol.asyncDispose]: async () => {
@@ -73,6 +86,7 @@ export async function openClusterSession(
         containerStopSignals: cluster.created || (await keepsContainerStopSignal(client, log)),
         onDispose: () => cluster.delete(),
         ...tracking,
+        system: settings,
       });
     }
     case 'k3s': {
@@ -85,6 +99,7 @@ export async function openClusterSession(
         // The container publishes its NodePorts for TCP only.
         udp: false,
         ...tracking,
+        system: settings,
         onDispose: async () => {
           await cluster[Symbol.asyncDispose]();
         },
@@ -101,6 +116,7 @@ export async function openClusterSession(
         multiNode: true,
         containerStopSignals: await keepsContainerStopSignal(client, log),
         ...tracking,
+        system: settings,
       });
     }
   }

@@ -13,6 +13,7 @@ import * as chaos from './chaos.ts';
 import type { KubeClient } from './client.ts';
 import { helmInstall } from './helm.ts';
 import { chartInstalls } from './helm-gateway.ts';
+import { enrolledNamespace } from './mesh-install.ts';
 import type { KubeObject } from './list-watch.ts';
 import { fixturesOf, namespaceFor, renderTopology, validateManifests } from './manifests.ts';
 import { observeNamespace, type NamespaceObservers } from './observers.ts';
@@ -49,6 +50,9 @@ export interface KubeProviderOptions {
   minDeployTimeoutMs?: number;
   /** Runs after the namespace is gone (e.g. releasing a cluster the provider holds). */
   onTeardown?: () => Promise<void>;
+  /** --namespace-labels and --namespace-annotations, added to the run's namespace (mesh-install.ts). */
+  namespaceLabels?: Record<string, string>;
+  namespaceAnnotations?: Record<string, string>;
 }
 
 const DEFAULT_DEPLOY_TIMEOUT_MS = 180_000;
@@ -124,8 +128,9 @@ export class KubeProvider implements Provider {
       throw new Error(`provider ${this.name} stays inside its namespace, but the chart's configuration needs cluster-scoped objects (${clusterScoped.join(', ')})`);
     }
 
-    const [namespace, ...rest] = objects;
-    if (!namespace) throw new Error('no namespace rendered');
+    const [rendered, ...rest] = objects;
+    if (!rendered) throw new Error('no namespace rendered');
+    const namespace = enrolledNamespace(rendered, undefined, { labels: this.opts.namespaceLabels, annotations: this.opts.namespaceAnnotations });
     await assertNamespaceFree(this.client, this.namespace);
     this.created = true;
     await serverSideApply(this.client, namespace, opts.signal);

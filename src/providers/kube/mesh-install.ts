@@ -48,7 +48,7 @@ export async function planMeshInstall(client: KubeClient, spec: MeshSpec, opts: 
  * --namespace-annotations. A user's value that contradicts the enrolment is an error, not a silent
  * override: the run would measure the backend without the mesh it names.
  */
-export function enrolledNamespace(namespace: KubeObject, spec: MeshSpec | undefined, user: { labels?: Record<string, string>; annotations?: Record<string, string> }): KubeObject {
+export function enrolledNamespace(namespace: KubeObject, spec: MeshSpec | undefined, user: { labels?: Record<string, string> | undefined; annotations?: Record<string, string> | undefined }): KubeObject {
   const meta = namespace.metadata as KubeObject['metadata'] & { labels?: Record<string, string>; annotations?: Record<string, string> };
   const merge = (what: 'labels' | 'annotations', own: Record<string, string> | undefined, mesh: Record<string, string>, given: Record<string, string> | undefined) => {
     for (const [key, value] of Object.entries(given ?? {})) {

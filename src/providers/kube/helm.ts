@@ -13,7 +13,7 @@ import type { HelmProfileSpec } from '../../profiles/helm-charts.ts';
  * argv of `helm upgrade --install` for a profile; `--wait` returns once the release's pods are ready.
  * `release` is the run's own (releaseName in src/profiles/helm-charts.ts).
  */
-export function helmInstallArgs(spec: HelmProfileSpec, opts: { release: string; namespace: string; kubeconfigFile: string; valuesFile: string; timeoutSeconds?: number }): string[] {
+export function helmInstallArgs(spec: Pick<HelmProfileSpec, 'chart'>, opts: { release: string; namespace: string; kubeconfigFile: string; valuesFile: string; timeoutSeconds?: number }): string[] {
   return [
     'upgrade',
     '--install',
@@ -77,6 +77,15 @@ async function withKubeconfigFile<T>(kubeconfig: string, fn: (kubeconfigFile: st
  */
 export async function helmInstall(
   spec: HelmProfileSpec,
+  opts: { release: string; namespace: string; kubeconfig: string; values: Record<string, unknown>; timeoutSeconds?: number },
+  run: HelmRunner = runHelm,
+): Promise<() => Promise<void>> {
+  return helmInstallChart(spec, opts, run);
+}
+
+/** helmInstall for any pinned chart (a mesh's charts, src/profiles/meshes.ts), not only a profile's. */
+export async function helmInstallChart(
+  spec: Pick<HelmProfileSpec, 'chart'>,
   opts: { release: string; namespace: string; kubeconfig: string; values: Record<string, unknown>; timeoutSeconds?: number },
   run: HelmRunner = runHelm,
 ): Promise<() => Promise<void>> {

@@ -1,10 +1,12 @@
 import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GATEWAY_API_CRDS, ISTIO_VERSION, LINKERD_VERSION, MESHES, meshProfiles, meshUnsupported, WAIT_BEFORE_EXIT } from '../../profiles/meshes.ts';
 import { linkerdIdentityProblems } from '../../profiles/linkerd-certs.ts';
 import { KubeClient } from './client.ts';
 import { FakeApiServer } from './fake-api-server.ts';
-import { enrolledNamespace, MeshUnavailable, planMeshInstall } from './mesh-install.ts';
+import { carryOutMeshInstall, enrolledNamespace, MeshUnavailable, planMeshInstall } from './mesh-install.ts';
 
 const NS = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'zerodrop-abcd1234', labels: { 'zerodrop.dev/run': 'abcd1234' } } };
 
@@ -114,5 +116,80 @@ describe('mesh profiles', () => {
     expect(meshUnsupported({ name: 'istio-ambient' }, { name: 'kind', capabilities: {} })).toMatch(/^profile istio-ambient: provider kind cannot install or enrol a mesh yet/);
     expect(meshUnsupported({ name: 'istio-ambient' }, { name: 'kind', capabilities: { meshes: true } })).toBeUndefined();
     expect(meshUnsupported({ name: 'reference' }, { name: 'local', capabilities: {} })).toBeUndefined();
+  });
+});
+
+describe('carrying out a mesh install (a stand-in helm, the fake API server)', () => {
+  let fake: FakeApiServer;
+  afterEach(async () => {
+    await fake.close();
+  });
+  const crd = (name: string) => `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ${name}\nspec: {}\n`;
+  const manifest = ['# a comment document', crd('gateways.gateway.networking.k8s.io'), crd('httproutes.gateway.networking.k8s.io'), 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gateway-system\n'].join('---\n');
+
+  async function setup(establishes: boolean) {
+    fake = await new FakeApiServer().listen();
+    const applied = new Set<string>();
+    fake.respond((r) => {
+      if (r.method === 'PATCH') {
+        applied.add(r.path);
+        return { status: 200, body: r.body };
+      }
+      if (r.method === 'GET' && r.path === GATEWAY_API_CRDS.probe && !applied.has(r.path)) return { status: 404, body: { code: 404 } };
+      if (r.method === 'GET' && r.path.includes('/customresourcedefinitions/')) {
+        return { status: 200, body: { status: { conditions: [{ type: 'Established', status: establishes && applied.has(r.path) ? 'True' : 'False' }] } } };
+      }
+      if (r.method === 'GET') return { status: 404, body: { code: 404 } };
+      return undefined;
+    });
+    const helmCalls: { args: string[]; values: unknown }[] = [];
+    const helm = async (args: string[]) => {
+      const valuesFile = args[args.indexOf('--values') + 1] ?? '';
+      helmCalls.push({ args, values: parse(readFileSync(valuesFile, 'utf8')) });
+    };
+    return { client: KubeClient.forServer(fake.url), helm, helmCalls };
+  }
+
+  it('Gateway API CRDs applied and Established, then each chart into its namespace, created first, in order', async () => {
+    const { client, helm, helmCalls } = await setup(true);
+    const plan = await planMeshInstall(client, MESHES['linkerd']!, { provider: 'kind' });
+    await carryOutMeshInstall(client, plan, { kubeconfig: 'apiVersion: v1', helm, fetchText: async () => manifest, pollMs: 5 });
+    const writes = fake.requests.filter((r) => r.method === 'PATCH').map((r) => r.path);
+    expect(writes).toEqual([
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gateways.gateway.networking.k8s.io',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/httproutes.gateway.networking.k8s.io',
+      '/api/v1/namespaces/linkerd',
+      '/api/v1/namespaces/linkerd',
+    ]);
+    expect(helmCalls.map((c) => c.args.slice(0, 8))).toEqual([
+      ['upgrade', '--install', 'linkerd-crds', 'linkerd-crds', '--repo', 'https://helm.linkerd.io/edge', '--version', LINKERD_VERSION],
+      ['upgrade', '--install', 'linkerd-control-plane', 'linkerd-control-plane', '--repo', 'https://helm.linkerd.io/edge', '--version', LINKERD_VERSION],
+    ]);
+    expect(helmCalls.map((c) => c.args[c.args.indexOf('--namespace') + 1])).toEqual(['linkerd', 'linkerd']);
+    // The values reach helm as written: the identity's PEMs intact through the values file.
+    const values = helmCalls[1]?.values as { identityTrustAnchorsPEM: string; identity: { issuer: { tls: { crtPEM: string; keyPEM: string } } } };
+    expect(linkerdIdentityProblems({ trustAnchorPEM: values.identityTrustAnchorsPEM, issuerCertPEM: values.identity.issuer.tls.crtPEM, issuerKeyPEM: values.identity.issuer.tls.keyPEM })).toEqual([]);
+  });
+
+  it('mutant: CRDs that never become Established stop the install before any chart, naming the CRD', async () => {
+    const { client, helm, helmCalls } = await setup(false);
+    const plan = await planMeshInstall(client, MESHES['istio-ambient']!, { provider: 'kind' });
+    await expect(carryOutMeshInstall(client, plan, { kubeconfig: 'x', helm, fetchText: async () => manifest, pollMs: 5, timeoutMs: 50 })).rejects.toThrow(
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gateways.gateway.networking.k8s.io not Established within 0.05 s',
+    );
+    expect(helmCalls).toEqual([]);
+  });
+
+  it('mutant: a manifest without CRDs (a wrong URL\'s page) is refused', async () => {
+    const { client, helm } = await setup(true);
+    const plan = await planMeshInstall(client, MESHES['istio-ambient']!, { provider: 'kind' });
+    await expect(carryOutMeshInstall(client, plan, { kubeconfig: 'x', helm, fetchText: async () => '<html>not found</html>' })).rejects.toThrow('held no CustomResourceDefinition');
+  });
+
+  it('a mesh already there: nothing is written', async () => {
+    const { client, helm, helmCalls } = await setup(true);
+    await carryOutMeshInstall(client, { gatewayApiCrds: false, charts: [], note: 'found' }, { kubeconfig: 'x', helm });
+    expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(helmCalls).toEqual([]);
   });
 });

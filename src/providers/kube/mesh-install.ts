@@ -10,7 +10,9 @@
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { GATEWAY_API_CRDS, type MeshChart, type MeshSpec } from '../../profiles/meshes.ts';
 import { linkerdIdentity, linkerdIdentityProblems } from '../../profiles/linkerd-certs.ts';
-import type { KubeClient } from './client.ts';
+import { parseAllDocuments } from 'yaml';
+import { FIELD_MANAGER, PATCH, type KubeClient } from './client.ts';
+import { helmInstallChart, type HelmRunner } from './helm.ts';
 import type { KubeObject } from './list-watch.ts';
 
 export interface MeshInstallPlan {
@@ -67,4 +69,60 @@ export function enrolledNamespace(namespace: KubeObject, spec: MeshSpec | undefi
   };
   new Namespace(result as never).validate();
   return result;
+}
+
+export interface CarryOutOptions {
+  /** The kubeconfig's text, for helm (KubeConfig.exportConfig). */
+  kubeconfig: string;
+  /** helm itself (helm.ts runHelm) or a stand-in in tests. */
+  helm?: HelmRunner;
+  /** Reads the Gateway API release manifest (default: an HTTPS GET of GATEWAY_API_CRDS.url). */
+  fetchText?: (url: string) => Promise<string>;
+  timeoutMs?: number;
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+async function httpsText(url: string): Promise<string> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`GET ${url}: ${response.status}`);
+  return response.text();
+}
+
+/**
+ * Carries out a plan: the Gateway API CRDs (server-side applied, then waited for until Established,
+ * since the charts after them create objects of those kinds), then each chart with `helm upgrade
+ * --install --wait` into its own namespace, created first. Nothing is uninstalled afterwards: see
+ * the rules in docs/mesh.md.
+ */
+export async function carryOutMeshInstall(client: KubeClient, plan: MeshInstallPlan, opts: CarryOutOptions): Promise<void> {
+  const timeoutMs = opts.timeoutMs ?? 300_000;
+  opts.log?.(plan.note);
+  if (plan.gatewayApiCrds) {
+    const documents = parseAllDocuments(await (opts.fetchText ?? httpsText)(GATEWAY_API_CRDS.url))
+      .map((d) => d.toJS() as KubeObject | null)
+      .filter((d): d is KubeObject => d?.kind === 'CustomResourceDefinition');
+    if (documents.length === 0) throw new Error(`${GATEWAY_API_CRDS.url} held no CustomResourceDefinition`);
+    const paths = documents.map((crd) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
+    for (const [i, crd] of documents.entries()) {
+      await client.request('PATCH', paths[i] ?? '', { query: { fieldManager: FIELD_MANAGER, force: true }, contentType: PATCH.apply, body: crd });
+    }
+    const deadline = Date.now() + timeoutMs;
+    for (const path of paths) {
+      for (;;) {
+        const { body } = await client.request<{ status?: { conditions?: { type?: string; status?: string }[] } }>('GET', path);
+        if (body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+        if (Date.now() > deadline) throw new Error(`${path} not Established within ${timeoutMs / 1000} s`);
+        await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
+      }
+    }
+  }
+  for (const chart of plan.charts) {
+    await client.request('PATCH', `/api/v1/namespaces/${chart.namespace}`, {
+      query: { fieldManager: FIELD_MANAGER, force: true },
+      contentType: PATCH.apply,
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: chart.namespace } },
+    });
+    await helmInstallChart(chart, { release: chart.chart.release, namespace: chart.namespace, kubeconfig: opts.kubeconfig, values: chart.values, timeoutSeconds: Math.ceil(timeoutMs / 1000) }, opts.helm);
+  }
 }

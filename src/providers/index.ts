@@ -53,7 +53,8 @@ export async function missingPrerequisites(settings: ProviderSettings): Promise<
 /** A cluster (or none, for local) held for a whole run; each scenario gets its own provider from it. */
 export interface ProviderSession extends AsyncDisposable {
   readonly name: ProviderName;
-  create(ctx: { recorder: Recorder; runId?: string; cwd: string }): Provider;
+  /** `profile`: the system under test's profile name (a mesh profile changes what a cluster provider deploys). */
+  create(ctx: { recorder: Recorder; runId?: string; cwd: string; profile?: string }): Provider;
   /** Why this session cannot run a scenario of this role for this profile (e.g. a --gateway-class it cannot serve yet), or undefined. */
   unsupported?(scenario: { id: string; role: 'backend' | 'gateway' }, profile: { name: string }): string | undefined;
 }

@@ -11,6 +11,7 @@ import { keepsContainerStopSignal } from './kube/stop-signal-probe.ts';
 import { newRunId, type ProviderSession, type ProviderSettings } from './index.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 import type { ClusterSystemSettings } from './cluster-system.ts';
+import { MESHES } from '../profiles/meshes.ts';
 
 /** A session on a cluster the caller already has a KubeConfig for (the kind suites' shared cluster). */
 export function kubeSession(
@@ -39,7 +40,8 @@ export function kubeSession(
       gatewayClass && scenario.role === 'gateway'
         ? `--gateway-class ${gatewayClass.name}: provider ${name} does not yet deploy a scenario's gateway as the class's dataplane (docs/gateway-class.md, "What is left"); nothing measured`
         : undefined,
-    create: ({ recorder, runId = newRunId(), cwd }) => {
+    create: ({ recorder, runId = newRunId(), cwd, profile }) => {
+      const mesh = profile === undefined ? undefined : MESHES[profile];
       opts.tracker?.namespaceCreated(namespaceFor(runId));
       return new KubeProvider({
         name,
@@ -48,12 +50,13 @@ export function kubeSession(
         runId,
         cwd,
         exposure,
-        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals },
+        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals, meshes: true },
         allowNodeOperations: opts.allowNodeOperations,
         // An existing cluster (`cluster`) is touched only inside the run's namespace.
         clusterScopedObjects: name !== 'cluster',
         ...(opts.system?.namespaceLabels ? { namespaceLabels: opts.system.namespaceLabels } : {}),
         ...(opts.system?.namespaceAnnotations ? { namespaceAnnotations: opts.system.namespaceAnnotations } : {}),
+        ...(mesh ? { mesh } : {}),
       });
     },
     [Symbol.asyncDispose]: async () => {

@@ -111,7 +111,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   const recorder = new Recorder();
   request.onStart?.({ scenario: def.id, profile: profile.name, timeline: recorder.timeline });
   const started = performance.now();
-  await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: packageRoot });
+  await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: packageRoot, profile: profile.name });
   const cannot = unsupported(scenario, provider) ?? meshUnsupported(profile, provider) ?? request.session?.unsupported?.(def, profile);
   if (cannot) return skipped(cannot);
   const outcome = await runScenario(scenario, {

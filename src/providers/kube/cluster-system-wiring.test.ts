@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Recorder } from '../../observe/recorder.ts';
 import { packageRoot } from '../../paths.ts';
-import { meshProfiles } from '../../profiles/meshes.ts';
+import { MESHES, meshProfiles } from '../../profiles/meshes.ts';
 import { referenceProfile } from '../../profiles/reference.ts';
 import { optionsFor, runMatrix } from '../../runner/run-matrix.ts';
 import { findScenario } from '../../scenarios/index.ts';
@@ -31,9 +31,11 @@ describe("the run's namespace on a cluster", () => {
     fake = await new FakeApiServer().listen();
     for (const p of ['pods', 'events']) fake.serve(`/api/v1/namespaces/${NS}/${p}`);
     fake.serve(`/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`);
-    fake.respond((r) => (r.method === 'GET' && r.path === `/api/v1/namespaces/${NS}` ? { status: 404, body: { code: 404 } } : undefined));
+    // Neither the run's namespace nor any mesh exists yet.
+    const absent = [`/api/v1/namespaces/${NS}`, '/apis/apps/v1/namespaces/linkerd/deployments/linkerd-destination', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gateways.gateway.networking.k8s.io'];
+    fake.respond((r) => (r.method === 'GET' && absent.includes(r.path) ? { status: 404, body: { code: 404 } } : undefined));
     const namespaces = () => fake.requests.filter((r) => r.method === 'PATCH' && (r.body as { kind?: string }).kind === 'Namespace').map((r) => (r.body as { metadata: unknown }).metadata);
-    const deployOnce = async (extra: { namespaceLabels?: Record<string, string>; namespaceAnnotations?: Record<string, string> }) => {
+    const deployOnce = async (extra: Partial<ConstructorParameters<typeof KubeProvider>[0]>) => {
       const provider = new KubeProvider({
         name: 'kind',
         client: KubeClient.forServer(fake.url),
@@ -54,9 +56,21 @@ describe("the run's namespace on a cluster", () => {
     };
     await deployOnce({ namespaceLabels: { 'istio.io/dataplane-mode': 'ambient' }, namespaceAnnotations: { 'linkerd.io/inject': 'enabled' } });
     await deployOnce({});
+    // A mesh profile: the mesh is planned and carried out before the namespace exists, and the namespace is enrolled.
+    const order: string[] = [];
+    fake.respond((r) => {
+      if (r.method === 'PATCH' && (r.body as { kind?: string }).kind === 'Namespace') order.push('namespace applied');
+      return undefined;
+    }, { first: true });
+    await deployOnce({
+      mesh: MESHES['linkerd']!,
+      meshInstall: async (_client, plan) => void order.push(`mesh: ${plan.charts.map((c) => c.chart.chart).join(', ')}`),
+    });
+    expect(order).toEqual(['mesh: linkerd-crds, linkerd-control-plane', 'namespace applied']);
     expect(namespaces()).toEqual([
       { name: NS, labels: { 'zerodrop.dev/run': RUN, 'app.kubernetes.io/managed-by': 'zerodrop', 'istio.io/dataplane-mode': 'ambient' }, annotations: { 'linkerd.io/inject': 'enabled' } },
       { name: NS, labels: { 'zerodrop.dev/run': RUN, 'app.kubernetes.io/managed-by': 'zerodrop' } },
+      { name: NS, labels: { 'zerodrop.dev/run': RUN, 'app.kubernetes.io/managed-by': 'zerodrop' }, annotations: { 'linkerd.io/inject': 'enabled', 'config.alpha.linkerd.io/proxy-wait-before-exit-seconds': '10' } },
     ]);
   });
 });
@@ -69,6 +83,12 @@ describe('--gateway-class on a cluster session, until the provider deploys the c
       containerStopSignals: true,
       ...(gatewayClass ? { system: { gatewayClass: { name: gatewayClass, timeouts: { ...CONFORMANCE_TIMEOUTS } } } } : {}),
     });
+
+  it('a cluster session enrols mesh profiles: the provider it creates for one carries the mesh', () => {
+    const created = session().create({ recorder: new Recorder(), runId: RUN, cwd: packageRoot, profile: 'istio-ambient' });
+    expect(created.capabilities.meshes).toBe(true);
+    expect(meshProfiles.map((p) => p.name).every((name) => name in MESHES)).toBe(true);
+  });
 
   it('refuses gateway scenarios with the reason (never measures the selected profile under the class name), keeps backend scenarios', () => {
     expect(session('eg').unsupported?.(gatewayDelete, referenceProfile)).toBe(

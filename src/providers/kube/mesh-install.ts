@@ -126,3 +126,14 @@ export async function carryOutMeshInstall(client: KubeClient, plan: MeshInstallP
     await helmInstallChart(chart, { release: chart.chart.release, namespace: chart.namespace, kubeconfig: opts.kubeconfig, values: chart.values, timeoutSeconds: Math.ceil(timeoutMs / 1000) }, opts.helm);
   }
 }
+
+/** Plans and carries out a mesh profile's install before a run's deploy; returns the note for the Timeline. */
+export async function ensureMesh(
+  client: KubeClient,
+  spec: MeshSpec,
+  opts: { provider: 'kind' | 'k3s' | 'cluster'; carryOut?: typeof carryOutMeshInstall },
+): Promise<string> {
+  const plan = await planMeshInstall(client, spec, { provider: opts.provider });
+  await (opts.carryOut ?? carryOutMeshInstall)(client, plan, { kubeconfig: client.config.exportConfig() });
+  return plan.note;
+}

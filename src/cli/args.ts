@@ -15,6 +15,7 @@ import { optionProblem } from '../scenarios/option-kinds.ts';
 import { optionsFor } from '../runner/run-matrix.ts';
 import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
+import { CLUSTER_SYSTEM_FLAGS, clusterSystemSettings } from './cluster-system-args.ts';
 
 export const PROVIDERS = ['local', 'kind', 'k3s', 'cluster'] as const;
 
@@ -57,13 +58,14 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
     open: { type: 'boolean', default: false },
     driver: { type: 'string', default: 'builtin' },
     workers: { type: 'string', default: '1' },
+    ...CLUSTER_SYSTEM_FLAGS,
   });
 
   const provider = values.provider;
   if (!(PROVIDERS as readonly string[]).includes(provider)) {
     throw new UsageError(`--provider ${provider}: unknown provider; use one of ${PROVIDERS.join(', ')}`);
   }
-  const providerSettings = providerSettingsOf(provider as ProviderName, values);
+  const providerSettings = { ...providerSettingsOf(provider as ProviderName, values), ...clusterSystemSettings(provider, values) };
 
   const scenarios = scenariosNamed(values.scenario ?? []);
   // --driver narrows an unnamed selection to the scenarios it can load (src/cli/driver.ts).

@@ -16,9 +16,11 @@ import { catalog } from '../scenarios/index.ts';
 import { UsageError } from './usage-error.ts';
 import { DRIVERS, type LoadDriver } from '../load/drivers.ts';
 import { optionProblem } from '../scenarios/option-kinds.ts';
-import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
+import { dnsLabelProblem, durationMs, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
+import { clusterSystemArgs, labelSelectorProblem, objectNameProblem, pairsProblem, type ClusterSystemConfig } from './cluster-system-args.ts';
 
-export interface ZerodropConfig {
+/** ClusterSystemConfig: gatewayClassName, dataplaneSelector, namespaceLabels, namespaceAnnotations, gatewayTimeouts (cluster-system-args.ts). */
+export interface ZerodropConfig extends ClusterSystemConfig {
   /** Where pods run (default local). */
   provider?: (typeof PROVIDER_NAMES)[number];
   /** Systems under test (default ['reference']): built-in names (`zerodrop list`) and profiles made with defineProfile. */
@@ -66,6 +68,15 @@ const checked = (problem: (value: string) => string | undefined, notString: stri
     const message = problem(value);
     if (message !== undefined) ctx.addIssue({ code: 'custom', message });
   });
+
+/** Namespace labels or annotations, checked as --namespace-labels and --namespace-annotations are. */
+const namespacePairs = (what: 'labels' | 'annotations') =>
+  z.record(z.string(), z.string({ error: 'must be a string' })).superRefine((value, ctx) => {
+    const message = pairsProblem(value, what);
+    if (message !== undefined) ctx.addIssue({ code: 'custom', message });
+  });
+
+const gatewayWait = checked((v) => (durationMs(v) ? undefined : 'expected a duration like 300s or 5m'), 'must be a duration like 300s');
 
 /** `set` values are checked against the option's kind, as `--set` is. */
 function checkSet(set: Record<string, unknown>, ctx: z.RefinementCtx): void {
@@ -131,9 +142,23 @@ const schema = z.strictObject({
     .min(1, 'must be a whole number from 1 to 64')
     .max(64, 'must be a whole number from 1 to 64')
     .optional(),
+  gatewayClassName: checked(objectNameProblem, 'must be the name of a GatewayClass').optional(),
+  dataplaneSelector: checked(labelSelectorProblem, 'must be a label selector like app=edge-proxy').optional(),
+  namespaceLabels: namespacePairs('labels').optional(),
+  namespaceAnnotations: namespacePairs('annotations').optional(),
+  gatewayTimeouts: z
+    .strictObject({ gatewayClassMustBeAccepted: gatewayWait.optional(), gatewayMustHaveCondition: gatewayWait.optional(), gatewayMustHaveAddress: gatewayWait.optional() })
+    .optional(),
 });
 
 const FIELDS = Object.keys(schema.shape);
+
+/** The fields of a nested object field (implementation, gatewayTimeouts), for an unknown key inside it. */
+function fieldsOf(field: PropertyKey | undefined): string[] {
+  const value = schema.shape[field as keyof typeof schema.shape] as z.ZodType | undefined;
+  const inner = value instanceof z.ZodOptional ? value.unwrap() : value;
+  return inner instanceof z.ZodObject ? Object.keys(inner.shape) : [];
+}
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let v = input;
@@ -152,7 +177,7 @@ export function validateConfig(input: unknown, source: string): ZerodropConfig {
   const problems = parsed.error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       const where = issue.path.length > 0 ? `${pathText(issue.path)}: ` : '';
-      return `${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; allowed: ${issue.path.length > 0 ? 'organization, project, url, version, contact' : FIELDS.join(', ')}`;
+      return `${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; allowed: ${(issue.path.length > 0 ? fieldsOf(issue.path[0]) : FIELDS).join(', ')}`;
     }
     const value = valueAt(input, issue.path);
     const shown = isDefinedProfile(value) ? `defineProfile(${value.name})` : (JSON.stringify(value) ?? 'undefined');
@@ -225,6 +250,7 @@ export function configArgs(config: ZerodropConfig, argv: readonly string[]): str
   single('context', config.context);
   single('driver', config.driver);
   single('workers', config.workers?.toString());
+  for (const [flag, value] of clusterSystemArgs(config)) single(flag, value);
   return out;
 }
 

@@ -29,6 +29,14 @@ Options:
   --kube-version  kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s)
   --cluster-name  kind: cluster to reuse, or create and delete afterwards (default zerodrop)
   --kubeconfig, --context  cluster: which cluster; the run only touches its own namespaces
+  --gateway-class  kind, k3s, cluster: a Gateway API implementation installed on the cluster, by its
+                GatewayClass; the run creates a Gateway and routes for it (docs/gateway-class.md)
+  --dataplane-selector  with --gateway-class: KEY=VALUE[,KEY=VALUE] selecting the dataplane pods when
+                neither the gateway-name label (GEP-1762) nor a known controller's labels find them
+  --gateway-timeout  with --gateway-class: NAME=DURATION, repeatable; the waits gatewayClassMustBeAccepted,
+                gatewayMustHaveCondition, gatewayMustHaveAddress (default 180s each, as conformance)
+  --namespace-labels, --namespace-annotations  name=value[,name=value] for the run's namespace, in the
+                conformance suite's syntax (a mesh's enrolment, e.g. linkerd.io/inject=enabled)
   --profile     system under test, repeatable (default: reference); see \`zerodrop list\`
   --scenario    scenario id, repeatable (default: the whole catalog except controls)
   --set         override a scenario option, e.g. --set graceSeconds=30 (see \`zerodrop list\`)

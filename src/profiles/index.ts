@@ -4,10 +4,11 @@ import { coturnProfiles } from './coturn.ts';
 import type { Profile } from './profile.ts';
 import { gatewayProfiles } from './gateways.ts';
 import { helmProfiles } from './helm-charts.ts';
+import { meshProfiles } from './meshes.ts';
 import { mutantGatewayNoGoaway } from './reference-gateway.ts';
 import { mutantProfiles, referenceProfile } from './reference.ts';
 
-export const profiles: readonly Profile[] = [referenceProfile, ...mutantProfiles, mutantGatewayNoGoaway, ...gatewayProfiles, ...coturnProfiles, ...helmProfiles];
+export const profiles: readonly Profile[] = [referenceProfile, ...mutantProfiles, mutantGatewayNoGoaway, ...gatewayProfiles, ...coturnProfiles, ...helmProfiles, ...meshProfiles];
 
 export function findProfile(name: string): Profile | undefined {
   return profiles.find((p) => p.name === name);

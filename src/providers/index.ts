@@ -13,11 +13,13 @@ import { dockerMissing, kindMissing, kindVersionProblem, kubeconfigMissing } fro
 import { LocalProvider } from './local/local-provider.ts';
 import type { Provider } from './provider.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
+import type { ClusterSystemSettings } from './cluster-system.ts';
 
 export const PROVIDER_NAMES = ['local', 'kind', 'k3s', 'cluster'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-export interface ProviderSettings {
+/** ClusterSystemSettings: --gateway-class and the run namespace's labels and annotations (cluster-system.ts). */
+export interface ProviderSettings extends ClusterSystemSettings {
   name: ProviderName;
   /** cluster: the kubeconfig file (default $KUBECONFIG or ~/.kube/config). */
   kubeconfig?: string;
@@ -58,7 +60,10 @@ export async function missingPrerequisites(settings: ProviderSettings, warn: (li
 /** A cluster (or none, for local) held for a whole run; each scenario gets its own provider from it. */
 export interface ProviderSession extends AsyncDisposable {
   readonly name: ProviderName;
-  create(ctx: { recorder: Recorder; runId?: string; cwd: string }): Provider;
+  /** `profile`: the system under test's profile name (a mesh profile changes what a cluster provider deploys). */
+  create(ctx: { recorder: Recorder; runId?: string; cwd: string; profile?: string }): Provider;
+  /** Why this session cannot run a scenario of this role for this profile (e.g. a --gateway-class it cannot serve yet), or undefined. */
+  unsupported?(scenario: { id: string; role: 'backend' | 'gateway' }, profile: { name: string }): string | undefined;
 }
 
 /** `tracker`: the run's state record (src/state/run-record.ts), for `zerodrop clean` after a crash. */

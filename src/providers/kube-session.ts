@@ -10,6 +10,8 @@ import { namespaceFor } from './kube/manifests.ts';
 import { keepsContainerStopSignal, kindKeepsContainerStopSignal } from './kube/stop-signal-probe.ts';
 import { newRunId, type ProviderSession, type ProviderSettings } from './index.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
+import type { ClusterSystemSettings } from './cluster-system.ts';
+import { MESHES } from '../profiles/meshes.ts';
 
 /** A session on a cluster the caller already has a KubeConfig for (the kind suites' shared cluster). */
 export function kubeSession(
@@ -24,11 +26,22 @@ export function kubeSession(
     containerStopSignals: boolean;
     onDispose?: () => Promise<void>;
     tracker?: LeftoverTracker;
+    /** --gateway-class and the run namespace's labels and annotations. */
+    system?: ClusterSystemSettings;
   },
 ): ProviderSession {
+  const gatewayClass = opts.system?.gatewayClass;
   return {
     name,
-    create: ({ recorder, runId = newRunId(), cwd }) => {
+    // The flow for a GatewayClass (kube/gateway-class.ts, openGatewayClassRun) is not yet the gateway
+    // role of a deploy: without this, the selected profile's own gateway would be measured under the
+    // class's name.
+    unsupported: (scenario) =>
+      gatewayClass && scenario.role === 'gateway'
+        ? `--gateway-class ${gatewayClass.name}: provider ${name} does not yet deploy a scenario's gateway as the class's dataplane (docs/gateway-class.md, "What is left"); nothing measured`
+        : undefined,
+    create: ({ recorder, runId = newRunId(), cwd, profile }) => {
+      const mesh = profile === undefined ? undefined : MESHES[profile];
       opts.tracker?.namespaceCreated(namespaceFor(runId));
       return new KubeProvider({
         name,
@@ -37,10 +50,13 @@ export function kubeSession(
         runId,
         cwd,
         exposure,
-        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals },
+        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals, meshes: true },
         allowNodeOperations: opts.allowNodeOperations,
         // An existing cluster (`cluster`) is touched only inside the run's namespace.
         clusterScopedObjects: name !== 'cluster',
+        ...(opts.system?.namespaceLabels ? { namespaceLabels: opts.system.namespaceLabels } : {}),
+        ...(opts.system?.namespaceAnnotations ? { namespaceAnnotations: opts.system.namespaceAnnotations } : {}),
+        ...(mesh ? { mesh } : {}),
       });
     },
     [Symbol.asyncDispose]: async () => {
@@ -71,6 +87,7 @@ export async function openClusterSession(
         containerStopSignals: await kindKeepsContainerStopSignal(cluster, client, log),
         onDispose: () => cluster.delete(),
         ...tracking,
+        system: settings,
       });
     }
     case 'k3s': {
@@ -83,6 +100,7 @@ export async function openClusterSession(
         // The container publishes its NodePorts for TCP only.
         udp: false,
         ...tracking,
+        system: settings,
         onDispose: async () => {
           await cluster[Symbol.asyncDispose]();
         },
@@ -99,6 +117,7 @@ export async function openClusterSession(
         multiNode: true,
         containerStopSignals: await keepsContainerStopSignal(client, log),
         ...tracking,
+        system: settings,
       });
     }
   }

@@ -36,6 +36,8 @@ export interface ProviderCapabilities {
    * Unknown counts as no.
    */
   containerStopSignals?: boolean;
+  /** Installs a mesh profile's mesh when absent and enrols the run's namespace (src/profiles/meshes.ts). Unknown counts as no. */
+  meshes?: boolean;
 }
 
 export interface DrainNodeOptions {

@@ -7,6 +7,7 @@ import { missingRequirement } from '../profiles/requirements.ts';
 import { missingDriver, type LoadDriver } from '../load/drivers.ts';
 import { localSession, type ProviderName, type ProviderSession } from '../providers/index.ts';
 import { unsupported } from '../providers/support.ts';
+import { meshUnsupported } from '../profiles/meshes.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { countsOf, type RunResult, type ScenarioResult } from '../report/results.ts';
 import type { Timeline } from '../model/timeline.ts';
@@ -110,8 +111,8 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   const recorder = new Recorder();
   request.onStart?.({ scenario: def.id, profile: profile.name, timeline: recorder.timeline });
   const started = performance.now();
-  await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: packageRoot });
-  const cannot = unsupported(scenario, provider);
+  await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: packageRoot, profile: profile.name });
+  const cannot = unsupported(scenario, provider) ?? meshUnsupported(profile, provider) ?? request.session?.unsupported?.(def, profile);
   if (cannot) return skipped(cannot);
   const outcome = await runScenario(scenario, {
     provider,

@@ -18,6 +18,9 @@ const RESOURCES: Record<string, { prefix: string; plural: string; namespaced: bo
   'gateway.networking.k8s.io/v1/Gateway': { prefix: '/apis/gateway.networking.k8s.io/v1', plural: 'gateways', namespaced: true },
   'gateway.networking.k8s.io/v1/HTTPRoute': { prefix: '/apis/gateway.networking.k8s.io/v1', plural: 'httproutes', namespaced: true },
   'gateway.networking.k8s.io/v1alpha2/UDPRoute': { prefix: '/apis/gateway.networking.k8s.io/v1alpha2', plural: 'udproutes', namespaced: true },
+  // The routes of a --gateway-class run (gateway-objects.ts).
+  'gateway.networking.k8s.io/v1/GRPCRoute': { prefix: '/apis/gateway.networking.k8s.io/v1', plural: 'grpcroutes', namespaced: true },
+  'gateway.networking.k8s.io/v1alpha2/TCPRoute': { prefix: '/apis/gateway.networking.k8s.io/v1alpha2', plural: 'tcproutes', namespaced: true },
   'gateway.envoyproxy.io/v1alpha1/EnvoyProxy': { prefix: '/apis/gateway.envoyproxy.io/v1alpha1', plural: 'envoyproxies', namespaced: true },
   'stunner.l7mp.io/v1/GatewayConfig': { prefix: '/apis/stunner.l7mp.io/v1', plural: 'gatewayconfigs', namespaced: true },
   'stunner.l7mp.io/v1/Dataplane': { prefix: '/apis/stunner.l7mp.io/v1', plural: 'dataplanes', namespaced: false },

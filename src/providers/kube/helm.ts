@@ -10,12 +10,12 @@ import { parseAllDocuments, stringify } from 'yaml';
 import type { HelmProfileSpec } from '../../profiles/helm-charts.ts';
 
 /** The chart, where it comes from and its version (a local chart has none to ask for). */
-function chartArgs(spec: HelmProfileSpec): string[] {
+function chartArgs(spec: Pick<HelmProfileSpec, 'chart'>): string[] {
   return [spec.chart.chart, ...(spec.chart.repo ? ['--repo', spec.chart.repo] : []), ...(spec.chart.version !== undefined ? ['--version', spec.chart.version] : [])];
 }
 
 /** The profile's own values files first, then the run's values (the workload label, replicas, ports), which win. */
-function valuesArgs(spec: HelmProfileSpec, runValues: string): string[] {
+function valuesArgs(spec: Pick<HelmProfileSpec, 'chart'>, runValues: string): string[] {
   return [...(spec.chart.valuesFiles ?? []), runValues].flatMap((file) => ['--values', file]);
 }
 
@@ -23,7 +23,7 @@ function valuesArgs(spec: HelmProfileSpec, runValues: string): string[] {
  * argv of `helm upgrade --install` for a profile; `--wait` returns once the release's pods are ready.
  * `release` is the run's own (releaseName in src/profiles/helm-charts.ts).
  */
-export function helmInstallArgs(spec: HelmProfileSpec, opts: { release: string; namespace: string; kubeconfigFile: string; valuesFile: string; timeoutSeconds?: number }): string[] {
+export function helmInstallArgs(spec: Pick<HelmProfileSpec, 'chart'>, opts: { release: string; namespace: string; kubeconfigFile: string; valuesFile: string; timeoutSeconds?: number }): string[] {
   return [
     'upgrade',
     '--install',
@@ -91,6 +91,15 @@ async function withKubeconfigFile<T>(kubeconfig: string, fn: (kubeconfigFile: st
  */
 export async function helmInstall(
   spec: HelmProfileSpec,
+  opts: { release: string; namespace: string; kubeconfig: string; values: Record<string, unknown>; timeoutSeconds?: number },
+  run: HelmRunner = runHelm,
+): Promise<() => Promise<void>> {
+  return helmInstallChart(spec, opts, run);
+}
+
+/** helmInstall for any pinned chart (a mesh's charts, src/profiles/meshes.ts), not only a profile's. */
+export async function helmInstallChart(
+  spec: Pick<HelmProfileSpec, 'chart'>,
   opts: { release: string; namespace: string; kubeconfig: string; values: Record<string, unknown>; timeoutSeconds?: number },
   run: HelmRunner = runHelm,
 ): Promise<() => Promise<void>> {

@@ -13,6 +13,8 @@ import * as chaos from './chaos.ts';
 import { statusOf, type KubeClient } from './client.ts';
 import { chartObjectsOutside, helmInstall } from './helm.ts';
 import { chartInstalls } from './helm-gateway.ts';
+import { enrolledNamespace, ensureMesh, type carryOutMeshInstall } from './mesh-install.ts';
+import type { MeshSpec } from '../../profiles/meshes.ts';
 import type { KubeObject } from './list-watch.ts';
 import { fixturesOf, namespaceFor, renderTopology, validateManifests } from './manifests.ts';
 import { observeNamespace, type NamespaceObservers } from './observers.ts';
@@ -53,6 +55,13 @@ export interface KubeProviderOptions {
   minDeployTimeoutMs?: number;
   /** Runs after the namespace is gone (e.g. releasing a cluster the provider holds). */
   onTeardown?: () => Promise<void>;
+  /** --namespace-labels and --namespace-annotations, added to the run's namespace (mesh-install.ts). */
+  namespaceLabels?: Record<string, string>;
+  namespaceAnnotations?: Record<string, string>;
+  /** A mesh profile's mesh (src/profiles/meshes.ts): installed when absent, before the namespace; the namespace is enrolled. */
+  mesh?: MeshSpec;
+  /** Carries out the mesh install (default: helm and the API server, mesh-install.ts); tests pass a stand-in. */
+  meshInstall?: typeof carryOutMeshInstall;
 }
 
 const DEFAULT_DEPLOY_TIMEOUT_MS = 180_000;
@@ -163,8 +172,13 @@ export class KubeProvider implements Provider {
       }
     }
 
-    const [namespace, ...rest] = objects;
-    if (!namespace) throw new Error('no namespace rendered');
+    const [rendered, ...rest] = objects;
+    if (!rendered) throw new Error('no namespace rendered');
+    const namespace = enrolledNamespace(rendered, this.opts.mesh, { labels: this.opts.namespaceLabels, annotations: this.opts.namespaceAnnotations });
+    if (this.opts.mesh) {
+      const note = await ensureMesh(this.client, this.opts.mesh, { provider: this.opts.name, ...(this.opts.meshInstall ? { carryOut: this.opts.meshInstall } : {}) });
+      this.recorder.event('note', { message: note, detail: { mesh: this.opts.mesh.mesh } });
+    }
     await assertNamespaceFree(this.client, this.namespace);
     this.created = true;
     await serverSideApply(this.client, namespace, opts.signal);

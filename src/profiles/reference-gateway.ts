@@ -4,7 +4,7 @@
 // always the reference backend; the profile supplies the gateway.
 
 import { defaultProbe } from '../model/workload.ts';
-import { drainShape } from './gateway-drain.ts';
+import { drainShape, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
 import { ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
 
 export const REFERENCE_GATEWAY = 'fixtures/reference-gateway.mjs';
@@ -20,7 +20,7 @@ export function referenceGateway(mode: ReferenceGatewayMode) {
     const shape = drainShape(request);
     return {
       command: ['node', REFERENCE_GATEWAY],
-      env: { PROTOCOL: request.protocol, GATEWAY_MODE: mode, PORT: String(request.port), DRAIN_IDLE_MS: '300' },
+      env: { PROTOCOL: request.protocol, GATEWAY_MODE: mode, PORT: String(request.port), DRAIN_IDLE_MS: '300', DRAIN_TIMEOUT_MS: String(STOP_TIMEOUT_SECONDS * 1000) },
       // h2c has no HTTP/1.1 listener for an httpGet probe: a TCP probe, as for any h2c-only server.
       readinessProbe: defaultProbe(
         request.protocol === 'http' ? { httpGet: { port: request.port, path: '/healthz' } } : { tcpSocket: { port: request.port } },

@@ -4,7 +4,7 @@
 // (x-zerodrop-gateway) and pass the backend's x-zerodrop-pod through, so each request is
 // attributed to both. The backends are never disturbed here: whatever fails, the gateway dropped.
 
-import type { Expectation, PodRef } from '../model/scenario.ts';
+import type { Expectation, LoadPhase, PodRef } from '../model/scenario.ts';
 import type { HttpLoadSpec, Http2LoadSpec } from '../model/load.ts';
 import type { Topology } from '../model/workload.ts';
 import type { GatewayPlan, Profile } from '../profiles/profile.ts';
@@ -95,6 +95,109 @@ export function gatewayLoad(o: { clients: number; ratePerClient: number; keepAli
   };
 }
 
+/** The options of the traffic every HTTP/1.1 gateway scenario carries (gatewayTraffic). */
+export interface GatewayTrafficOptions {
+  clients: number;
+  ratePerClient: number;
+  busyConnections: number;
+  busyRequestMs: number;
+  busyThinkMs: number;
+  freshClients: number;
+  longRequests: number;
+  /** Requests outlasting the drain timeout (gateway-delete-http only): not judged; the pod must still leave by its drain timeout. */
+  overlongRequests?: number;
+}
+
+export const gatewayTrafficDefaults: Omit<GatewayTrafficOptions, 'clients' | 'ratePerClient' | 'overlongRequests'> = {
+  busyConnections: 30,
+  busyRequestMs: 0,
+  busyThinkMs: 50,
+  freshClients: 4,
+  longRequests: 8,
+};
+
+/** Nightly: the seed's 100 connections kept busy. */
+export const gatewayTrafficNightly: Partial<GatewayTrafficOptions> = { busyConnections: 100 };
+
+/**
+ * A long request ends this long before the drain timeout the profile declares: the drain-correct
+ * profiles declare a second of slack over their system's own bound, and a proxied response needs a
+ * moment to come back through the gateway.
+ */
+const LONG_REQUEST_MARGIN_MS = 2000;
+/** Long requests start this long before the stop, so that they are in flight on every pod then. */
+const LONG_LEAD_MS = 500;
+
+/**
+ * The traffic a real gateway carries, at the moment one of its pods is stopped:
+ * - `http`: the hey-like clients (keep-alive or not, by the scenario), mostly idle between requests;
+ * - `busy`: keep-alive connections sending back to back, each request held `busyRequestMs` by the
+ *   backend, so that a connection is nearly always mid-request: a gateway that closes one between
+ *   two requests (an idle close at the stop signal, or a close after a response that promised
+ *   keep-alive) races the client's next request, which then fails. A mostly idle load hides that
+ *   race: the close lands while the client is waiting (issue 19). Held: each connection must turn
+ *   requests around at least at half the rate the backend's delay allows, or the run is inconclusive;
+ * - `fresh`: a new connection per request alongside, crossing the load balancer all the time;
+ * - `long`: requests started just before the stop, lasting until shortly before the drain timeout the
+ *   profile promises: in flight at the stop signal, they must complete.
+ */
+export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }, setup: GatewaySetup, stopAtMs: number): LoadPhase[] {
+  const loads: LoadPhase[] = [{ id: 'http', startMs: 0, spec: gatewayLoad(o) }];
+  if (o.busyConnections > 0) {
+    loads.push({
+      id: 'busy',
+      startMs: 0,
+      spec: {
+        kind: 'http',
+        service: GATEWAY,
+        path: o.busyRequestMs > 0 ? `/delay?ms=${o.busyRequestMs}` : '/',
+        thinkMs: o.busyThinkMs,
+        keepAlive: true,
+        mode: 'closed',
+        connections: o.busyConnections,
+        heldRatePerWorker: 1000 / (o.busyRequestMs + o.busyThinkMs + BUSY_TURNAROUND_MS),
+        timeoutMs: o.busyRequestMs + 5_000,
+      },
+    });
+  }
+  if (o.freshClients > 0) loads.push({ id: 'fresh', startMs: 0, spec: gatewayLoad({ clients: o.freshClients, ratePerClient: o.ratePerClient, keepAlive: false }) });
+  const longStart = Math.max(0, stopAtMs - LONG_LEAD_MS);
+  const longMs = stopAtMs - longStart + setup.drainTimeoutMs - LONG_REQUEST_MARGIN_MS;
+  for (let i = 0; i < o.longRequests && longMs > 0; i++) {
+    loads.push({ id: `long-${i + 1}`, startMs: longStart, spec: { kind: 'single', service: GATEWAY, path: `/delay?ms=${longMs}`, timeoutMs: longMs + 5_000 } });
+  }
+  // Past the grace period too: a gateway that does not bound its drain is then SIGKILLed with it.
+  const overlongMs = stopAtMs - longStart + Math.max(setup.drainTimeoutMs, setup.graceSeconds * 1000) + OVERLONG_PAST_GRACE_MS;
+  for (let i = 0; i < (o.overlongRequests ?? 0); i++) {
+    loads.push({ id: `${OVERLONG}${i + 1}`, startMs: longStart, spec: { kind: 'single', service: GATEWAY, path: `/delay?ms=${overlongMs}`, timeoutMs: overlongMs + 5_000 } });
+  }
+  return loads;
+}
+
+const OVERLONG = 'overlong-';
+/** What a busy connection may spend per request beyond the backend's delay and its think time. */
+const BUSY_TURNAROUND_MS = 100;
+/** How far an overlong request outlasts the grace period (and so the drain timeout below it). */
+const OVERLONG_PAST_GRACE_MS = 1000;
+
+/**
+ * No request of `loads` may fail, except the overlong ones: those outlast the drain by design and
+ * are cut at the drain timeout; what holds the pod to that timeout is drainTiming and notKilled.
+ */
+export function noFailedGatewayRequests(loads: readonly LoadPhase[], o: { ratePerClient: number }): Expectation[] {
+  const exceptLoads = loads.filter((l) => l.id.startsWith(OVERLONG)).map((l) => l.id);
+  const keepAlive = loads.some((l) => l.spec.kind === 'http' && l.spec.keepAlive);
+  return [
+    exceptLoads.length > 0 ? { assert: 'noFailedRequests', exceptLoads } : { assert: 'noFailedRequests' },
+    // Every keep-alive connection sends at least every 1/ratePerClient s: idle for twice that (and
+    // at least a second), it may have met a keep-alive timeout, which is no drain.
+    ...(keepAlive ? [{ assert: 'keepAliveClosedPolitely', idleTimeoutMs: Math.max(KEEPALIVE_IDLE_TIMEOUT_MS, 2000 / o.ratePerClient) } as const] : []),
+  ];
+}
+
+/** Idle this long at least, a keep-alive connection may be closed without notice (a keep-alive timeout). */
+const KEEPALIVE_IDLE_TIMEOUT_MS = 1000;
+
 /**
  * Pooled h2c clients through the gateway, each stream held `requestMs` by the backend, so that a
  * connection always has streams in flight when the gateway drains.
@@ -119,6 +222,12 @@ export const gatewayOptionDocs = {
   graceSeconds: 'terminationGracePeriodSeconds of a gateway whose profile sets none',
   clients: 'concurrent clients (hey -c)',
   ratePerClient: 'requests per second per client (hey -q)',
+  busyConnections: 'keep-alive connections sending back to back, so that a close between two requests races the next one',
+  busyRequestMs: 'how long the backend holds each request of the busy connections',
+  busyThinkMs: 'think time of a busy connection between a response and its next request, on a timer',
+  freshClients: 'clients opening a new connection per request beside the keep-alive ones (at ratePerClient)',
+  longRequests: 'requests in flight at the stop signal, lasting until 2 s before the drain timeout the profile promises',
+  overlongRequests: 'requests in flight at the stop signal that outlast the grace period by 1 s: cut at the drain timeout (not judged), the pod must still leave by its drain timeout',
   settleMs: 'load kept running after the gateway pod is gone',
   idleExitMs: 'how soon a gateway must exit once it has no connection left (after its minimum drain)',
 } as const;

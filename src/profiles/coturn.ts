@@ -136,6 +136,15 @@ export const coturnProfiles: Profile[] = [
       'coturn 4.6 with a preStop sleep before SIGTERM (it has no drain of its own): live allocations keep relaying until they end or the grace period runs out.',
     requires,
     gateway: coturnGateway(false),
+    drainSettings: [
+      {
+        name: 'prestop',
+        why: 'SIGTERM ends coturn and every allocation at once: the preStop sleep lets live allocations run their course while the Service stops sending new ones',
+        change: 'no preStop hook',
+        caughtBy: ['gateway-delete-turn'],
+        weaken: ({ preStop: _, ...plan }) => plan,
+      },
+    ],
   },
   {
     name: 'coturn-naive',

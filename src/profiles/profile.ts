@@ -4,8 +4,10 @@
 // scenario `skipped` with the reason, never `fail`.
 
 import type { ChartedDataplane, Probe, PreStop } from '../model/workload.ts';
+import type { AblationOf, DrainSetting } from './ablation.ts';
 
-export type ProfileKind = 'reference' | 'mutant' | 'system' | 'naive';
+/** `ablation`: a drain-correct profile with one of its drain settings taken out (ablation.ts). */
+export type ProfileKind = 'reference' | 'mutant' | 'system' | 'naive' | 'ablation';
 
 /** What a scenario tells a profile about the backend it needs. */
 export interface BackendRequest {
@@ -85,6 +87,10 @@ export interface Profile {
   backend?: (request: BackendRequest) => BackendPlan;
   /** Throws ProfileCannotPlay for a protocol it does not carry. */
   gateway?: (request: GatewayRequest) => GatewayPlan;
+  /** The settings a drain-correct profile carries for its drain, each proven necessary by its ablation. */
+  drainSettings?: DrainSetting[];
+  /** Set on an ablated profile: which setting of which profile it lacks. */
+  ablation?: AblationOf;
 }
 
 /** Thrown when a profile cannot play the role or protocol a scenario needs: the scenario is skipped. */

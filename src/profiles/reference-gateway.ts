@@ -4,7 +4,8 @@
 // always the reference backend; the profile supplies the gateway.
 
 import { defaultProbe } from '../model/workload.ts';
-import { drainShape, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
+import { drainShape, gatewayDrainSettings, OVERLONG_SCENARIOS, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
+import type { DrainSetting } from './ablation.ts';
 import { ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
 
 export const REFERENCE_GATEWAY = 'fixtures/reference-gateway.mjs';
@@ -43,3 +44,18 @@ export const mutantGatewayNoGoaway: Profile = {
     return referenceGateway('no-goaway')(request);
   },
 };
+
+/** The drain settings of the reference gateway's pod (its drain itself is code: fixtures/reference-gateway.mjs). */
+export const referenceGatewayDrainSettings: DrainSetting[] = [
+  ...gatewayDrainSettings({}),
+  {
+    name: 'drain-timeout',
+    why: 'the drain timeout: the drain waits for every connection, however long, unless bounded',
+    change: 'DRAIN_TIMEOUT_MS unset',
+    caughtBy: OVERLONG_SCENARIOS,
+    weaken: (plan) => {
+      const { DRAIN_TIMEOUT_MS: _, ...env } = plan.env;
+      return { ...plan, env };
+    },
+  },
+];

@@ -9,7 +9,8 @@
 import { defaultProbe } from '../model/workload.ts';
 import { dropTemplateLines, type DrainSetting } from './ablation.ts';
 import { drainShape, gatewayDrainSettings, KEEPALIVE_SCENARIOS, OVERLONG_SCENARIOS, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
-import { ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
+import { openFileLimit } from './limits.ts';
+import { ProfileCannotCarry, ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
 
 const RENDER = 'fixtures/gateways/render.mjs';
 
@@ -57,10 +58,32 @@ function httpOnly(name: string, request: GatewayRequest): void {
   if (request.protocol !== 'http') throw new ProfileCannotPlay(`profile ${name} is configured for HTTP/1.1 only, not ${request.protocol}`);
 }
 
+/**
+ * nginx counts a proxied request twice against worker_connections (the client's connection and the
+ * upstream one): sized from the scenario, never the 1,024 that made a dense load fail on our limit.
+ */
+function nginxWorkerConnections(request: GatewayRequest): string {
+  const needed = 2 * (request.peak ?? 0) + NGINX_SPARE_CONNECTIONS;
+  const limit = openFileLimit();
+  if (needed > limit) {
+    throw new ProfileCannotCarry(
+      `${request.peak} client connections need ${needed} nginx worker_connections, above the open-file limit of ${limit} (ulimit -n) its worker inherits; raise the limit or use fewer connections`,
+    );
+  }
+  return String(Math.max(1024, needed));
+}
+/** Probes and connections being closed while new ones open. */
+const NGINX_SPARE_CONNECTIONS = 64;
+
 function basePlan(spec: SystemSpec, request: GatewayRequest, env: Record<string, string>): GatewayPlan {
   return {
     command: command(spec),
-    env: { ZERODROP_NODE: process.execPath, PORT: String(request.port), ...env },
+    env: {
+      ZERODROP_NODE: process.execPath,
+      PORT: String(request.port),
+      ...(spec.system === 'nginx' ? { WORKER_CONNECTIONS: nginxWorkerConnections(request) } : {}),
+      ...env,
+    },
     readinessProbe: defaultProbe({ httpGet: { port: request.port, path: '/healthz' } }),
   };
 }

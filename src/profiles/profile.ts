@@ -52,6 +52,12 @@ export interface GatewayRequest {
    * own (coturn) is made drain-correct by a preStop sleep that uses most of it.
    */
   graceSeconds?: number;
+  /**
+   * The most client connections (HTTP) or allocations (TURN) the scenario opens at once, all of
+   * which one pod may have to hold: a profile sizes its own resources from it (nginx's
+   * worker_connections, coturn's relay port range), or throws ProfileCannotCarry.
+   */
+  peak?: number;
 }
 
 /** The parts of a gateway Workload a profile decides. */
@@ -95,3 +101,10 @@ export interface Profile {
 
 /** Thrown when a profile cannot play the role or protocol a scenario needs: the scenario is skipped. */
 export class ProfileCannotPlay extends Error {}
+
+/**
+ * Thrown when a scenario's options ask more than the profile can carry (a limit of the harness's own
+ * configuration of the system, not a drain failure): the run is refused before anything starts,
+ * naming the limit, never judged.
+ */
+export class ProfileCannotCarry extends Error {}

@@ -46,6 +46,8 @@ function topology(profile: Profile, o: Options): Topology {
     backendPort: UDP_ECHO_PORT,
     programmingDelayMs: o.programmingDelayMs,
     graceSeconds: o.graceSeconds,
+    // The live allocations and the new ones may all meet on the pod that stays.
+    peak: o.flows + o.newFlows,
   });
   return {
     workloads: [

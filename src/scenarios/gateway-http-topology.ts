@@ -9,6 +9,7 @@ import type { HttpLoadSpec, Http2LoadSpec } from '../model/load.ts';
 import type { Topology } from '../model/workload.ts';
 import type { GatewayPlan, Profile } from '../profiles/profile.ts';
 import { ProfileCannotPlay } from '../profiles/profile.ts';
+import { checkHarnessFiles } from '../profiles/limits.ts';
 import { referenceProfile } from '../profiles/reference.ts';
 import { backendTopology } from './backend-topology.ts';
 import { gatewayWorkload } from './gateway-workload.ts';
@@ -28,6 +29,11 @@ export interface GatewayTopologyOptions {
   protocol?: 'http' | 'h2c';
 }
 
+/** Every client connection a scenario's traffic may hold at once: one pod may have to hold them all. */
+function peakConnections(o: GatewayTopologyOptions & Partial<GatewayTrafficOptions> & { sessions?: number }): number {
+  return (o.clients ?? 0) + (o.busyConnections ?? 0) + (o.freshClients ?? 0) + (o.longRequests ?? 0) + (o.overlongRequests ?? 0) + (o.sessions ?? 0);
+}
+
 export interface GatewaySetup {
   topology: Topology;
   plan: GatewayPlan;
@@ -37,8 +43,10 @@ export interface GatewaySetup {
   graceSeconds: number;
 }
 
-export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions): GatewaySetup {
+export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Partial<GatewayTrafficOptions> & { sessions?: number }): GatewaySetup {
   if (!profile.gateway) throw new ProfileCannotPlay(`profile ${profile.name} provides no gateway`);
+  const peak = peakConnections(o);
+  checkHarnessFiles(peak, 'client connections (clients, busyConnections, freshClients, longRequests, overlongRequests, sessions)');
   const backends = backendTopology(referenceProfile, {
     replicas: o.backends,
     preStopSeconds: 1,
@@ -51,6 +59,7 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions): Ga
     backendService: 'backend',
     backendPort: backends.services[0]?.ports[0]?.port ?? 8080,
     programmingDelayMs: o.programmingDelayMs,
+    peak,
   });
   const graceSeconds = plan.terminationGracePeriodSeconds ?? o.graceSeconds;
   const gateway = gatewayWorkload(profile, plan, {

@@ -47,13 +47,13 @@ const LONG_REQUESTS = ['gateway-delete-http', 'gateway-delete-http-no-keepalive'
  * preStop, the stop signal when the system's graceful stop is not SIGTERM, and a grace period above
  * the drain timeout.
  */
-export function gatewayDrainSettings(o: { stopSignal?: NodeJS.Signals }): DrainSetting[] {
+export function gatewayDrainSettings(o: { stopSignal?: NodeJS.Signals; preStopCaughtBy?: string[] }): DrainSetting[] {
   const settings: DrainSetting[] = [
     {
       name: 'prestop',
       why: 'the stop signal closes the listener: the preStop holds it back until the load balancer has deprogrammed the pod',
       change: 'no preStop hook',
-      caughtBy: NEW_CONNECTIONS,
+      caughtBy: o.preStopCaughtBy ?? NEW_CONNECTIONS,
       weaken: ({ preStop: _, ...plan }) => plan,
     },
     {

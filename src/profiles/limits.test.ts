@@ -39,7 +39,7 @@ describe('sized from the scenario', () => {
   });
 
   it('the CLI refuses such options before anything starts, naming scenario and profile', () => {
-    const argv = ['--profile', 'nginx', '--scenario', 'gateway-delete-http', '--set', 'clients=10000', '--set', 'busyConnections=10000'];
+    const argv = ['--profile', 'nginx', '--scenario', 'gateway-delete-http', '--set', 'clients=10000', '--set', 'keepAliveConnections=10000'];
     // 20,014 connections: about 61,000 files, above any common soft limit; where the limit is higher, it must run.
     if (20_014 * 3 + 1024 > openFileLimit()) {
       let error: unknown;
@@ -50,7 +50,7 @@ describe('sized from the scenario', () => {
       }
       expect(error).toBeInstanceOf(UsageError);
       expect((error as Error).message).toMatch(
-        /^--set clients=10000 --set busyConnections=10000: 20014 client connections .* above its limit of \d+ \(ulimit -n\); raise the limit or use at most \d+ \(scenario gateway-delete-http, profile nginx\)$/,
+        /^--set clients=10000 --set keepAliveConnections=10000: 20014 client connections .* above its limit of \d+ \(ulimit -n\); raise the limit or use at most \d+ \(scenario gateway-delete-http, profile nginx\)$/,
       );
     } else {
       expect(() => parseRunArgs(argv)).not.toThrow();

@@ -46,9 +46,9 @@ export function gatewayDeleteScenario(shape: GatewayDeleteShape): ScenarioDefini
       settleMs: 500,
       idleExitMs: 1500,
       ...gatewayTrafficDefaults,
-      // Without keep-alive every request crosses the balancer: no busy connection to race, and the
+      // Without keep-alive every request crosses the balancer: no keep-alive connection to race, and the
       // main load is already all new connections.
-      ...(shape.keepAlive ? {} : { busyConnections: 0, freshClients: 0 }),
+      ...(shape.keepAlive ? {} : { keepAliveConnections: 0, freshClients: 0 }),
       overlongRequests: shape.overlongRequests ?? 0,
     },
     nightly: {

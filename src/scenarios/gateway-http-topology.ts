@@ -31,7 +31,7 @@ export interface GatewayTopologyOptions {
 
 /** Every client connection a scenario's traffic may hold at once: one pod may have to hold them all. */
 function peakConnections(o: GatewayTopologyOptions & Partial<GatewayTrafficOptions> & { sessions?: number }): number {
-  return (o.clients ?? 0) + (o.busyConnections ?? 0) + (o.freshClients ?? 0) + (o.longRequests ?? 0) + (o.overlongRequests ?? 0) + (o.sessions ?? 0);
+  return (o.clients ?? 0) + (o.keepAliveConnections ?? 0) + (o.freshClients ?? 0) + (o.longRequests ?? 0) + (o.overlongRequests ?? 0) + (o.sessions ?? 0);
 }
 
 export interface GatewaySetup {
@@ -46,7 +46,7 @@ export interface GatewaySetup {
 export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Partial<GatewayTrafficOptions> & { sessions?: number }): GatewaySetup {
   if (!profile.gateway) throw new ProfileCannotPlay(`profile ${profile.name} provides no gateway`);
   const peak = peakConnections(o);
-  checkHarnessFiles(peak, 'client connections (clients, busyConnections, freshClients, longRequests, overlongRequests, sessions)');
+  checkHarnessFiles(peak, 'client connections (clients, keepAliveConnections, freshClients, longRequests, overlongRequests, sessions)');
   const backends = backendTopology(referenceProfile, {
     replicas: o.backends,
     preStopSeconds: 1,
@@ -108,9 +108,8 @@ export function gatewayLoad(o: { clients: number; ratePerClient: number; keepAli
 export interface GatewayTrafficOptions {
   clients: number;
   ratePerClient: number;
-  busyConnections: number;
-  busyRequestMs: number;
-  busyThinkMs: number;
+  keepAliveConnections: number;
+  thinkMs: number;
   freshClients: number;
   longRequests: number;
   /** Requests outlasting the drain timeout (gateway-delete-http only): not judged; the pod must still leave by its drain timeout. */
@@ -118,15 +117,14 @@ export interface GatewayTrafficOptions {
 }
 
 export const gatewayTrafficDefaults: Omit<GatewayTrafficOptions, 'clients' | 'ratePerClient' | 'overlongRequests'> = {
-  busyConnections: 30,
-  busyRequestMs: 0,
-  busyThinkMs: 50,
+  keepAliveConnections: 60,
+  thinkMs: 200,
   freshClients: 4,
   longRequests: 8,
 };
 
-/** Nightly: the seed's 100 connections kept busy. */
-export const gatewayTrafficNightly: Partial<GatewayTrafficOptions> = { busyConnections: 100 };
+/** Nightly: the seed's `hey -c 100`, as keep-alive connections beside the clients. */
+export const gatewayTrafficNightly: Partial<GatewayTrafficOptions> = { keepAliveConnections: 100 };
 
 /**
  * A long request ends this long before the drain timeout the profile declares: the drain-correct
@@ -140,32 +138,35 @@ const LONG_LEAD_MS = 500;
 /**
  * The traffic a real gateway carries, at the moment one of its pods is stopped:
  * - `http`: the hey-like clients (keep-alive or not, by the scenario), mostly idle between requests;
- * - `busy`: keep-alive connections sending back to back, each request held `busyRequestMs` by the
- *   backend, so that a connection is nearly always mid-request: a gateway that closes one between
- *   two requests (an idle close at the stop signal, or a close after a response that promised
- *   keep-alive) races the client's next request, which then fails. A mostly idle load hides that
- *   race: the close lands while the client is waiting (issue 19). Held: each connection must turn
- *   requests around at least at half the rate the backend's delay allows, or the run is inconclusive;
+ * - `keepalive`: many keep-alive connections, each thinking `thinkMs` on a timer between a response
+ *   and its next request. A gateway that closes one between two requests (an idle close at its stop
+ *   signal) races the client's next request: a request already on the wire fails, and every such
+ *   close is counted by keepAliveClosedPolitely whether a request crossed it or not, so the race is
+ *   seen every run, not by luck (issue 19). Connections mostly idle are what a graceful stop closes
+ *   at once; connections mid-request are closed politely after their response by every system here,
+ *   so many connections with a think time show the race more surely than a few busy ones. A polite
+ *   drain needs one request on each connection while it drains (a response saying Connection:
+ *   close), so each must send at least every thinkMs + 100 ms, or the run is inconclusive;
  * - `fresh`: a new connection per request alongside, crossing the load balancer all the time;
  * - `long`: requests started just before the stop, lasting until shortly before the drain timeout the
  *   profile promises: in flight at the stop signal, they must complete.
  */
 export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }, setup: GatewaySetup, stopAtMs: number): LoadPhase[] {
   const loads: LoadPhase[] = [{ id: 'http', startMs: 0, spec: gatewayLoad(o) }];
-  if (o.busyConnections > 0) {
+  if (o.keepAliveConnections > 0) {
     loads.push({
-      id: 'busy',
+      id: 'keepalive',
       startMs: 0,
       spec: {
         kind: 'http',
         service: GATEWAY,
-        path: o.busyRequestMs > 0 ? `/delay?ms=${o.busyRequestMs}` : '/',
-        thinkMs: o.busyThinkMs,
+        path: '/',
+        thinkMs: o.thinkMs,
         keepAlive: true,
         mode: 'closed',
-        connections: o.busyConnections,
-        heldRatePerWorker: 1000 / (o.busyRequestMs + o.busyThinkMs + BUSY_TURNAROUND_MS),
-        timeoutMs: o.busyRequestMs + 5_000,
+        connections: o.keepAliveConnections,
+        heldRatePerWorker: 1000 / (o.thinkMs + TURNAROUND_MS),
+        timeoutMs: 5_000,
       },
     });
   }
@@ -184,8 +185,8 @@ export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }
 }
 
 const OVERLONG = 'overlong-';
-/** What a busy connection may spend per request beyond the backend's delay and its think time. */
-const BUSY_TURNAROUND_MS = 100;
+/** What a keep-alive connection may spend per request beyond its think time, and still count as held. */
+const TURNAROUND_MS = 100;
 /** How far an overlong request outlasts the grace period (and so the drain timeout below it). */
 const OVERLONG_PAST_GRACE_MS = 1000;
 
@@ -231,9 +232,8 @@ export const gatewayOptionDocs = {
   graceSeconds: 'terminationGracePeriodSeconds of a gateway whose profile sets none',
   clients: 'concurrent clients (hey -c)',
   ratePerClient: 'requests per second per client (hey -q)',
-  busyConnections: 'keep-alive connections sending back to back, so that a close between two requests races the next one',
-  busyRequestMs: 'how long the backend holds each request of the busy connections',
-  busyThinkMs: 'think time of a busy connection between a response and its next request, on a timer',
+  keepAliveConnections: 'keep-alive connections beside the clients, each thinking thinkMs between requests: a close between two requests races the next one',
+  thinkMs: 'think time of a keep-alive connection between a response and its next request, on a timer',
   freshClients: 'clients opening a new connection per request beside the keep-alive ones (at ratePerClient)',
   longRequests: 'requests in flight at the stop signal, lasting until 2 s before the drain timeout the profile promises',
   overlongRequests: 'requests in flight at the stop signal that outlast the grace period by 1 s: cut at the drain timeout (not judged), the pod must still leave by its drain timeout',

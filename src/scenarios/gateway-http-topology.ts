@@ -194,14 +194,16 @@ const OVERLONG_PAST_GRACE_MS = 1000;
  * No request of `loads` may fail, except the overlong ones: those outlast the drain by design and
  * are cut at the drain timeout; what holds the pod to that timeout is drainTiming and notKilled.
  */
-export function noFailedGatewayRequests(loads: readonly LoadPhase[], o: { ratePerClient: number }): Expectation[] {
+export function noFailedGatewayRequests(loads: readonly LoadPhase[], o: { ratePerClient: number; thinkMs?: number }): Expectation[] {
   const exceptLoads = loads.filter((l) => l.id.startsWith(OVERLONG)).map((l) => l.id);
   const keepAlive = loads.some((l) => l.spec.kind === 'http' && l.spec.keepAlive);
   return [
     exceptLoads.length > 0 ? { assert: 'noFailedRequests', exceptLoads } : { assert: 'noFailedRequests' },
-    // Every keep-alive connection sends at least every 1/ratePerClient s: idle for twice that (and
-    // at least a second), it may have met a keep-alive timeout, which is no drain.
-    ...(keepAlive ? [{ assert: 'keepAliveClosedPolitely', idleTimeoutMs: Math.max(KEEPALIVE_IDLE_TIMEOUT_MS, 2000 / o.ratePerClient) } as const] : []),
+    // Every keep-alive connection sends at least every 1/ratePerClient s or thinkMs: idle for twice
+    // the longer (and at least a second), it may have met a keep-alive timeout, which is no drain.
+    ...(keepAlive
+      ? [{ assert: 'keepAliveClosedPolitely', idleTimeoutMs: Math.max(KEEPALIVE_IDLE_TIMEOUT_MS, 2000 / o.ratePerClient, 2 * (o.thinkMs ?? 0)) } as const]
+      : []),
   ];
 }
 

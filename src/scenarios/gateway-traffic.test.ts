@@ -17,9 +17,9 @@ describe('gateway traffic', () => {
     const keepalive = s.loads.find((l) => l.id === 'keepalive')!.spec;
     expect(keepalive).toMatchObject({ kind: 'http', keepAlive: true, mode: 'closed', connections: 60, thinkMs: 200, heldRatePerWorker: 1000 / 300 });
     expect(s.loads.find((l) => l.id === 'fresh')!.spec).toMatchObject({ keepAlive: false, connections: 4 });
-    // nginx declares a drain timeout of 8 s from the delete: long requests end 2 s before it, overlong ones past its grace period (10 s).
+    // nginx declares a minimum drain of 2 s and a drain timeout of 8 s from the delete: long requests end halfway, at 5 s, overlong ones past its grace period (10 s).
     const long = s.loads.find((l) => l.id === 'long-1')!;
-    expect(long).toMatchObject({ startMs: 500, spec: { kind: 'single', path: '/delay?ms=6500' } });
+    expect(long).toMatchObject({ startMs: 500, spec: { kind: 'single', path: '/delay?ms=5500' } });
     expect(s.loads.find((l) => l.id === 'overlong-1')!.spec).toMatchObject({ path: '/delay?ms=11500' });
     expect(s.expectations.slice(0, 2)).toEqual([
       { assert: 'noFailedRequests', exceptLoads: ['overlong-1', 'overlong-2'] },

@@ -56,5 +56,9 @@ describe('sized from the scenario', () => {
       expect(() => parseRunArgs(argv)).not.toThrow();
     }
     expect(() => parseRunArgs(['--profile', 'nginx', '--scenario', 'gateway-delete-http', '--set', 'clients=100'])).not.toThrow();
+    // The backend scenarios' connections too: 10,000 need about 31,000 files.
+    if (10_000 * 3 + 1024 > openFileLimit()) {
+      expect(() => parseRunArgs(['--scenario', 'backend-delete-http', '--set', 'connections=10000'])).toThrow(/^--set connections=10000: 10000 connections need about 31024 open files in the harness.*\(scenario backend-delete-http, profile reference\)$/);
+    }
   });
 });

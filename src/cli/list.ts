@@ -22,6 +22,6 @@ export function listCatalog(out: (line: string) => void = console.log): void {
   out('\nAblations (a drain-correct profile without one drain setting; must fail the scenarios named):');
   for (const p of ablatedProfiles) {
     const caught = p.ablation!.caughtBy;
-    out(`  ${p.name.padEnd(40)} ${caught.length > 0 ? `fails ${caught.join(', ')}` : 'caught by no scenario yet (a gap of the catalog)'}`);
+    out(`  ${p.name.padEnd(40)} ${caught.length > 0 ? `fails ${caught.join(', ')}` : 'caught by no scenario: not needed, or a gap of the catalog (docs/drain-settings.md)'}`);
   }
 }

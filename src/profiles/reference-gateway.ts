@@ -47,11 +47,12 @@ export const mutantGatewayNoGoaway: Profile = {
 
 /** The drain settings of the reference gateway's pod (its drain itself is code: fixtures/reference-gateway.mjs). */
 export const referenceGatewayDrainSettings: DrainSetting[] = [
-  // It keeps accepting after SIGTERM, so without a preStop no connection is refused: what breaks is
-  // its drain timeout, counted from SIGTERM, which then cuts the long requests the declared drain
-  // (counted from the delete) promised to finish. gateway-delete-http-no-keepalive and
-  // gateway-rollout-http did not catch it (their long requests ended before the cut).
-  ...gatewayDrainSettings({ preStopCaughtBy: ['gateway-delete-http', 'gateway-scale-down'] }),
+  // It keeps accepting after SIGTERM, so its preStop is caught by no scenario: without it, no
+  // connection is refused, and the long requests end before its drain timeout counted from SIGTERM
+  // (measured: passed gateway-delete-http, -no-keepalive and -rollout-http, scale-down inconclusive).
+  // Not needed by this gateway, so listed as caught by none (docs/drain-settings.md); not removed here,
+  // since gateway-http2-goaway was not measured without it.
+  ...gatewayDrainSettings({ preStopCaughtBy: [] }),
   {
     name: 'drain-timeout',
     why: 'the drain timeout: the drain waits for every connection, however long, unless bounded',

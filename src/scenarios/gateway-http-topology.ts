@@ -150,8 +150,10 @@ const LONG_LEAD_MS = 500;
  *   drain needs one request on each connection while it drains (a response saying Connection:
  *   close), so each must send at least every thinkMs + 100 ms, or the run is inconclusive;
  * - `fresh`: a new connection per request alongside, crossing the load balancer all the time;
- * - `long`: requests started just before the stop, lasting until shortly before the drain timeout the
- *   profile promises: in flight at the stop signal, they must complete.
+ * - `long`: requests started just before the stop, lasting halfway into the drain the profile promises:
+ *   in flight at the stop signal, they must complete;
+ * - `overlong` (when asked for): requests outlasting the grace period, cut at the drain timeout by
+ *   design and not judged; the pod must still leave by its drain timeout, not by SIGKILL.
  */
 export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }, setup: GatewaySetup, stopAtMs: number): LoadPhase[] {
   const loads: LoadPhase[] = [{ id: 'http', startMs: 0, spec: gatewayLoad(o) }];

@@ -102,5 +102,8 @@ describe('zerodrop list', () => {
     const idleExit = r.stdout.slice(r.stdout.indexOf('  backend-idle-exit'), r.stdout.indexOf('  backend-long-request'));
     expect(idleExit).toMatch(/passes mutant-exit-on-sigterm by design: an idle pod has nothing to drain/);
     expect(idleExit).not.toMatch(/passes mutant-hang-until-killed/);
+    // The ablations, each with the scenarios that must catch it, or said to be a gap of the catalog.
+    expect(r.stdout).toMatch(/\n {2}nginx-without-keepalive_time +fails gateway-delete-http, gateway-rollout-http, gateway-scale-down\n/);
+    expect(r.stdout).toMatch(/\n {2}haproxy-without-http-server-close +caught by no scenario: not needed, or a gap of the catalog \(docs\/drain-settings\.md\)\n/);
   });
 });

@@ -14,6 +14,7 @@ import { completesInFlight } from './completes-in-flight.ts';
 import { drainTiming } from './drain-timing.ts';
 import { exitsPromptlyWhenIdle } from './exits-promptly-when-idle.ts';
 import { http2Goaway } from './http2-goaway.ts';
+import { keepAliveClosedPolitely } from './keep-alive-closed-politely.ts';
 import { noFailedRequests } from './no-failed-requests.ts';
 import { newAllocationsSucceed } from './new-allocations-succeed.ts';
 import { noLostPackets } from './no-lost-packets.ts';
@@ -31,6 +32,7 @@ export { completesInFlight } from './completes-in-flight.ts';
 export { drainTiming } from './drain-timing.ts';
 export { http2Goaway } from './http2-goaway.ts';
 export { exitsPromptlyWhenIdle } from './exits-promptly-when-idle.ts';
+export { keepAliveClosedPolitely } from './keep-alive-closed-politely.ts';
 export { noFailedRequests } from './no-failed-requests.ts';
 export { noLostPackets, packetPhase, servingPod, type PacketPhase } from './no-lost-packets.ts';
 export { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
@@ -70,6 +72,8 @@ export function assertOne(expectation: Expectation, ctx: AssertContext): Asserti
       return allocationsKeepRelaying(expectation, ctx);
     case 'newAllocationsSucceed':
       return newAllocationsSucceed(expectation, ctx);
+    case 'keepAliveClosedPolitely':
+      return keepAliveClosedPolitely(expectation, ctx);
     default: {
       const unknown: never = expectation;
       throw new Error(`unknown assertion ${JSON.stringify(unknown)}`);

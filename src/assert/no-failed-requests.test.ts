@@ -11,6 +11,14 @@ describe('noFailedRequests', () => {
     expect(r.message).toBe('all 760 requests succeeded');
   });
 
+  it('leaves the loads it is told to out, and says so (requests built to outlast the drain)', () => {
+    const tl = drainScenario('exit-on-sigterm').build();
+    for (const r of tl.requests) if (r.outcome !== 'ok') r.load = 'overlong-1';
+    const kept = evaluateOne({ assert: 'noFailedRequests', exceptLoads: ['overlong-1'] }, tl);
+    expect(kept).toMatchObject({ verdict: 'pass', message: 'all 755 requests (not judged here: load "overlong-1") succeeded' });
+    expect(evaluateOne({ assert: 'noFailedRequests' }, tl).verdict).toBe('fail');
+  });
+
   it('fails exit-on-SIGTERM with the outcomes and the phase of the first failure', () => {
     const r = evaluateOne({ assert: 'noFailedRequests' }, drainScenario('exit-on-sigterm').build());
     expect(r.verdict).toBe('fail');

@@ -9,9 +9,10 @@ export type NoFailedRequests = Extract<Expectation, { assert: 'noFailedRequests'
 
 export function noFailedRequests(expectation: NoFailedRequests, ctx: AssertContext): AssertionResult {
   const name = 'noFailedRequests';
-  const { load } = expectation;
-  const of = load !== undefined ? ` of load "${load}"` : '';
-  const requests = ctx.timeline.requests.filter((r) => load === undefined || r.load === load);
+  const { load, exceptLoads = [] } = expectation;
+  const except = exceptLoads.length > 0 ? ` (not judged here: load${exceptLoads.length > 1 ? 's' : ''} ${exceptLoads.map((l) => `"${l}"`).join(', ')})` : '';
+  const of = (load !== undefined ? ` of load "${load}"` : '') + except;
+  const requests = ctx.timeline.requests.filter((r) => (load === undefined || r.load === load) && !exceptLoads.includes(r.load));
   if (requests.length === 0) {
     return { name, verdict: 'inconclusive', message: `no requests${of} were sent: nothing was tested`, details: { total: 0 } };
   }

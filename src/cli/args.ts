@@ -3,7 +3,7 @@
 
 import { findProfile, profiles } from '../profiles/index.ts';
 import type { ProviderName, ProviderSettings } from '../providers/index.ts';
-import type { Profile } from '../profiles/profile.ts';
+import { ProfileCannotCarry, type Profile } from '../profiles/profile.ts';
 import { catalog, findScenario } from '../scenarios/index.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
 import { UsageError } from './usage-error.ts';
@@ -91,6 +91,7 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
 
   const overrides = parseOverrides(values.set ?? [], selected);
   checkCombinations(selected, overrides, values.nightly);
+  checkCapacity(selected, chosen, overrides, values.nightly);
 
   return {
     workers,
@@ -137,6 +138,25 @@ function checkCombinations(selected: readonly ScenarioDefinition[], overrides: O
     if (problem === undefined) continue;
     const given = Object.entries(overrides).filter(([key]) => key in def.defaults).map(([key, value]) => `--set ${key}=${value}`);
     throw new UsageError(`${given.length > 0 ? given.join(' ') : nightly ? '--nightly' : 'defaults'}: ${problem} (scenario ${def.id})`);
+  }
+}
+
+/**
+ * Each selected scenario x profile built as it would run: options asking more than a profile can
+ * carry (ProfileCannotCarry: coturn's relay ports, nginx's worker_connections, the harness's open
+ * files) are bad usage, refused before anything starts, never a verdict. Building runs nothing.
+ */
+export function checkCapacity(selected: readonly ScenarioDefinition[], profiles: readonly Profile[], overrides: OptionValues, nightly: boolean): void {
+  for (const def of selected) {
+    for (const profile of profiles) {
+      try {
+        def.build(profile, optionsFor(def, overrides, nightly));
+      } catch (error) {
+        if (!(error instanceof ProfileCannotCarry)) continue; // the runner reports it, or skips the pair
+        const given = Object.entries(overrides).filter(([key]) => key in def.defaults).map(([key, value]) => `--set ${key}=${value}`);
+        throw new UsageError(`${given.length > 0 ? given.join(' ') : nightly ? '--nightly' : 'defaults'}: ${error.message} (scenario ${def.id}, profile ${profile.name})`);
+      }
+    }
   }
 }
 

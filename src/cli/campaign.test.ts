@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCampaign, parseCampaignArgs, tally, whyOf, type CampaignRow } from './campaign.ts';
+import { campaignRounds, formatCampaign, parseCampaignArgs, tally, whyOf, type CampaignRow } from './campaign.ts';
 import { catalog } from '../scenarios/index.ts';
 import { profiles } from '../profiles/index.ts';
 
@@ -90,5 +90,22 @@ describe('campaign selection', () => {
     expect(one.runs).toBe(5);
     expect(one.scenarios.map((s) => s.id)).toEqual(['backend-rollout-http']);
     expect(one.profiles.map((p) => p.name)).toEqual(['mutant-refuse-after-sigterm', 'reference']);
+  });
+
+  it('--ablations adds the ablated twins of the selected profiles, each on the selected scenarios that catch it', () => {
+    expect(parseCampaignArgs([]).ablations).toEqual([]);
+    const args = parseCampaignArgs(['--ablations', '--scenario', 'gateway-delete-http', '--scenario', 'gateway-scale-down', '--profile', 'haproxy']);
+    expect(args.ablations.map((a) => a.name)).toEqual([
+      'haproxy-without-prestop',
+      'haproxy-without-grace',
+      'haproxy-without-stopsignal',
+      'haproxy-without-idle-close-on-response',
+      'haproxy-without-hard-stop-after',
+    ]);
+    const rounds = campaignRounds(args);
+    expect(rounds[0]!.profiles.map((p) => p.name)).toEqual(['haproxy']);
+    const hardStop = rounds.find((r) => r.profiles[0]!.name === 'haproxy-without-hard-stop-after')!;
+    expect(hardStop.scenarios.map((s) => s.id)).toEqual(['gateway-delete-http']);
+    expect(() => parseCampaignArgs(['--ablations', '--profile', 'mutant-exit-on-sigterm'])).toThrow(/--ablations: none of the selected profiles/);
   });
 });

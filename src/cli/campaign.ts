@@ -9,7 +9,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Verdict } from '../model/verdict.ts';
-import { profiles as allProfiles } from '../profiles/index.ts';
+import { ablatedProfiles, profiles as allProfiles } from '../profiles/index.ts';
 import { runMatrix } from '../runner/run-matrix.ts';
 import type { ScenarioResult } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
@@ -121,6 +121,11 @@ export interface CampaignArgs {
   scenarios: readonly ScenarioDefinition[];
   /** Every profile unless --profile narrows it. */
   profiles: readonly Profile[];
+  /**
+   * --ablations: the ablated twins of the selected profiles (src/profiles/ablation.ts), each run on
+   * the selected scenarios that must catch it, and expected to fail there every run.
+   */
+  ablations: readonly Profile[];
 }
 
 /** The campaign's flags, checked before anything runs. */
@@ -130,18 +135,30 @@ export function parseCampaignArgs(argv: string[]): CampaignArgs {
     'report-dir': { type: 'string', default: 'reports' },
     scenario: { type: 'string', multiple: true },
     profile: { type: 'string', multiple: true },
+    ablations: { type: 'boolean', default: false },
   });
   const runs = /^\d+$/.test(values.runs) ? Number(values.runs) : NaN;
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UsageError(`--runs ${values.runs}: must be a whole number from 1 to 1000`);
   const problem = reportDirProblem(values['report-dir']);
   if (problem !== undefined) throw new UsageError(`--report-dir ${JSON.stringify(values['report-dir'])}: ${problem}`);
-  return {
-    runs,
-    reportDir: values['report-dir'],
-    // Narrowing is how a flagged pair is run again on its own: --scenario X --profile Y --runs 20.
-    scenarios: values.scenario ? scenariosNamed(values.scenario) : catalog,
-    profiles: values.profile ? profilesNamed(values.profile) : allProfiles,
-  };
+  const scenarios = values.scenario ? scenariosNamed(values.scenario) : catalog;
+  const profiles = values.profile ? profilesNamed(values.profile) : allProfiles;
+  const ablations = values.ablations
+    ? ablatedProfiles.filter((a) => profiles.some((p) => p.name === a.ablation?.profile) && scenarios.some((s) => a.ablation?.caughtBy.includes(s.id)))
+    : [];
+  if (values.ablations && ablations.length === 0) {
+    throw new UsageError('--ablations: none of the selected profiles has a drain setting caught by a selected scenario; profiles with drain settings: ' + allProfiles.filter((p) => p.drainSettings).map((p) => p.name).join(', '));
+  }
+  // Narrowing is how a flagged pair is run again on its own: --scenario X --profile Y --runs 20.
+  return { runs, reportDir: values['report-dir'], scenarios, profiles, ablations };
+}
+
+/** The runs of one campaign round: the selection, then each ablation on the scenarios that catch it. */
+export function campaignRounds(args: Pick<CampaignArgs, 'scenarios' | 'profiles' | 'ablations'>): { scenarios: readonly ScenarioDefinition[]; profiles: readonly Profile[] }[] {
+  return [
+    { scenarios: args.scenarios, profiles: args.profiles },
+    ...args.ablations.map((a) => ({ scenarios: args.scenarios.filter((s) => a.ablation?.caughtBy.includes(s.id)), profiles: [a] })),
+  ];
 }
 
 function pairOf(scenarioId: string, profileName: string, scenarios: readonly ScenarioDefinition[], profiles: readonly Profile[]): CampaignPair {
@@ -157,7 +174,9 @@ async function writeCampaign(reportDir: string, campaign: { runs: number; of: nu
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { runs, reportDir, scenarios, profiles } = parseCampaignArgs(argv);
+  const args = parseCampaignArgs(argv);
+  const { runs, reportDir, scenarios } = args;
+  const profiles = [...args.profiles, ...args.ablations];
 
   const controller = new AbortController();
   const stop = () => controller.abort(new Error('interrupted'));
@@ -167,16 +186,13 @@ async function main(argv: string[]): Promise<number> {
   const rows = new Map<string, CampaignRow>();
   const started = performance.now();
   for (let i = 1; i <= runs; i++) {
-    const run = await runMatrix({
-      provider: 'local',
-      scenarios,
-      profiles,
-      overrides: {},
-      nightly: false,
-      signal: controller.signal,
-      keepTimeline: false,
-    });
-    for (const s of run.scenarios) {
+    const runStarted = performance.now();
+    const results: ScenarioResult[] = [];
+    for (const round of campaignRounds(args)) {
+      const run = await runMatrix({ provider: 'local', ...round, overrides: {}, nightly: false, signal: controller.signal, keepTimeline: false });
+      results.push(...run.scenarios);
+    }
+    for (const s of results) {
       const told = tally(rows, pairOf(s.id, s.profile, scenarios, profiles), s.verdict, { run: i, why: whyOf(s) });
       if (told) {
         const against = told.unexpected ? `expected ${rows.get(`${s.id}\u0000${s.profile}`)?.expected}` : `first run ${rows.get(`${s.id}\u0000${s.profile}`)?.first}`;
@@ -186,7 +202,7 @@ async function main(argv: string[]): Promise<number> {
     const all = [...rows.values()];
     const flagged = all.filter((r) => r.disagreement).length;
     const unexpected = all.filter((r) => r.unexpected > 0).length;
-    console.log(`run ${i}/${runs} done in ${(run.durationMs / 1000).toFixed(0)} s; ${flagged} disagreement(s), ${unexpected} unexpected so far`);
+    console.log(`run ${i}/${runs} done in ${((performance.now() - runStarted) / 1000).toFixed(0)} s; ${flagged} disagreement(s), ${unexpected} unexpected so far`);
     // Written after every run, so an interrupted or crashed campaign still leaves what it measured.
     await writeCampaign(reportDir, { runs: i, of: runs, durationMs: Math.round(performance.now() - started), rows: [...rows.values()] });
   }

@@ -1,4 +1,4 @@
-import { profiles } from '../profiles/index.ts';
+import { ablatedProfiles, profiles } from '../profiles/index.ts';
 import type { Profile } from '../profiles/profile.ts';
 import { catalog } from '../scenarios/index.ts';
 import { SEEDS } from '../scenarios/seeds.ts';
@@ -20,6 +20,12 @@ export function listCatalog(out: (line: string) => void = console.log, defined: 
   for (const [seed, { title, url }] of Object.entries(SEEDS)) out(`  ${seed}  ${title}\n       ${url}`);
   out('\nProfiles:');
   for (const p of profiles) out(`  ${p.name.padEnd(28)} ${p.kind.padEnd(10)} ${p.description}`);
+  // Named with --profile, or all with `npm run campaign -- --ablations` (docs/drain-settings.md).
+  out('\nAblations (a drain-correct profile without one drain setting; must fail the scenarios named):');
+  for (const p of ablatedProfiles) {
+    const caught = p.ablation!.caughtBy;
+    out(`  ${p.name.padEnd(40)} ${caught.length > 0 ? `fails ${caught.join(', ')}` : 'caught by no scenario: not needed, or a gap of the catalog (docs/drain-settings.md)'}`);
+  }
   if (defined.length > 0) out('\nProfiles defined by the config file:');
   for (const p of defined) out(`  ${p.name.padEnd(28)} ${p.kind.padEnd(10)} ${p.description}`);
 }

@@ -42,7 +42,7 @@ export interface LoadSummary {
   startedAt: number;
   /** Run-clock time the load was fully stopped: every request finished and every client closed. */
   stoppedAt: number;
-  /** open: spec.rate; closed: connections × ratePerWorker when capped. */
+  /** open: spec.rate; closed: connections × ratePerWorker when capped, else × heldRatePerWorker when set. */
   targetRate?: number;
   /** Requests per second over the time the load was starting requests (start to stop of scheduling). */
   achievedRate?: number;
@@ -121,6 +121,8 @@ function validate(spec: HttpLoadSpec | SingleRequestSpec): void {
   }
   if (spec.mode === 'open') positive('rate', spec.rate);
   if (spec.mode === 'closed' && spec.ratePerWorker !== undefined) positive('ratePerWorker', spec.ratePerWorker);
+  if (spec.mode === 'closed' && spec.heldRatePerWorker !== undefined) positive('heldRatePerWorker', spec.heldRatePerWorker);
+  if (spec.mode === 'closed' && spec.thinkMs !== undefined && !(Number.isFinite(spec.thinkMs) && spec.thinkMs >= 0)) throw new RangeError(`load spec: thinkMs must be 0 or more, got ${spec.thinkMs}`);
 }
 
 /** One TCP connection of a worker. */
@@ -134,6 +136,9 @@ class Connection {
   openedAt = 0;
   /** Requests written on this connection so far. */
   uses = 0;
+  /** Run-clock time its last response completed, and the pod that sent it (gateway first). */
+  idleSince = 0;
+  lastPod: string | undefined;
 
   constructor(socket: Socket) {
     this.socket = socket;
@@ -279,13 +284,28 @@ class Worker {
       return;
     }
     if (!this.sink.keepAlive || !this.parser.keepAlive || this.parser.trailing) this.drop(conn);
+    conn.idleSince = this.sink.recorder.now();
+    conn.lastPod = this.parser.gateway ?? this.parser.pod;
     this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
+  }
+
+  /**
+   * The server ended a keep-alive connection it had kept open after its last response: had the
+   * client's next request been on the wire, it would have failed. Whether one did is luck (how long
+   * the close took to reach the client); that the server closed unannounced is not, so it is recorded.
+   */
+  private noteUnannouncedClose(conn: Connection, how: 'fin' | 'reset'): void {
+    if (!conn.usable || conn.uses === 0 || !this.sink.keepAlive) return;
+    const now = this.sink.recorder.now();
+    const detail = { load: this.sink.id, localPort: conn.localPort, idleMs: Math.round(now - conn.idleSince), how };
+    this.sink.recorder.event('unannounced-close', { ...(conn.lastPod !== undefined ? { pod: conn.lastPod } : {}), detail });
   }
 
   /** The server ended the connection (FIN), or it closed: the request on it ends here. */
   private onClosed(conn: Connection, why: string): void {
     const exchange = this.exchange;
     const current = exchange !== undefined && exchange.conn === conn;
+    if (!current) this.noteUnannouncedClose(conn, 'fin');
     this.drop(conn);
     if (!current) return;
     if (this.parser.endOfStream()) this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
@@ -296,6 +316,7 @@ class Worker {
     const exchange = this.exchange;
     // A request waits on a connection that is still connecting, so a refused connect is its outcome.
     const current = exchange !== undefined && this.conn === conn;
+    if (!current && this.conn === conn) this.noteUnannouncedClose(conn, 'reset');
     this.drop(conn);
     if (current) this.finish(classifyError(err));
   }
@@ -414,7 +435,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
       this.sent++;
       this.loops.push(new Promise<void>((resolve) => this.send(worker, resolve)).then(() => void this.stop()));
     } else if (spec.mode === 'closed') {
-      for (let i = 0; i < spec.connections; i++) this.loops.push(this.closedWorker(this.newWorker(), spec.ratePerWorker));
+      for (let i = 0; i < spec.connections; i++) this.loops.push(this.closedWorker(this.newWorker(), spec.ratePerWorker, spec.thinkMs ?? 0));
     } else {
       this.pump();
     }
@@ -436,6 +457,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
     if (spec.kind === 'http') {
       if (spec.mode === 'open') summary.targetRate = spec.rate;
       else if (spec.ratePerWorker !== undefined) summary.targetRate = spec.ratePerWorker * spec.connections;
+      else if (spec.heldRatePerWorker !== undefined) summary.targetRate = spec.heldRatePerWorker * spec.connections;
       const rate = this.achievedRate(stoppedAt);
       if (rate !== undefined) summary.achievedRate = rate;
     }
@@ -476,7 +498,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
   }
 
   /** closed mode: one worker sending back to back, at most ratePerWorker requests per second. */
-  private closedWorker(worker: Worker, ratePerWorker: number | undefined): Promise<void> {
+  private closedWorker(worker: Worker, ratePerWorker: number | undefined, thinkMs: number): Promise<void> {
     const interval = ratePerWorker === undefined ? 0 : 1000 / ratePerWorker;
     return new Promise<void>((loopDone) => {
       let due = this.recorder.now();
@@ -489,7 +511,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
       };
       // A loop asleep when the load stops is woken (sleepers.wakeAll) and ends in go().
       const next = (): void => {
-        const wait = interval > 0 ? due - this.recorder.now() : 0;
+        const wait = Math.max(interval > 0 ? due - this.recorder.now() : 0, thinkMs);
         if (wait > 0) void this.sleepers.sleep(wait).then(go);
         else go();
       };

@@ -17,6 +17,19 @@ export interface HttpLoadSpec {
   rate?: number;
   /** closed mode: per worker cap, requests per second; undefined means as fast as possible. */
   ratePerWorker?: number;
+  /**
+   * closed mode without a cap: the rate each worker must reach for the load to count as held. An
+   * unpaced load is there to keep its connections busy; one that fell below this (a slow machine, a
+   * lagging harness) did not, and what it measured is not the system's (validity `loadHeld`).
+   */
+  heldRatePerWorker?: number;
+  /**
+   * closed mode: each worker waits this long on a timer between a response and its next request (a
+   * client's think time). A timer, not the response's callback: a close that reached the client
+   * while it was thinking is seen only after the timer has sent the next request, as with a real
+   * client whose request crosses the server's FIN on the wire.
+   */
+  thinkMs?: number;
   /** Per request timeout. A request slower than this is a `timeout`. */
   timeoutMs: number;
 }

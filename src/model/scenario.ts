@@ -59,7 +59,11 @@ export type Expectation =
    * packets sent after that pod's process exited are counted separately.
    */
   | { assert: 'noLostPackets'; load?: string }
-  | { assert: 'noFailedRequests'; load?: string }
+  /**
+   * Every request of `load` (of every load when unset) succeeded; `exceptLoads` are not judged here
+   * (requests built to outlast the drain, which another assertion holds to the drain's bounds).
+   */
+  | { assert: 'noFailedRequests'; load?: string; exceptLoads?: string[] }
   | { assert: 'podExitWithin'; pod: PodRef; from: 'delete' | 'sigterm'; minMs: number; maxMs: number }
   | { assert: 'exitsPromptlyWhenIdle'; pod: PodRef; withinMs: number }
   | { assert: 'acceptsNewConnectionsAfterSigterm'; pod: PodRef; windowMs: number }
@@ -87,7 +91,12 @@ export type Expectation =
    */
   | { assert: 'allocationsKeepRelaying'; load: string; pod: PodRef }
   /** TURN: every allocation of `load` (made while a gateway pod drains) succeeded. */
-  | { assert: 'newAllocationsSucceed'; load: string };
+  | { assert: 'newAllocationsSucceed'; load: string }
+  /**
+   * No HTTP/1.1 keep-alive connection of the run's loads was closed by the server between two
+   * requests without Connection: close, unless it had been idle `idleTimeoutMs` or more.
+   */
+  | { assert: 'keepAliveClosedPolitely'; idleTimeoutMs: number };
 
 export type AssertionName = Expectation['assert'];
 

@@ -25,6 +25,10 @@ export type EventKind =
   | 'load-start'
   | 'load-stop'
   | 'goaway' // an HTTP/2 client received GOAWAY; detail.load, localPort, lastStreamId, errorCode
+  // the server closed (or reset) an HTTP/1.1 keep-alive connection between two requests without
+  // having said `Connection: close`: a close that races the client's next request; pod: the pod
+  // that answered its last request; detail.load, localPort, idleMs, how ('fin' or 'reset')
+  | 'unannounced-close'
   | 'note';
 
 export interface TimelineEvent {

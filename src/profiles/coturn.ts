@@ -22,7 +22,7 @@
 // - `coturn-naive`: coturn as packaged, no preStop: SIGTERM at the delete cuts every live allocation.
 
 import { defaultProbe } from '../model/workload.ts';
-import { ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
+import { ProfileCannotCarry, ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
 import { registerSecret } from '../observe/redact.ts';
 
 export const TURN_USER = 'zerodrop';
@@ -102,12 +102,21 @@ export function coturnCredentialEnv(user = TURN_USER, password = TURN_PASSWORD):
 /** How long before the end of the grace period the drain-correct preStop lets SIGTERM through. */
 const PRESTOP_MARGIN_SECONDS = 1;
 
-/** Relay ports of a pod: on its own IP, so every pod can use the same small range. */
-export const RELAY_PORTS = { minPort: 49_152, maxPort: 49_407 } as const;
+/**
+ * Relay ports of a pod: the whole dynamic range (RFC 6335), on the pod's own IP, so no pod or other
+ * program competes for them. coturn takes one port per allocation; a range sized below the
+ * scenario's allocations made new ones fail with `508 Cannot create socket` (issue 19), a limit
+ * of ours read as a drain failure.
+ */
+export const RELAY_PORTS = { minPort: 49_152, maxPort: 65_535 } as const;
+const RELAY_PORT_COUNT = RELAY_PORTS.maxPort - RELAY_PORTS.minPort + 1;
 
 function coturnGateway(naive: boolean) {
   return (request: GatewayRequest): GatewayPlan => {
     if (request.protocol !== 'turn') throw new ProfileCannotPlay(`coturn carries TURN, not ${request.protocol}`);
+    if ((request.peak ?? 0) > RELAY_PORT_COUNT) {
+      throw new ProfileCannotCarry(`${request.peak} allocations may meet on one coturn pod, which has ${RELAY_PORT_COUNT} relay ports (${RELAY_PORTS.minPort}-${RELAY_PORTS.maxPort}); use fewer flows and newFlows`);
+    }
     const plan: GatewayPlan = {
       command: ['sh', '-c', coturnScript(coturnArgs({ ip: '$POD_IP', port: request.port, ...RELAY_PORTS }))],
       env: coturnCredentialEnv(),
@@ -136,6 +145,15 @@ export const coturnProfiles: Profile[] = [
       'coturn 4.6 with a preStop sleep before SIGTERM (it has no drain of its own): live allocations keep relaying until they end or the grace period runs out.',
     requires,
     gateway: coturnGateway(false),
+    drainSettings: [
+      {
+        name: 'prestop',
+        why: 'SIGTERM ends coturn and every allocation at once: the preStop sleep lets live allocations run their course while the Service stops sending new ones',
+        change: 'no preStop hook',
+        caughtBy: ['gateway-delete-turn'],
+        weaken: ({ preStop: _, ...plan }) => plan,
+      },
+    ],
   },
   {
     name: 'coturn-naive',

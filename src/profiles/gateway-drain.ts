@@ -3,6 +3,7 @@
 // drain), then the system's graceful stop bounded by its own timeout (the drain timeout), and a
 // terminationGracePeriodSeconds above both, so that SIGKILL never decides.
 
+import type { DrainSetting } from './ablation.ts';
 import type { GatewayPlan, GatewayRequest } from './profile.ts';
 
 /** The system's own bound on its graceful stop, after the stop signal (short; Envoy Gateway's is 600 s). */
@@ -29,4 +30,48 @@ export function drainShape(request: GatewayRequest, extraMs = 0): DrainShape {
     drain: { minDrainSeconds: preStopSeconds, drainTimeoutSeconds },
     terminationGracePeriodSeconds: drainTimeoutSeconds + 2,
   };
+}
+
+/** The scenario with requests outlasting the grace period: only the system's own drain timeout ends them in time. */
+export const OVERLONG_SCENARIOS = ['gateway-delete-http'];
+/** The scenarios whose keep-alive connections see a close between two requests (keepAliveClosedPolitely). */
+export const KEEPALIVE_SCENARIOS = ['gateway-delete-http', 'gateway-rollout-http', 'gateway-scale-down'];
+
+/** The scenarios that catch a gateway that stops accepting before its load balancer deprograms it. */
+const NEW_CONNECTIONS = ['gateway-delete-http', 'gateway-delete-http-no-keepalive', 'gateway-rollout-http', 'gateway-scale-down'];
+/** The scenarios with requests in flight at the stop signal that last until near the drain timeout. */
+const LONG_REQUESTS = ['gateway-delete-http', 'gateway-delete-http-no-keepalive', 'gateway-rollout-http', 'gateway-scale-down'];
+
+/**
+ * The drain settings of the Kubernetes side that every drain-correct gateway of this shape has: the
+ * preStop, the stop signal when the system's graceful stop is not SIGTERM, and a grace period above
+ * the drain timeout.
+ */
+export function gatewayDrainSettings(o: { stopSignal?: NodeJS.Signals; preStopCaughtBy?: string[] }): DrainSetting[] {
+  const settings: DrainSetting[] = [
+    {
+      name: 'prestop',
+      why: 'the stop signal closes the listener: the preStop holds it back until the load balancer has deprogrammed the pod',
+      change: 'no preStop hook',
+      caughtBy: o.preStopCaughtBy ?? NEW_CONNECTIONS,
+      weaken: ({ preStop: _, ...plan }) => plan,
+    },
+    {
+      name: 'grace',
+      why: 'terminationGracePeriodSeconds above preStop + drain timeout, so that SIGKILL never cuts a request the drain promised to finish',
+      change: 'terminationGracePeriodSeconds weakened to the preStop + 1 s',
+      caughtBy: LONG_REQUESTS,
+      weaken: (plan) => ({ ...plan, terminationGracePeriodSeconds: (plan.drain?.minDrainSeconds ?? 0) + 1 }),
+    },
+  ];
+  if (o.stopSignal !== undefined) {
+    settings.push({
+      name: 'stopsignal',
+      why: `${o.stopSignal} is the system's graceful stop; SIGTERM is its fast stop, which cuts what is in flight`,
+      change: `the stop signal SIGTERM instead of ${o.stopSignal}`,
+      caughtBy: LONG_REQUESTS,
+      weaken: ({ stopSignal: _, ...plan }) => plan,
+    });
+  }
+  return settings;
 }

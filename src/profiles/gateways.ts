@@ -7,8 +7,10 @@
 // main process and gets the stop signal directly, as PID 1 of a container would.
 
 import { defaultProbe } from '../model/workload.ts';
-import { drainShape, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
-import { ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
+import { dropTemplateLines, type DrainSetting } from './ablation.ts';
+import { drainShape, gatewayDrainSettings, KEEPALIVE_SCENARIOS, OVERLONG_SCENARIOS, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
+import { openFileLimit } from './limits.ts';
+import { ProfileCannotCarry, ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
 
 const RENDER = 'fixtures/gateways/render.mjs';
 
@@ -56,10 +58,32 @@ function httpOnly(name: string, request: GatewayRequest): void {
   if (request.protocol !== 'http') throw new ProfileCannotPlay(`profile ${name} is configured for HTTP/1.1 only, not ${request.protocol}`);
 }
 
+/**
+ * nginx counts a proxied request twice against worker_connections (the client's connection and the
+ * upstream one): sized from the scenario, never the 1,024 that made a dense load fail on our limit.
+ */
+function nginxWorkerConnections(request: GatewayRequest): string {
+  const needed = 2 * (request.peak ?? 0) + NGINX_SPARE_CONNECTIONS;
+  const limit = openFileLimit();
+  if (needed > limit) {
+    throw new ProfileCannotCarry(
+      `${request.peak} client connections need ${needed} nginx worker_connections, above the open-file limit of ${limit} (ulimit -n) its worker inherits; raise the limit or use fewer connections`,
+    );
+  }
+  return String(Math.max(1024, needed));
+}
+/** Probes and connections being closed while new ones open. */
+const NGINX_SPARE_CONNECTIONS = 64;
+
 function basePlan(spec: SystemSpec, request: GatewayRequest, env: Record<string, string>): GatewayPlan {
   return {
     command: command(spec),
-    env: { ZERODROP_NODE: process.execPath, PORT: String(request.port), ...env },
+    env: {
+      ZERODROP_NODE: process.execPath,
+      PORT: String(request.port),
+      ...(spec.system === 'nginx' ? { WORKER_CONNECTIONS: nginxWorkerConnections(request) } : {}),
+      ...env,
+    },
     readinessProbe: defaultProbe({ httpGet: { port: request.port, path: '/healthz' } }),
   };
 }
@@ -69,6 +93,7 @@ function systemProfile(
   naive: boolean,
   description: string,
   plan: (spec: SystemSpec, request: GatewayRequest) => GatewayPlan,
+  drainSettings?: DrainSetting[],
 ): Profile {
   const { install, exec } = SYSTEMS[system];
   const file = { nginx: 'nginx.conf', haproxy: 'haproxy.cfg', caddy: 'Caddyfile' }[system];
@@ -83,8 +108,10 @@ function systemProfile(
       httpOnly(name, request);
       return plan({ system, template, exec }, request);
     },
+    ...(drainSettings ? { drainSettings } : {}),
   };
 }
+
 
 export const gatewayProfiles: Profile[] = [
   systemProfile(
@@ -105,6 +132,23 @@ export const gatewayProfiles: Profile[] = [
         drain: shape.drain,
       };
     },
+    [
+      ...gatewayDrainSettings({ stopSignal: 'SIGQUIT' }),
+      {
+        name: 'keepalive_time',
+        why: 'graceful shutdown closes idle keep-alive connections at once, racing a client sending its next request; keepalive_time makes each connection leave politely during the preStop',
+        change: 'the keepalive_time line removed',
+        caughtBy: KEEPALIVE_SCENARIOS,
+        weaken: dropTemplateLines('keepalive_time ${KEEPALIVE_TIME_SECONDS}s;'),
+      },
+      {
+        name: 'worker_shutdown_timeout',
+        why: 'the drain timeout: graceful shutdown waits for every connection, however long, unless bounded',
+        change: 'the worker_shutdown_timeout line removed',
+        caughtBy: OVERLONG_SCENARIOS,
+        weaken: dropTemplateLines('worker_shutdown_timeout ${DRAIN_TIMEOUT_SECONDS}s;'),
+      },
+    ],
   ),
   systemProfile(
     'nginx',
@@ -127,6 +171,30 @@ export const gatewayProfiles: Profile[] = [
         drain: shape.drain,
       };
     },
+    [
+      ...gatewayDrainSettings({ stopSignal: 'SIGUSR1' }),
+      {
+        name: 'idle-close-on-response',
+        why: 'a soft-stop closes idle keep-alive connections at once, racing a client sending its next request; with the option each one is closed after its next response instead',
+        change: 'the `option idle-close-on-response` line removed',
+        caughtBy: KEEPALIVE_SCENARIOS,
+        weaken: dropTemplateLines('option idle-close-on-response'),
+      },
+      {
+        name: 'hard-stop-after',
+        why: 'the drain timeout: a soft-stop waits for every connection, however long, unless bounded',
+        change: 'the hard-stop-after line removed',
+        caughtBy: OVERLONG_SCENARIOS,
+        weaken: dropTemplateLines('hard-stop-after ${DRAIN_TIMEOUT_SECONDS}s'),
+      },
+      {
+        name: 'http-server-close',
+        why: 'a fresh backend connection per request, so that no pooled server connection is closed by a backend under a request',
+        change: 'the `option http-server-close` line removed',
+        caughtBy: [],
+        weaken: dropTemplateLines('option http-server-close'),
+      },
+    ],
   ),
   systemProfile(
     'haproxy',
@@ -148,6 +216,30 @@ export const gatewayProfiles: Profile[] = [
         drain: shape.drain,
       };
     },
+    [
+      ...gatewayDrainSettings({}),
+      {
+        name: 'draining-connection-close',
+        why: 'SIGTERM closes idle keep-alive connections at once, racing a client sending its next request; once draining, every response says Connection: close so clients leave between two requests',
+        change: 'the `header @draining Connection close` line removed',
+        caughtBy: KEEPALIVE_SCENARIOS,
+        weaken: dropTemplateLines('header @draining Connection close'),
+      },
+      {
+        name: 'grace_period',
+        why: 'the drain timeout: the graceful stop waits for active requests, however long, unless bounded',
+        change: 'the grace_period line removed',
+        caughtBy: OVERLONG_SCENARIOS,
+        weaken: dropTemplateLines('grace_period ${DRAIN_TIMEOUT_SECONDS}s'),
+      },
+      {
+        name: 'upstream-keepalive-off',
+        why: 'a fresh backend connection per request, so that no pooled connection is closed by a backend under a request',
+        change: 'the transport\'s `keepalive off` line removed',
+        caughtBy: [],
+        weaken: dropTemplateLines('keepalive off'),
+      },
+    ],
   ),
   systemProfile(
     'caddy',

@@ -4,8 +4,10 @@
 // scenario `skipped` with the reason, never `fail`.
 
 import type { ChartedDataplane, Probe, PreStop } from '../model/workload.ts';
+import type { AblationOf, DrainSetting } from './ablation.ts';
 
-export type ProfileKind = 'reference' | 'mutant' | 'system' | 'naive';
+/** `ablation`: a drain-correct profile with one of its drain settings taken out (ablation.ts). */
+export type ProfileKind = 'reference' | 'mutant' | 'system' | 'naive' | 'ablation';
 
 /** What a scenario tells a profile about the backend it needs. */
 export interface BackendRequest {
@@ -50,6 +52,12 @@ export interface GatewayRequest {
    * own (coturn) is made drain-correct by a preStop sleep that uses most of it.
    */
   graceSeconds?: number;
+  /**
+   * The most client connections (HTTP) or allocations (TURN) the scenario opens at once, all of
+   * which one pod may have to hold: a profile sizes its own resources from it (nginx's
+   * worker_connections, coturn's relay port range), or throws ProfileCannotCarry.
+   */
+  peak?: number;
 }
 
 /** The parts of a gateway Workload a profile decides. */
@@ -85,7 +93,18 @@ export interface Profile {
   backend?: (request: BackendRequest) => BackendPlan;
   /** Throws ProfileCannotPlay for a protocol it does not carry. */
   gateway?: (request: GatewayRequest) => GatewayPlan;
+  /** The settings a drain-correct profile carries for its drain, each proven necessary by its ablation. */
+  drainSettings?: DrainSetting[];
+  /** Set on an ablated profile: which setting of which profile it lacks. */
+  ablation?: AblationOf;
 }
 
 /** Thrown when a profile cannot play the role or protocol a scenario needs: the scenario is skipped. */
 export class ProfileCannotPlay extends Error {}
+
+/**
+ * Thrown when a scenario's options ask more than the profile can carry (a limit of the harness's own
+ * configuration of the system, not a drain failure): the run is refused before anything starts,
+ * naming the limit, never judged.
+ */
+export class ProfileCannotCarry extends Error {}

@@ -4,7 +4,8 @@
 // always the reference backend; the profile supplies the gateway.
 
 import { defaultProbe } from '../model/workload.ts';
-import { drainShape } from './gateway-drain.ts';
+import { drainShape, gatewayDrainSettings, OVERLONG_SCENARIOS, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
+import type { DrainSetting } from './ablation.ts';
 import { ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
 
 export const REFERENCE_GATEWAY = 'fixtures/reference-gateway.mjs';
@@ -20,7 +21,7 @@ export function referenceGateway(mode: ReferenceGatewayMode) {
     const shape = drainShape(request);
     return {
       command: ['node', REFERENCE_GATEWAY],
-      env: { PROTOCOL: request.protocol, GATEWAY_MODE: mode, PORT: String(request.port), DRAIN_IDLE_MS: '300' },
+      env: { PROTOCOL: request.protocol, GATEWAY_MODE: mode, PORT: String(request.port), DRAIN_IDLE_MS: '300', DRAIN_TIMEOUT_MS: String(STOP_TIMEOUT_SECONDS * 1000) },
       // h2c has no HTTP/1.1 listener for an httpGet probe: a TCP probe, as for any h2c-only server.
       readinessProbe: defaultProbe(
         request.protocol === 'http' ? { httpGet: { port: request.port, path: '/healthz' } } : { tcpSocket: { port: request.port } },
@@ -43,3 +44,23 @@ export const mutantGatewayNoGoaway: Profile = {
     return referenceGateway('no-goaway')(request);
   },
 };
+
+/** The drain settings of the reference gateway's pod (its drain itself is code: fixtures/reference-gateway.mjs). */
+export const referenceGatewayDrainSettings: DrainSetting[] = [
+  // It keeps accepting after SIGTERM, so its preStop is caught by no scenario: without it, no
+  // connection is refused, and the long requests end before its drain timeout counted from SIGTERM
+  // (measured: passed gateway-delete-http, -no-keepalive and -rollout-http, scale-down inconclusive).
+  // Not needed by this gateway, so listed as caught by none (docs/drain-settings.md); not removed here,
+  // since gateway-http2-goaway was not measured without it.
+  ...gatewayDrainSettings({ preStopCaughtBy: [] }),
+  {
+    name: 'drain-timeout',
+    why: 'the drain timeout: the drain waits for every connection, however long, unless bounded',
+    change: 'DRAIN_TIMEOUT_MS unset',
+    caughtBy: OVERLONG_SCENARIOS,
+    weaken: (plan) => {
+      const { DRAIN_TIMEOUT_MS: _, ...env } = plan.env;
+      return { ...plan, env };
+    },
+  },
+];

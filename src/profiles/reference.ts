@@ -3,7 +3,7 @@
 // is proven against these: it must pass on `reference` and fail on the mutant that breaks its rule.
 
 import { defaultProbe } from '../model/workload.ts';
-import { referenceGateway } from './reference-gateway.ts';
+import { referenceGateway, referenceGatewayDrainSettings } from './reference-gateway.ts';
 import { ProfileCannotPlay, type BackendRequest, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
 
 export const REFERENCE_BACKEND = 'fixtures/reference-backend.mjs';
@@ -68,6 +68,8 @@ export const referenceProfile: Profile = {
     http: referenceGateway('graceful'),
     h2c: referenceGateway('graceful'),
   }),
+  // Those of its gateway pod; the backend's drain is the scenario's preStop and the app's own code.
+  drainSettings: referenceGatewayDrainSettings,
 };
 
 export const mutantProfiles: Profile[] = [

@@ -3,6 +3,7 @@
 
 import type { Topology, Workload } from '../model/workload.ts';
 import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
+import { checkHarnessFiles } from '../profiles/limits.ts';
 
 export const BACKEND = 'backend';
 export const BACKEND_PORT = 8080;
@@ -55,6 +56,7 @@ export function backendTopology(profile: Profile, o: BackendTopologyOptions): To
  * in-flight work at SIGTERM or SIGKILL cannot get lucky and miss it.
  */
 export function inFlightLoad(o: { connections: number; requestMs: number }) {
+  checkHarnessFiles(o.connections, 'connections');
   return {
     kind: 'http' as const,
     service: BACKEND,

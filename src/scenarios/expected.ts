@@ -11,10 +11,17 @@ export type JudgedVerdict = Extract<Verdict, 'pass' | 'fail'>;
 /**
  * A control fails on every profile. Otherwise a drain-correct profile (the reference apps, a real
  * system in its drain-correct configuration) passes, and a broken one (a mutant, a naive twin) fails
- * unless the scenario declares it tolerated, with why (`ScenarioDefinition.tolerates`).
+ * unless the scenario declares it tolerated, with why (`ScenarioDefinition.tolerates`). An ablated
+ * profile fails the scenarios that catch it; elsewhere nothing is expected.
  */
-export function expectedVerdict(scenario: Pick<ScenarioDefinition, 'control' | 'tolerates'>, profile: Pick<Profile, 'name' | 'kind'>): JudgedVerdict {
+export function expectedVerdict(
+  scenario: Pick<ScenarioDefinition, 'id' | 'control' | 'tolerates'>,
+  profile: Pick<Profile, 'name' | 'kind' | 'ablation'>,
+): JudgedVerdict | undefined {
   if (scenario.control) return 'fail';
+  // An ablation must fail the scenarios that catch its missing setting; elsewhere it may pass (a
+  // setting is for one kind of traffic), so nothing is expected there.
+  if (profile.kind === 'ablation') return profile.ablation?.caughtBy.includes(scenario.id) ? 'fail' : undefined;
   if (profile.kind === 'reference' || profile.kind === 'system') return 'pass';
   return scenario.tolerates?.[profile.name] !== undefined ? 'pass' : 'fail';
 }

@@ -9,5 +9,6 @@ export default gatewayDeleteScenario({
   keepAlive: true,
   programmingDelayMs: 200,
   clients: 10,
+  overlongRequests: 2,
   nightly: { programmingDelayMs: 1000 },
 });

@@ -2,7 +2,16 @@
 // gateway pod is replaced, one at a time (maxSurge 1, maxUnavailable 0), each draining as if deleted.
 
 import { defineScenario } from './definition.ts';
-import { drainExpectations, GATEWAY, gatewayLoad, gatewayOptionDocs, gatewayTopology } from './gateway-http-topology.ts';
+import {
+  drainExpectations,
+  GATEWAY,
+  gatewayOptionDocs,
+  gatewayTopology,
+  gatewayTraffic,
+  gatewayTrafficDefaults,
+  gatewayTrafficNightly,
+  noFailedGatewayRequests,
+} from './gateway-http-topology.ts';
 
 export default defineScenario({
   id: 'gateway-rollout-http',
@@ -21,21 +30,23 @@ export default defineScenario({
     rolloutAtMs: 1000,
     settleMs: 500,
     idleExitMs: 1500,
+    ...gatewayTrafficDefaults,
   },
-  nightly: { gateways: 3, backends: 3, clients: 100, programmingDelayMs: 1000, graceSeconds: 30, rolloutAtMs: 10_000, settleMs: 5000 },
+  nightly: { gateways: 3, backends: 3, clients: 100, programmingDelayMs: 1000, graceSeconds: 30, rolloutAtMs: 10_000, settleMs: 5000, ...gatewayTrafficNightly },
   optionDocs: { ...gatewayOptionDocs, rolloutAtMs: 'when the rollout restart starts, after load starts' },
   build: (profile, o) => {
     const setup = gatewayTopology(profile, o);
+    const loads = gatewayTraffic({ ...o, keepAlive: true }, setup, o.rolloutAtMs);
     return {
       id: 'gateway-rollout-http',
       profile: profile.name,
       topology: setup.topology,
-      loads: [{ id: 'http', startMs: 0, spec: gatewayLoad({ ...o, keepAlive: true }) }],
+      loads,
       steps: [{ id: 'rollout', when: { atMs: o.rolloutAtMs }, action: { kind: 'rollout-restart', workload: GATEWAY } }],
       end: { rolloutComplete: GATEWAY, settleMs: o.settleMs },
       maxDurationMs: o.rolloutAtMs + o.gateways * (setup.graceSeconds * 1000 + 10_000) + o.settleMs + 15_000,
       expectations: [
-        { assert: 'noFailedRequests' },
+        ...noFailedGatewayRequests(loads, o),
         ...drainExpectations({ workload: GATEWAY }, setup, o.idleExitMs),
         // Pods drain one after another: each takes at most its drain timeout, plus a new pod's start.
         { assert: 'rolloutCompletesWithin', workload: GATEWAY, maxMs: o.gateways * (setup.drainTimeoutMs + 5000) },

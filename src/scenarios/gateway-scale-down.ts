@@ -2,7 +2,16 @@
 // load balancer still sends it traffic): two pods drain at once, the last one takes all the load.
 
 import { defineScenario } from './definition.ts';
-import { drainExpectations, GATEWAY, gatewayLoad, gatewayOptionDocs, gatewayTopology } from './gateway-http-topology.ts';
+import {
+  drainExpectations,
+  GATEWAY,
+  gatewayOptionDocs,
+  gatewayTopology,
+  gatewayTraffic,
+  gatewayTrafficDefaults,
+  gatewayTrafficNightly,
+  noFailedGatewayRequests,
+} from './gateway-http-topology.ts';
 
 export default defineScenario({
   id: 'gateway-scale-down',
@@ -22,8 +31,9 @@ export default defineScenario({
     scaleAtMs: 1000,
     settleMs: 500,
     idleExitMs: 1500,
+    ...gatewayTrafficDefaults,
   },
-  nightly: { backends: 3, clients: 100, programmingDelayMs: 1000, graceSeconds: 30, scaleAtMs: 10_000, settleMs: 5000 },
+  nightly: { backends: 3, clients: 100, programmingDelayMs: 1000, graceSeconds: 30, scaleAtMs: 10_000, settleMs: 5000, ...gatewayTrafficNightly },
   optionDocs: {
     ...gatewayOptionDocs,
     replicasAfter: 'gateway replicas after the scale down',
@@ -32,15 +42,16 @@ export default defineScenario({
   checkOptions: (o) => (o.replicasAfter < o.gateways ? undefined : `replicasAfter (${o.replicasAfter}) must be below gateways (${o.gateways}), or nothing is scaled down`),
   build: (profile, o) => {
     const setup = gatewayTopology(profile, o);
+    const loads = gatewayTraffic({ ...o, keepAlive: true }, setup, o.scaleAtMs);
     return {
       id: 'gateway-scale-down',
       profile: profile.name,
       topology: setup.topology,
-      loads: [{ id: 'http', startMs: 0, spec: gatewayLoad({ ...o, keepAlive: true }) }],
+      loads,
       steps: [{ id: 'scale-down', when: { atMs: o.scaleAtMs }, action: { kind: 'scale', workload: GATEWAY, replicas: o.replicasAfter } }],
       end: { podGone: { step: 'scale-down' }, settleMs: o.settleMs },
       maxDurationMs: o.scaleAtMs + setup.graceSeconds * 1000 + o.settleMs + 15_000,
-      expectations: [{ assert: 'noFailedRequests' }, ...drainExpectations({ step: 'scale-down' }, setup, o.idleExitMs)],
+      expectations: [...noFailedGatewayRequests(loads, o), ...drainExpectations({ step: 'scale-down' }, setup, o.idleExitMs)],
     };
   },
 });

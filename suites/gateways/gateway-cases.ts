@@ -20,7 +20,8 @@ export function expectDrainCorrect(r: ScenarioResult): void {
   expectPass(r);
   const requests = r.timeline?.requests ?? [];
   expect(requests.length, describeResult(r)).toBeGreaterThan(50);
-  for (const q of requests) {
+  // Overlong requests outlast the drain by design: cut at the drain timeout, no pod answers them.
+  for (const q of requests.filter((r) => !r.load.startsWith('overlong-'))) {
     expect(q.gateway, `request ${q.id} names no gateway pod`).toMatch(/^gateway-\d+$/);
     expect(q.pod).toBe(q.gateway);
     expect(q.backendPod, `request ${q.id} names no backend pod`).toMatch(/^backend-\d+$/);

@@ -38,4 +38,41 @@ describe('render.mjs', () => {
       stderr: expect.stringContaining('environment variable(s) not set: BACKEND_SERVICE_HOST'),
     });
   });
+
+  it('drops every line containing a ZERODROP_DROP_LINES marker (an ablation), and fails on a marker that matches nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zerodrop-render-'));
+    dirs.push(dir);
+    const template = join(dir, 'gw.conf');
+    await writeFile(template, 'a 1;\n  keepalive_time ${T}s;\nb 2;\n');
+    const podDir = join(dir, 'pod');
+    const env = { ...process.env, T: '1', ZERODROP_POD_DIR: podDir, ZERODROP_DROP_LINES: 'keepalive_time ${T}s;' };
+    await run(process.execPath, [RENDER, template], { env });
+    expect(await readFile(join(podDir, 'gw.conf'), 'utf8')).toBe('a 1;\nb 2;\n');
+    await expect(run(process.execPath, [RENDER, template], { env: { ...env, ZERODROP_DROP_LINES: 'keepalive_time ${T}s;\nno such line' } })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('ZERODROP_DROP_LINES marker(s) match no template line: no such line'),
+    });
+  });
+
+  it('every template line an ablation drops is in its template (src/profiles/ablation.ts)', async () => {
+    const { ablatedProfiles } = await import('../../src/profiles/index.ts');
+    const { DROP_LINES_ENV } = await import('../../src/profiles/ablation.ts');
+    const request = { protocol: 'http', port: 8000, backendService: 'backend', backendPort: 8080, programmingDelayMs: 200 } as const;
+    let checked = 0;
+    for (const profile of ablatedProfiles) {
+      let plan;
+      try {
+        plan = profile.gateway?.(request);
+      } catch {
+        continue; // a profile that does not carry HTTP
+      }
+      const markers = plan?.env[DROP_LINES_ENV]?.split('\n') ?? [];
+      if (markers.length === 0) continue;
+      const template = plan!.command.join(' ').match(/fixtures\/gateways\/\w+\/[^\s)]+/)?.[0];
+      const text = await readFile(template!, 'utf8');
+      for (const m of markers) expect(text.split('\n').filter((line) => line.includes(m)), `${profile.name}: ${m}`).toHaveLength(1);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(8);
+  });
 });

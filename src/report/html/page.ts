@@ -45,13 +45,14 @@ export function expectationNote(r: Pick<ScenarioResult, 'id' | 'profile' | 'verd
   const scenario = findScenario(r.id);
   const profile = findProfile(r.profile);
   if (!scenario || !profile || (r.verdict !== 'pass' && r.verdict !== 'fail')) return undefined;
-  if (!scenario.control && profile.kind !== 'mutant' && profile.kind !== 'naive') return undefined;
+  if (!scenario.control && profile.kind !== 'mutant' && profile.kind !== 'naive' && profile.kind !== 'ablation') return undefined;
   const expected = expectedVerdict(scenario, profile);
+  if (expected === undefined) return undefined;
   const why = scenario.control
     ? 'a control: every profile must fail it'
     : expected === 'pass'
       ? `not built to catch ${profile.name}: ${scenario.tolerates?.[profile.name] ?? ''}`
-      : `${profile.name} is a ${profile.kind === 'naive' ? 'naive twin' : 'mutant'}: it must fail`;
+      : `${profile.name} is ${profile.kind === 'ablation' ? `${profile.ablation?.profile} without its drain setting ${profile.ablation?.setting}` : `a ${profile.kind === 'naive' ? 'naive twin' : 'mutant'}`}: it must fail`;
   if (r.verdict !== expected) return { text: `unexpected: should ${expected === 'pass' ? 'pass' : 'fail'}`, title: why, unexpected: true };
   return { text: expected === 'pass' ? 'passes by design' : 'expected to fail', title: why, unexpected: false };
 }

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { catalog } from '../scenarios/index.ts';
+import { expectedVerdict } from '../scenarios/expected.ts';
+import { ablatedName, ablatedProfile, DROP_LINES_ENV, dropTemplateLines, type DrainSetting } from './ablation.ts';
+import { ablatedProfiles, findProfile, profiles } from './index.ts';
+import type { Profile } from './profile.ts';
+
+const base: Profile = {
+  name: 'gw',
+  kind: 'system',
+  description: 'a gateway',
+  requires: [{ binary: 'gw', install: 'apt-get install gw' }],
+  gateway: () => ({ command: ['gw'], env: { A: '1' }, readinessProbe: { tcpSocket: { port: 1 } } as never, preStop: { sleep: { seconds: 2 } }, terminationGracePeriodSeconds: 10 }),
+};
+const request = { protocol: 'http', port: 8000, backendService: 'backend', backendPort: 8080 } as const;
+
+describe('ablations', () => {
+  it('derive a profile without one setting, from the definition: name, kind, what it must fail, the weakened plan', () => {
+    const setting: DrainSetting = { name: 'line', why: 'why', change: 'removed', caughtBy: ['gateway-delete-http'], weaken: dropTemplateLines('x ${Y};', 'z') };
+    const ablated = ablatedProfile(base, setting);
+    expect(ablated).toMatchObject({ name: 'gw-without-line', kind: 'ablation', requires: base.requires, ablation: { profile: 'gw', setting: 'line', caughtBy: ['gateway-delete-http'] } });
+    const plan = ablated.gateway!(request);
+    expect(plan.env).toEqual({ A: '1', [DROP_LINES_ENV]: 'x ${Y};\nz' });
+    expect(plan.preStop).toEqual({ sleep: { seconds: 2 } });
+    expect(ablatedName('nginx', 'prestop')).toBe('nginx-without-prestop');
+  });
+
+  it('are expected to fail the scenarios that catch them, and nothing is expected elsewhere', () => {
+    const ablated = ablatedProfile(base, { name: 's', why: '', change: '', caughtBy: ['gateway-delete-http'], weaken: (p) => p });
+    expect(expectedVerdict({ id: 'gateway-delete-http' }, ablated)).toBe('fail');
+    expect(expectedVerdict({ id: 'gateway-scale-down' }, ablated)).toBeUndefined();
+  });
+
+  it('every drain-correct profile with a drain of its own settings lists them, each caught by scenarios of the catalog or marked as caught by none', () => {
+    const ids = new Set(catalog.map((s) => s.id));
+    for (const p of ablatedProfiles) for (const id of p.ablation!.caughtBy) expect(ids, `${p.name}: ${id}`).toContain(id);
+    const withSettings = profiles.filter((p) => p.drainSettings !== undefined).map((p) => p.name);
+    expect(withSettings).toEqual(['reference', 'nginx', 'haproxy', 'caddy', 'coturn']);
+    expect(findProfile('nginx-without-keepalive_time')?.kind).toBe('ablation');
+  });
+
+  it('the stop signal, preStop and grace ablations weaken what they name', () => {
+    const nginx = findProfile('nginx')!.gateway!({ ...request, programmingDelayMs: 200 });
+    expect(nginx.stopSignal).toBe('SIGQUIT');
+    expect(findProfile('nginx-without-stopsignal')!.gateway!({ ...request, programmingDelayMs: 200 }).stopSignal).toBeUndefined();
+    expect(findProfile('nginx-without-prestop')!.gateway!({ ...request, programmingDelayMs: 200 }).preStop).toBeUndefined();
+    const grace = findProfile('nginx-without-grace')!.gateway!({ ...request, programmingDelayMs: 200 });
+    expect(grace.terminationGracePeriodSeconds).toBe(nginx.drain!.minDrainSeconds + 1);
+    expect(grace.terminationGracePeriodSeconds).toBeLessThan(nginx.drain!.drainTimeoutSeconds);
+  });
+});

@@ -1,0 +1,40 @@
+// The traffic every HTTP/1.1 gateway scenario carries (issue 19), as the scenarios build it.
+
+import { describe, expect, it } from 'vitest';
+import { findProfile } from '../profiles/index.ts';
+import { findScenario } from './index.ts';
+
+const nginx = findProfile('nginx')!;
+const build = (id: string, set: Record<string, number> = {}) => {
+  const def = findScenario(id)!;
+  return def.build(nginx, { ...def.defaults, ...set });
+};
+
+describe('gateway traffic', () => {
+  it('gateway-delete-http: hey-like clients, keep-alive connections with a think time, new connections, long and overlong requests', () => {
+    const s = build('gateway-delete-http');
+    expect(s.loads.map((l) => l.id)).toEqual(['http', 'keepalive', 'fresh', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`), 'overlong-1', 'overlong-2']);
+    const keepalive = s.loads.find((l) => l.id === 'keepalive')!.spec;
+    expect(keepalive).toMatchObject({ kind: 'http', keepAlive: true, mode: 'closed', connections: 60, thinkMs: 200, heldRatePerWorker: 1000 / 300 });
+    expect(s.loads.find((l) => l.id === 'fresh')!.spec).toMatchObject({ keepAlive: false, connections: 4 });
+    // nginx declares a minimum drain of 2 s and a drain timeout of 8 s from the delete: long requests end halfway, at 5 s, overlong ones past its grace period (10 s).
+    const long = s.loads.find((l) => l.id === 'long-1')!;
+    expect(long).toMatchObject({ startMs: 500, spec: { kind: 'single', path: '/delay?ms=5500' } });
+    expect(s.loads.find((l) => l.id === 'overlong-1')!.spec).toMatchObject({ path: '/delay?ms=11500' });
+    expect(s.expectations.slice(0, 2)).toEqual([
+      { assert: 'noFailedRequests', exceptLoads: ['overlong-1', 'overlong-2'] },
+      { assert: 'keepAliveClosedPolitely', idleTimeoutMs: 1000 },
+    ]);
+  });
+
+  it('a keep-alive timeout is longer than any idle gap the load makes itself', () => {
+    expect(build('gateway-scale-down', { thinkMs: 2000 }).expectations).toContainEqual({ assert: 'keepAliveClosedPolitely', idleTimeoutMs: 4000 });
+    expect(build('gateway-rollout-http', { ratePerClient: 0.5 }).expectations).toContainEqual({ assert: 'keepAliveClosedPolitely', idleTimeoutMs: 4000 });
+  });
+
+  it('the scenarios without keep-alive get the long requests, and no keep-alive judgement', () => {
+    const s = build('gateway-delete-http-no-keepalive');
+    expect(s.loads.map((l) => l.id)).toEqual(['http', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`)]);
+    expect(s.expectations.map((e) => e.assert)).not.toContain('keepAliveClosedPolitely');
+  });
+});

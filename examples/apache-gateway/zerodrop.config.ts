@@ -3,6 +3,10 @@
 // `npx zerodrop run` runs the selection below; docs/own-gateway.md walks through every field.
 import { defineConfig, defineProfile } from 'zerodrop';
 
+/** Apache's own bound on a graceful stop (GracefulShutdownTimeout, seconds). */
+const GRACEFUL_SHUTDOWN_TIMEOUT = 3;
+const preStopSeconds = (programmingDelayMs: number) => Math.ceil((programmingDelayMs + 500) / 1000);
+
 const apache = defineProfile({
   name: 'apache',
   role: 'gateway',
@@ -13,15 +17,15 @@ const apache = defineProfile({
   config: { 'httpd.conf': 'httpd.conf' },
   readiness: { tcpSocket: {} },
   // Past the load balancer's deprogramming (which the scenario sets), with a margin for its timer.
-  preStop: ({ programmingDelayMs }) => ({
-    exec: { command: ['sh', '-c', `touch "$POD_DIR/draining" && sleep ${Math.ceil((programmingDelayMs + 500) / 1000)}`] },
-  }),
+  preStop: ({ programmingDelayMs }) => ({ exec: { command: ['sh', '-c', `touch "$POD_DIR/draining" && sleep ${preStopSeconds(programmingDelayMs)}`] } }),
   stopSignal: 'SIGWINCH',
-  drain: ({ programmingDelayMs }) => {
-    const preStop = Math.ceil((programmingDelayMs + 500) / 1000);
-    return { minDrainSeconds: preStop, drainTimeoutSeconds: preStop + 6 };
-  },
-  terminationGracePeriodSeconds: ({ programmingDelayMs }) => Math.ceil((programmingDelayMs + 500) / 1000) + 10,
+  env: { GRACEFUL_SHUTDOWN_TIMEOUT: String(GRACEFUL_SHUTDOWN_TIMEOUT) },
+  // Apache exits about 9.5 s after GracefulShutdownTimeout when a request outlasts it (httpd.conf).
+  drain: ({ programmingDelayMs }) => ({
+    minDrainSeconds: preStopSeconds(programmingDelayMs),
+    drainTimeoutSeconds: preStopSeconds(programmingDelayMs) + GRACEFUL_SHUTDOWN_TIMEOUT + 11,
+  }),
+  terminationGracePeriodSeconds: ({ programmingDelayMs }) => preStopSeconds(programmingDelayMs) + GRACEFUL_SHUTDOWN_TIMEOUT + 13,
   // As Debian packages it: no preStop, and SIGTERM, Apache's immediate stop.
   naive: {
     description: 'Apache httpd as packaged: no preStop, SIGTERM (stop now): connections are cut and the listener closes before deprogramming.',

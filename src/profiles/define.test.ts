@@ -42,8 +42,9 @@ describe('defineProfile', () => {
     expect(plan.preStop).toEqual({ sleep: { seconds: 3 } });
     expect(plan.drain).toEqual({ minDrainSeconds: 3, drainTimeoutSeconds: 11 });
     expect(plan.terminationGracePeriodSeconds).toBe(20);
-    // The system's own stop timeout is what is left of the drain after the preStop.
+    // The system's own stop timeout is what the drain leaves after its minimum.
     expect(plan.env['DRAIN_TIMEOUT_SECONDS']).toBe('8');
+    expect(p.gateway!({ ...request, programmingDelayMs: 5000 }).env['DRAIN_TIMEOUT_SECONDS']).toBe('8');
     expect(plan.readinessProbe.handler).toEqual({ tcpSocket: { port: 8080 } });
     expect(p.gateway!({ ...request, programmingDelayMs: 5000 }).preStop).toEqual({ sleep: { seconds: 6 } });
   });

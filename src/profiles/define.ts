@@ -103,7 +103,7 @@ export const PLACEHOLDERS: Readonly<Record<string, string>> = {
   PORT: 'the container port the system must listen on',
   BACKEND_SERVICE_HOST: "gateways: the backend Service's address (Kubernetes service environment variables)",
   BACKEND_SERVICE_PORT: "gateways: the backend Service's port",
-  DRAIN_TIMEOUT_SECONDS: "the system's own bound on its graceful stop: drainTimeoutSeconds minus the preStop (5 s when no drain is declared)",
+  DRAIN_TIMEOUT_SECONDS: "the system's own bound on its graceful stop: the drain's drainTimeoutSeconds minus its minDrainSeconds (5 when no drain is declared)",
   ZERODROP_RUN_ID: 'the run id',
 };
 
@@ -245,8 +245,9 @@ function toProfile(def: ProfileDefinition, kind: ProfileKind): Profile {
     const drain = resolvePerPod(def.drain, pod);
     const preStop = resolvePerPod(def.preStop, pod);
     const grace = resolvePerPod(def.terminationGracePeriodSeconds, pod);
-    const preStopSeconds = preStop && 'sleep' in preStop ? preStop.sleep.seconds : 0;
-    const stopTimeout = drain ? Math.max(1, drain.drainTimeoutSeconds - preStopSeconds) : DEFAULT_STOP_TIMEOUT_SECONDS;
+    // The system's own bound on its graceful stop: what the promised drain leaves after the minimum
+    // drain (the preStop's wait), whatever the preStop does.
+    const stopTimeout = drain ? Math.max(1, drain.drainTimeoutSeconds - drain.minDrainSeconds) : DEFAULT_STOP_TIMEOUT_SECONDS;
     const handler: ProbeHandler = def.readiness && 'httpGet' in def.readiness ? { httpGet: { port: pod.port, path: def.readiness.httpGet.path } } : { tcpSocket: { port: pod.port } };
     return {
       command: podCommand(def.command, def.config ?? {}, cwd),

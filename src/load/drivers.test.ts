@@ -11,6 +11,12 @@ describe('driverMisfit', () => {
     expect(driverMisfit('builtin', udp)).toBeUndefined();
   });
 
+  it('lets the single requests of a scenario run beside hey (built-in), not beside iperf3', () => {
+    const single = { kind: 'single', service: 'gateway', path: '/delay?ms=5000', timeoutMs: 10_000 } as const;
+    expect(driverMisfit('hey', single)).toBeUndefined();
+    expect(driverMisfit('iperf3', single)).toMatch(/iperf3 drives UDP packet loads, not a single load/);
+  });
+
   it('lets hey carry out paced HTTP/1.1 loads only', () => {
     expect(driverMisfit('hey', paced)).toBeUndefined();
     expect(driverMisfit('hey', { ...paced, mode: 'open', rate: 100 })).toBeUndefined();

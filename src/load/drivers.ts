@@ -27,9 +27,13 @@ export function missingDriver(driver: LoadDriver, path?: string): string | undef
   return onPath(binary, path) ? undefined : `--driver ${driver}: ${binary} not found on PATH (install: ${install})`;
 }
 
-/** hey's -q is an integer number of requests per second per worker. */
-function heyRate(spec: Extract<LoadSpec, { kind: 'http' }>): number | undefined {
-  if (spec.mode === 'closed') return spec.ratePerWorker;
+/**
+ * hey's -q is an integer number of requests per second per worker. A closed load paced by a think
+ * time sends at most 1000 / thinkMs a second per worker: hey's -q for it (hey's ticker does not wait
+ * for the response, so it is the nearest hey comes to a think time).
+ */
+export function heyRate(spec: Extract<LoadSpec, { kind: 'http' }>): number | undefined {
+  if (spec.mode === 'closed') return spec.ratePerWorker ?? (spec.thinkMs ? 1000 / spec.thinkMs : undefined);
   return spec.rate === undefined ? undefined : spec.rate / spec.connections;
 }
 

@@ -109,7 +109,7 @@ export interface GatewayTrafficOptions {
   clients: number;
   ratePerClient: number;
   keepAliveConnections: number;
-  ratePerConnection: number;
+  thinkMs: number;
   freshClients: number;
   longRequests: number;
   /** Requests outlasting the drain timeout (gateway-delete-http only): not judged; the pod must still leave by its drain timeout. */
@@ -118,7 +118,7 @@ export interface GatewayTrafficOptions {
 
 export const gatewayTrafficDefaults: Omit<GatewayTrafficOptions, 'clients' | 'ratePerClient' | 'overlongRequests'> = {
   keepAliveConnections: 60,
-  ratePerConnection: 5,
+  thinkMs: 200,
   freshClients: 4,
   longRequests: 8,
 };
@@ -140,15 +140,15 @@ const LONG_LEAD_MS = 500;
 /**
  * The traffic a real gateway carries, at the moment one of its pods is stopped:
  * - `http`: the hey-like clients (keep-alive or not, by the scenario), mostly idle between requests;
- * - `keepalive`: many keep-alive connections, each paced at `ratePerConnection` (a request every
- *   200 ms by default, sent from a timer, like hey's -q). A gateway that closes one between two requests (an idle close at its stop
+ * - `keepalive`: many keep-alive connections, each thinking `thinkMs` on a timer between a response
+ *   and its next request. A gateway that closes one between two requests (an idle close at its stop
  *   signal) races the client's next request: a request already on the wire fails, and every such
  *   close is counted by keepAliveClosedPolitely whether a request crossed it or not, so the race is
  *   seen every run, not by luck (issue 19). Connections mostly idle are what a graceful stop closes
  *   at once; connections mid-request are closed politely after their response by every system here,
- *   so many paced connections show the race more surely than a few busy ones. A polite drain needs
- *   one request on each connection while it drains (a response saying Connection: close), so the
- *   load must hold its rate (loadHeld), or the run is inconclusive;
+ *   so many connections with a think time show the race more surely than a few busy ones. A polite
+ *   drain needs one request on each connection while it drains (a response saying Connection:
+ *   close), so each must send at least every thinkMs + 100 ms, or the run is inconclusive;
  * - `fresh`: a new connection per request alongside, crossing the load balancer all the time;
  * - `long`: requests started just before the stop, lasting halfway into the drain the profile promises:
  *   in flight at the stop signal, they must complete;
@@ -165,10 +165,11 @@ export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }
         kind: 'http',
         service: GATEWAY,
         path: '/',
+        thinkMs: o.thinkMs,
         keepAlive: true,
         mode: 'closed',
         connections: o.keepAliveConnections,
-        ratePerWorker: o.ratePerConnection,
+        heldRatePerWorker: 1000 / (o.thinkMs + TURNAROUND_MS),
         timeoutMs: 5_000,
       },
     });
@@ -188,6 +189,8 @@ export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }
 }
 
 const OVERLONG = 'overlong-';
+/** What a keep-alive connection may spend per request beyond its think time, and still count as held. */
+const TURNAROUND_MS = 100;
 /** How far an overlong request outlasts the grace period (and so the drain timeout below it). */
 const OVERLONG_PAST_GRACE_MS = 1000;
 
@@ -195,15 +198,15 @@ const OVERLONG_PAST_GRACE_MS = 1000;
  * No request of `loads` may fail, except the overlong ones: those outlast the drain by design and
  * are cut at the drain timeout; what holds the pod to that timeout is drainTiming and notKilled.
  */
-export function noFailedGatewayRequests(loads: readonly LoadPhase[], o: { ratePerClient: number; ratePerConnection?: number }): Expectation[] {
+export function noFailedGatewayRequests(loads: readonly LoadPhase[], o: { ratePerClient: number; thinkMs?: number }): Expectation[] {
   const exceptLoads = loads.filter((l) => l.id.startsWith(OVERLONG)).map((l) => l.id);
   const keepAlive = loads.some((l) => l.spec.kind === 'http' && l.spec.keepAlive);
   return [
     exceptLoads.length > 0 ? { assert: 'noFailedRequests', exceptLoads } : { assert: 'noFailedRequests' },
-    // Every keep-alive connection sends at least every 1/ratePerClient or 1/ratePerConnection s: idle
-    // for twice the longer (and at least a second), it may have met a keep-alive timeout, no drain.
+    // Every keep-alive connection sends at least every 1/ratePerClient s or thinkMs: idle for twice
+    // the longer (and at least a second), it may have met a keep-alive timeout, which is no drain.
     ...(keepAlive
-      ? [{ assert: 'keepAliveClosedPolitely', idleTimeoutMs: Math.max(KEEPALIVE_IDLE_TIMEOUT_MS, 2000 / o.ratePerClient, o.ratePerConnection ? 2000 / o.ratePerConnection : 0) } as const]
+      ? [{ assert: 'keepAliveClosedPolitely', idleTimeoutMs: Math.max(KEEPALIVE_IDLE_TIMEOUT_MS, 2000 / o.ratePerClient, 2 * (o.thinkMs ?? 0)) } as const]
       : []),
   ];
 }
@@ -235,8 +238,8 @@ export const gatewayOptionDocs = {
   graceSeconds: 'terminationGracePeriodSeconds of a gateway whose profile sets none',
   clients: 'concurrent clients (hey -c)',
   ratePerClient: 'requests per second per client (hey -q)',
-  keepAliveConnections: 'keep-alive connections beside the clients, each at ratePerConnection: a close between two requests races the next one',
-  ratePerConnection: 'requests per second on each of the keepAliveConnections (hey -q)',
+  keepAliveConnections: 'keep-alive connections beside the clients, each thinking thinkMs between requests: a close between two requests races the next one',
+  thinkMs: 'think time of a keep-alive connection between a response and its next request, on a timer',
   freshClients: 'clients opening a new connection per request beside the keep-alive ones (at ratePerClient)',
   longRequests: 'requests in flight at the stop signal, lasting halfway from the minimum drain to the drain timeout the profile promises',
   overlongRequests: 'requests in flight at the stop signal that outlast the grace period by 1 s: cut at the drain timeout (not judged), the pod must still leave by its drain timeout',

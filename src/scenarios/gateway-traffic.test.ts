@@ -15,7 +15,7 @@ describe('gateway traffic', () => {
     const s = build('gateway-delete-http');
     expect(s.loads.map((l) => l.id)).toEqual(['http', 'keepalive', 'fresh', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`), 'overlong-1', 'overlong-2']);
     const keepalive = s.loads.find((l) => l.id === 'keepalive')!.spec;
-    expect(keepalive).toMatchObject({ kind: 'http', keepAlive: true, mode: 'closed', connections: 60, ratePerWorker: 5 });
+    expect(keepalive).toMatchObject({ kind: 'http', keepAlive: true, mode: 'closed', connections: 60, thinkMs: 200, heldRatePerWorker: 1000 / 300 });
     expect(s.loads.find((l) => l.id === 'fresh')!.spec).toMatchObject({ keepAlive: false, connections: 4 });
     // nginx declares a minimum drain of 2 s and a drain timeout of 8 s from the delete: long requests end halfway, at 5 s, overlong ones past its grace period (10 s).
     const long = s.loads.find((l) => l.id === 'long-1')!;
@@ -28,7 +28,7 @@ describe('gateway traffic', () => {
   });
 
   it('a keep-alive timeout is longer than any idle gap the load makes itself', () => {
-    expect(build('gateway-scale-down', { ratePerConnection: 0.5 }).expectations).toContainEqual({ assert: 'keepAliveClosedPolitely', idleTimeoutMs: 4000 });
+    expect(build('gateway-scale-down', { thinkMs: 2000 }).expectations).toContainEqual({ assert: 'keepAliveClosedPolitely', idleTimeoutMs: 4000 });
     expect(build('gateway-rollout-http', { ratePerClient: 0.5 }).expectations).toContainEqual({ assert: 'keepAliveClosedPolitely', idleTimeoutMs: 4000 });
   });
 

@@ -30,6 +30,7 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   freshClients: count(0, 10_000),
   longRequests: count(0, 1_000),
   overlongRequests: count(0, 1_000),
+  thinkMs: ms(0, 60_000),
   streams: count(1, 1_000),
   sessions: count(1, 1_000),
   streamsPerSession: count(1, 1_000),
@@ -62,7 +63,6 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   drainTimeoutMs: ms(1),
   rate: rate(100_000),
   ratePerClient: rate(10_000),
-  ratePerConnection: rate(10_000),
   ratePerStream: rate(10_000),
   ratePerFlow: rate(100_000),
 };

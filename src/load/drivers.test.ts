@@ -11,6 +11,18 @@ describe('driverMisfit', () => {
     expect(driverMisfit('builtin', udp)).toBeUndefined();
   });
 
+  it("gives hey a think time's rate as its -q", () => {
+    const thinking = { kind: 'http', service: 'gateway', path: '/', keepAlive: true, mode: 'closed', connections: 60, thinkMs: 200, timeoutMs: 5000 } as const;
+    expect(driverMisfit('hey', thinking)).toBeUndefined();
+    expect(driverMisfit('hey', { ...thinking, thinkMs: 300 })).toMatch(/hey's -q is a whole number .* needs 3\.33/);
+  });
+
+  it('lets the single requests of a scenario run beside hey (built-in), not beside iperf3', () => {
+    const single = { kind: 'single', service: 'gateway', path: '/delay?ms=5000', timeoutMs: 10_000 } as const;
+    expect(driverMisfit('hey', single)).toBeUndefined();
+    expect(driverMisfit('iperf3', single)).toMatch(/iperf3 drives UDP packet loads, not a single load/);
+  });
+
   it('lets hey carry out paced HTTP/1.1 loads only', () => {
     expect(driverMisfit('hey', paced)).toBeUndefined();
     expect(driverMisfit('hey', { ...paced, mode: 'open', rate: 100 })).toBeUndefined();

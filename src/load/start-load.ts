@@ -38,6 +38,7 @@ export function startLoad(
     // Never fall back to the built-in generator: a cross-check that silently did not run agrees.
     const misfit = driverMisfit(driver, spec);
     if (misfit !== undefined) throw new Error(`load ${id}: ${misfit}`);
+    if (spec.kind === 'single') recorder.event('note', { message: `load ${id}: one request, sent by the built-in client beside ${driver}`, detail: { load: id, driver: 'builtin' } });
     const plannedMs = options.plannedMs ?? 10_000;
     const tracking = options.tracker ? { tracker: options.tracker } : {};
     if (spec.kind === 'http' && driver === 'hey') return startHeyLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, plannedMs, ...tracking });

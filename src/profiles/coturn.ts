@@ -1,7 +1,7 @@
 // coturn (https://github.com/coturn/coturn), the TURN server, as the gateway of the TURN scenarios.
 //
 // It runs unprivileged as a pod on its pod IP: listening and relaying on that address only, long-term
-// credentials with one static user, relay ports in a small range, loopback peers allowed (the
+// credentials with one static user, relay ports across the whole dynamic range of its own IP, loopback peers allowed (the
 // backends are 127.x pods), no TLS/DTLS, no CLI. Options are those of turnserver(1) 4.6
 // (docs/Configuration.md and examples/etc/turnserver.conf in the coturn repository). Everything is
 // on the command line except the credential, the pid file is /dev/null and the user database is

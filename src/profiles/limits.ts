@@ -9,8 +9,14 @@ let nofile: number | undefined;
 /** The soft limit on open files of this process and its children; Infinity when unlimited. */
 export function openFileLimit(): number {
   if (nofile === undefined) {
-    const out = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
-    nofile = out === 'unlimited' ? Infinity : Number(out);
+    // /bin/sh by its path: a run's PATH may hold no shell. A limit that cannot be read refuses nothing.
+    let out = 'unlimited';
+    try {
+      out = execFileSync('/bin/sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
+    } catch {
+      // left unlimited
+    }
+    nofile = out === 'unlimited' || !Number.isFinite(Number(out)) ? Infinity : Number(out);
   }
   return nofile;
 }

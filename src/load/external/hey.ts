@@ -32,6 +32,7 @@ import type { LoadSummary, LoadTarget } from '../http.ts';
 import { classifyStatus } from '../outcome.ts';
 import { originOf } from '../request-load.ts';
 import { startClientGroup } from './client-group.ts';
+import { heyRate } from '../drivers.ts';
 
 export interface HeyPlan {
   workers: number;
@@ -56,7 +57,7 @@ export interface HeyRow {
 
 /** The hey run that covers `plannedMs` of `spec` against `target`. The spec must fit (drivers.ts). */
 export function heyPlan(spec: HttpLoadSpec, target: LoadTarget, plannedMs: number): HeyPlan {
-  const qps = spec.mode === 'closed' ? (spec.ratePerWorker ?? 0) : (spec.rate ?? 0) / spec.connections;
+  const qps = heyRate(spec) ?? 0;
   return {
     workers: spec.connections,
     qps,

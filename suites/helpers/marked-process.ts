@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { packageRoot } from '../../src/paths.ts';
 import { leftoverProcesses, listeningAddressesOf, listeningSockets } from './leftovers.ts';
 
 /** How long after the signal a process's pods and servers may take to be gone. */
@@ -23,7 +24,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** Disposing it (`await using`) SIGKILLs the process if it still runs and stops the sampling, so a failed test leaves nothing. */
+/** Disposing it (`await using`) SIGKILLs the process if it still runs, cleans what it left, and stops the sampling, so a failed test leaves nothing. */
 export interface MarkedProcess extends AsyncDisposable {
   child: ChildProcess;
   env: { mark: string; stateDir: string; tmp: string };
@@ -75,12 +76,31 @@ export async function startMarked(dir: string, args: readonly string[]): Promise
     [Symbol.asyncDispose]: async () => {
       sampling = false;
       if (child.exitCode === null && child.signalCode === null) {
+        // The test ended (failed) with the run still going: SIGKILL leaves its pods and load
+        // drivers, which `zerodrop clean` finds in the run's state record, as a user would.
         child.kill('SIGKILL');
         await exited;
+        await cleanAfterKill(env);
       }
       await sampler;
     },
   };
+}
+
+/** `zerodrop clean` on the killed process's state directory, then SIGKILL whatever still carries its mark. */
+async function cleanAfterKill(env: MarkedProcess['env']): Promise<void> {
+  const clean = spawn(process.execPath, [join(packageRoot, 'src/cli/main.ts'), 'clean'], {
+    env: { ...process.env, CI: '1', ZERODROP_STATE_DIR: env.stateDir, TMPDIR: env.tmp },
+    stdio: 'ignore',
+  });
+  await new Promise((resolve) => clean.on('exit', resolve));
+  for (const pid of await leftoverProcesses(env.mark, env.tmp)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone between the listing and the kill.
+    }
+  }
 }
 
 export async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {

@@ -1,11 +1,9 @@
 // Runs one scenario x profile through the same path as `zerodrop run`, for the suites.
 
 import { expect } from 'vitest';
-import { findProfile } from '../../src/profiles/index.ts';
+import { openRun, planRun } from '../../src/api/run.ts';
 import type { ScenarioResult } from '../../src/report/results.ts';
-import { runMatrix } from '../../src/runner/run-matrix.ts';
 import { collectResult } from './collect.ts';
-import { findScenario } from '../../src/scenarios/index.ts';
 import type { OptionValues } from '../../src/scenarios/definition.ts';
 
 /**
@@ -32,18 +30,13 @@ export function unmeasured(r: ScenarioResult): boolean {
   return inconclusive.length > 0 && inconclusive.every((a) => VALIDITY_CHECKS.has(a.name));
 }
 
+/**
+ * Through the public API, as `zerodrop run` and `zerodrop/vitest` go: the run has its state record,
+ * so pods left by a killed test worker are found by `zerodrop clean`.
+ */
 async function runCaseOnce(scenarioId: string, profileName: string, overrides: OptionValues): Promise<ScenarioResult> {
-  const scenario = findScenario(scenarioId);
-  const profile = findProfile(profileName);
-  if (!scenario || !profile) throw new Error(`unknown ${scenario ? 'profile' : 'scenario'}`);
-  const run = await runMatrix({
-    provider: 'local',
-    scenarios: [scenario],
-    profiles: [profile],
-    overrides,
-    nightly: false,
-    signal: AbortSignal.timeout(110_000),
-  });
+  await using open = await openRun(planRun({ provider: 'local', scenarios: [scenarioId], profiles: [profileName], set: overrides }));
+  const run = await open.runPairs(undefined, { signal: AbortSignal.timeout(110_000) });
   const [result] = run.scenarios;
   if (!result) throw new Error('no result');
   await collectResult(result);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { campaignRounds, formatCampaign, parseCampaignArgs, tally, whyOf, type CampaignRow } from './campaign.ts';
+import { CAMPAIGN_HELP, campaignRounds, formatCampaign, parseCampaignArgs, tally, whyOf, type CampaignRow } from './campaign.ts';
 import { catalog } from '../scenarios/index.ts';
 import { profiles } from '../profiles/index.ts';
 
@@ -78,6 +78,23 @@ describe('campaign why', () => {
     const failed = { name: 'noFailedRequests', verdict: 'fail', message: '3 of 90 failed' } as const;
     expect(whyOf({ verdict: 'fail', assertions: [failed, loadHeld] })).toBe('noFailedRequests: 3 of 90 failed');
     expect(whyOf({ verdict: 'inconclusive', assertions: [], reason: 'deploy failed: port in use' })).toBe('deploy failed: port in use');
+  });
+});
+
+describe('campaign --help', () => {
+  it('documents every flag the campaign accepts', () => {
+    // The flags come from the parser's own refusal of an unknown one, so a flag added without its line fails here.
+    const refusal = (() => {
+      try {
+        parseCampaignArgs(['--no-such-flag']);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    })();
+    const flags = [...refusal.matchAll(/--[a-z-]+/g)].map((m) => m[0]).filter((f) => f !== '--no-such-flag');
+    expect(flags.length).toBeGreaterThan(3);
+    for (const flag of flags) expect(CAMPAIGN_HELP).toMatch(new RegExp(`^  ${flag}\\b`, 'm'));
   });
 });
 

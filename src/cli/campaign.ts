@@ -173,7 +173,23 @@ async function writeCampaign(reportDir: string, campaign: { runs: number; of: nu
   await writeFile(resolve(dir, 'campaign.json'), `${JSON.stringify(campaign, null, 2)}\n`);
 }
 
+export const CAMPAIGN_HELP = `npm run campaign -- [flags]: the local catalog, run again and again, every verdict counted
+
+  --runs N          how many times (default 20)
+  --scenario ID     only this scenario, repeatable (default: the whole catalog, controls included)
+  --profile NAME    only this profile, repeatable (default: every profile; a missing binary is skipped)
+  --ablations       also each drain setting taken out of the selected profiles, on the scenarios
+                    that must catch it, expected to fail every run (docs/drain-settings.md)
+  --report-dir DIR  where campaign.json goes, rewritten after every run (default: reports)
+
+Exit 0 when every pair gave the same verdict every run and each judged verdict was the expected
+one, 1 otherwise, 2 on bad flags. More: docs/campaign.md`;
+
 async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(CAMPAIGN_HELP);
+    return 0;
+  }
   const args = parseCampaignArgs(argv);
   const { runs, reportDir, scenarios } = args;
   const profiles = [...args.profiles, ...args.ablations];

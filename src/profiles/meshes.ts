@@ -17,12 +17,18 @@
 //   says not to combine it with native sidecars). The naive twin is Linkerd without it.
 //   Chart version 2026.9.1 (edge-26.9.1): the latest in https://helm.linkerd.io/edge/index.yaml on
 //   2026-09-10, as recorded by a public repository that vendors both charts; not re-checked here.
-// - Istio ambient (https://istio.io/latest/docs/ambient/install/helm): Gateway API CRDs v1.4.0 when
+// - Istio ambient (https://istio.io/latest/docs/ambient/install/helm): Gateway API CRDs when
 //   absent, base, istiod and cni with profile=ambient, then ztunnel. Enrolment: the namespace label
 //   istio.io/dataplane-mode=ambient. ztunnel's terminationGracePeriodSeconds (default 30) is both the
 //   kubelet's grace and, less 1 s, how long ztunnel drains its connections (istio/istio
 //   manifests/charts/ztunnel/values.yaml); the naive twin gives it 2 s, a drain of 1 s.
-//   Chart version 1.29.2: seen pinned in public repositories; not re-checked against the chart index.
+//   Version 1.30.5 (Istio's charts carry the release's version): "Announcing Istio 1.30.5",
+//   https://istio.io/latest/zh/news/releases/1.30.x/announcing-1.30.5/ (the 1.30.x patch after 1.30.4
+//   of 2026-08-27). Not 1.29: "Announcing Istio 1.29.9" says 1.29 reached end of life on 2026-10-15.
+// - Gateway API CRDs v1.5.1: Istio 1.30's upgrade notes, "Gateway API CRDs must be upgraded to v1.5.x"
+//   (https://istio.io/latest/news/releases/1.30.x/announcing-1.30/upgrade-notes/): 1.30 depends on
+//   v1.5.1 and reads TLSRoute and ReferenceGrant from the standard channel; older CRDs hide them
+//   from istiod. The release asset is applied server-side (large CRDs; gateway-api#4156).
 
 import { HELM_INSTALL_HINT, type HelmChart } from './helm-charts.ts';
 import type { LinkerdIdentity } from './linkerd-certs.ts';
@@ -31,8 +37,8 @@ import { referenceProfile } from './reference.ts';
 
 /** Gateway API CRDs, installed first when the cluster has none (both meshes' docs ask for them). */
 export const GATEWAY_API_CRDS = {
-  version: 'v1.4.0',
-  url: 'https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.4.0/standard-install.yaml',
+  version: 'v1.5.1',
+  url: 'https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.5.1/standard-install.yaml',
   /** The CRD whose presence means the Gateway API is installed (the istio docs' own check). */
   probe: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gateways.gateway.networking.k8s.io',
 } as const;
@@ -57,7 +63,7 @@ export interface MeshSpec {
 }
 
 export const LINKERD_VERSION = '2026.9.1';
-export const ISTIO_VERSION = '1.29.2';
+export const ISTIO_VERSION = '1.30.5';
 export const WAIT_BEFORE_EXIT = 'config.alpha.linkerd.io/proxy-wait-before-exit-seconds';
 /** How long the injected proxy keeps serving after SIGTERM in the drain-correct profile: longer than the reference backend's drain. */
 export const LINKERD_WAIT_SECONDS = 10;

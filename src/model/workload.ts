@@ -10,10 +10,11 @@ export interface ContainerPort {
   protocol: Protocol;
 }
 
-/** A readiness probe handler, the two kinds the harness needs (core/v1 Probe). */
+/** A readiness probe handler (core/v1 Probe): a TCP connect, an HTTP GET, or a command run in the container. */
 export type ProbeHandler =
   | { tcpSocket: { port: number } }
-  | { httpGet: { port: number; path: string } };
+  | { httpGet: { port: number; path: string } }
+  | { exec: { command: string[] } };
 
 export interface Probe {
   handler: ProbeHandler;
@@ -60,6 +61,20 @@ export interface Workload {
    * by the chart's values. Only cluster providers run such a workload.
    */
   installedBy?: ChartedDataplane;
+  /** On clusters: the container image; the stock image of the command's program when absent. */
+  image?: string;
+  /**
+   * The pod as its profile defined it (defineProfile), when `command` is the local shell that renders
+   * and execs it: cluster renderers run `argv` themselves and render `templates` in an init container.
+   */
+  defined?: DefinedPod;
+}
+
+/** A defined pod's own form: the system's argv (with `${NAME}` placeholders) and its configuration templates. */
+export interface DefinedPod {
+  argv: string[];
+  /** File name in the pod directory -> template text. */
+  templates: Record<string, string>;
 }
 
 export interface ServicePort {
@@ -141,6 +156,8 @@ export function defaultProbe(handler: ProbeHandler, overrides: Partial<Omit<Prob
   };
 }
 
-export function probePort(probe: Probe): number {
-  return 'tcpSocket' in probe.handler ? probe.handler.tcpSocket.port : probe.handler.httpGet.port;
+/** The port a probe connects to; undefined for an exec probe. */
+export function probePort(probe: Probe): number | undefined {
+  const h = probe.handler;
+  return 'tcpSocket' in h ? h.tcpSocket.port : 'httpGet' in h ? h.httpGet.port : undefined;
 }

@@ -27,5 +27,7 @@ export function gatewayWorkload(profile: Profile, plan: GatewayPlan, o: GatewayW
     strategy: { maxSurge: 1, maxUnavailable: 0 },
     labels: { 'zerodrop.dev/profile': profile.name },
     ...(plan.installedBy ? { installedBy: plan.installedBy } : {}),
+    ...(plan.image ? { image: plan.image } : {}),
+    ...(plan.defined ? { defined: plan.defined } : {}),
   };
 }

@@ -230,15 +230,16 @@ export function isDefinedProfile(value: unknown): value is Profile {
 }
 
 /**
- * The issues as a reader needs them: where a value fits one branch of a union (an array where a
- * list or a function is allowed), that branch's own issues (`protocols[0] = "http3"`), not the
- * union's summary; the summary where no single branch was meant.
+ * The issues as a reader needs them: where a value has the shape of one branch of a union (an array
+ * where a list or a function is allowed), that branch's own issues (`protocols[0] = "http3"`), not
+ * the union's summary; the summary where no single branch was meant.
  */
 function meantIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): z.core.$ZodIssue[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...issue.path];
     if (issue.code === 'invalid_union') {
-      const meant = issue.errors.filter((branch) => !branch.every((i) => i.code === 'invalid_type' && i.path.length === 0));
+      // A branch was meant when the value has its shape: none of its issues is about the value as a whole.
+      const meant = issue.errors.filter((branch) => branch.every((i) => i.path.length > 0));
       if (meant.length === 1) return meantIssues(meant[0] ?? [], path);
     }
     return [{ ...issue, path }];

@@ -15,6 +15,9 @@
 //   open connection" before exiting must therefore not count probe connections (they carry
 //   `User-Agent: kube-probe/...`).
 //
+// An exec probe runs its command in the pod's directory and environment, as the kubelet runs it in
+// the container, and fails once it outlasts timeoutSeconds.
+//
 // Probes go straight to the pod's address, like the kubelet's, never through a Service, so they are
 // never counted as load.
 

@@ -110,6 +110,12 @@ export interface ChartedDataplane {
   protocol: 'http' | 'turn';
   /** The Service its route forwards to. */
   routesTo: { service: string; port: number };
+  /**
+   * Labels of the dataplane pods the chart creates, when they are not labelled
+   * zerodrop.dev/workload=<workload> through the chart's values: the gateway Service selects them,
+   * and the provider counts the pods they match as this workload's.
+   */
+  selector?: Record<string, string>;
 }
 
 /**

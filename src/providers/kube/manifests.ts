@@ -290,18 +290,23 @@ export function chartedTargetPorts(topology: Topology): Map<string, Map<string, 
   return result;
 }
 
-function renderDisruptionBudget(budget: DisruptionBudget, opts: RenderOptions): KubeObject {
+function renderDisruptionBudget(budget: DisruptionBudget, opts: RenderOptions, selector: Record<string, string>): KubeObject {
   const limits = { ...(budget.minAvailable !== undefined ? { minAvailable: budget.minAvailable } : {}), ...(budget.maxUnavailable !== undefined ? { maxUnavailable: budget.maxUnavailable } : {}) };
   if (Object.keys(limits).length !== 1) throw new ManifestError(`PodDisruptionBudget of ${budget.workload} needs exactly one of minAvailable and maxUnavailable`);
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
     metadata: { name: budget.workload, namespace: opts.namespace, labels: labelsOf(opts) },
-    spec: { ...limits, selector: { matchLabels: { [LABELS.workload]: budget.workload } } },
+    spec: { ...limits, selector: { matchLabels: selector } },
   };
 }
 
-function renderService(service: Service, opts: RenderOptions, targetPorts?: Map<string, number>): KubeObject {
+/** The labels a Service selects its workload's pods by: the chart's dataplane selector, or zerodrop's workload label. */
+export function podSelectorOf(topology: Topology, workload: string): Record<string, string> {
+  return topology.workloads.find((w) => w.name === workload)?.installedBy?.selector ?? { [LABELS.workload]: workload };
+}
+
+function renderService(service: Service, opts: RenderOptions, targetPorts: Map<string, number> | undefined, selector: Record<string, string>): KubeObject {
   const nodePorts = opts.nodePorts?.[service.name];
   const type = opts.loadBalancers?.includes(service.name) ? 'LoadBalancer' : nodePorts ? 'NodePort' : 'ClusterIP';
   return {
@@ -310,7 +315,7 @@ function renderService(service: Service, opts: RenderOptions, targetPorts?: Map<
     metadata: { name: service.name, namespace: opts.namespace, labels: labelsOf(opts) },
     spec: {
       type,
-      selector: { [LABELS.workload]: service.selector },
+      selector,
       ports: service.ports.map((p) => ({
         name: p.name,
         port: p.port,
@@ -347,9 +352,9 @@ export function renderTopology(topology: Topology, opts: RenderOptions): KubeObj
     }
   }
   const targetPorts = chartedTargetPorts(topology);
-  for (const service of topology.services) objects.push(renderService(service, opts, targetPorts.get(service.name)));
+  for (const service of topology.services) objects.push(renderService(service, opts, targetPorts.get(service.name), podSelectorOf(topology, service.selector)));
   for (const workload of topology.workloads) if (!workload.installedBy) objects.push(renderDeployment(workload, opts));
-  for (const budget of disruptionBudgetsOf(topology)) objects.push(renderDisruptionBudget(budget, opts));
+  for (const budget of disruptionBudgetsOf(topology)) objects.push(renderDisruptionBudget(budget, opts, podSelectorOf(topology, budget.workload)));
   return objects;
 }
 

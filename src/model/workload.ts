@@ -64,6 +64,13 @@ export interface Workload {
   /** On clusters: the container image; the stock image of the command's program when absent. */
   image?: string;
   /**
+   * How the pods name themselves in responses, from their profile's `attribution`: the response
+   * header carrying the pod's name, or none (`header` undefined: requests are attributed through the
+   * balancer's connection records), and whether they are the gateway clients reach or a backend.
+   * The headers x-zerodrop-gateway / x-zerodrop-pod when absent.
+   */
+  attribution?: { role: 'gateway' | 'backend'; header: string | undefined };
+  /**
    * The pod as its profile defined it (defineProfile), when `command` is the local shell that renders
    * and execs it: cluster renderers run `argv` themselves and render `templates` in an init container.
    */

@@ -37,6 +37,7 @@ export function backendTopology(profile: Profile, o: BackendTopologyOptions): To
     strategy: { maxSurge: o.maxSurge ?? 1, maxUnavailable: o.maxUnavailable ?? 0 },
     labels: { 'zerodrop.dev/profile': profile.name },
     ...(plan.image ? { image: plan.image } : {}),
+    ...(plan.attribution ? { attribution: { role: 'backend' as const, header: plan.attribution === 'connection' ? undefined : plan.attribution.header } } : {}),
     ...(plan.defined ? { defined: plan.defined } : {}),
   };
   return {

@@ -28,6 +28,7 @@ export function gatewayWorkload(profile: Profile, plan: GatewayPlan, o: GatewayW
     labels: { 'zerodrop.dev/profile': profile.name },
     ...(plan.installedBy ? { installedBy: plan.installedBy } : {}),
     ...(plan.image ? { image: plan.image } : {}),
+    ...(plan.attribution ? { attribution: { role: 'gateway' as const, header: plan.attribution === 'connection' ? undefined : plan.attribution.header } } : {}),
     ...(plan.defined ? { defined: plan.defined } : {}),
   };
 }

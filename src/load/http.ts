@@ -21,7 +21,7 @@ import type { HttpLoadSpec, SingleRequestSpec } from '../model/load.ts';
 import type { Outcome, RequestRecord } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { classifyError, classifyStatus, harnessError } from './outcome.ts';
-import { ResponseParser } from './http1-response.ts';
+import { DEFAULT_NAME_HEADERS, ResponseParser, type NameHeaders } from './http1-response.ts';
 import { nextDue, RequestLoad, requestRecord, type InFlightRequest } from './request-load.ts';
 
 export interface LoadTarget {
@@ -68,6 +68,12 @@ export interface HttpLoadOptions {
   maxRequests?: number;
   /** The load stops by itself after this long, a backstop for a runner that forgets to stop it. */
   maxDurationMs?: number;
+  /**
+   * The headers the target's pods name themselves with (DEFAULT_NAME_HEADERS when absent): a
+   * profile's `attribution`. A header left undefined is not read; its requests are attributed
+   * through the balancer's connection records.
+   */
+  names?: NameHeaders;
 }
 
 /** A request starting later than this after its scheduled time is `late` (open mode). */
@@ -156,6 +162,7 @@ interface WorkerSink {
   /** Where every connection of the load reads into: each read is parsed before the next one. */
   readonly readBuffer: Buffer;
   readonly keepAlive: boolean;
+  readonly names: NameHeaders;
   /** The exchange recorded its request: count it. */
   finished(outcome: Outcome): void;
 }
@@ -174,13 +181,14 @@ class Worker {
   private conn: Connection | undefined;
   /** The request in flight, if any. */
   private exchange: Exchange | undefined;
-  private readonly parser = new ResponseParser();
+  private readonly parser: ResponseParser;
   private timer: NodeJS.Timeout | undefined;
   /** open mode: puts the worker back in the idle list (made once per worker). */
   onIdle: (() => void) | undefined;
 
   constructor(sink: WorkerSink) {
     this.sink = sink;
+    this.parser = new ResponseParser(sink.names);
   }
 
   /** The request in flight, if any. */
@@ -397,6 +405,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
   readonly request: Buffer;
   readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
   readonly keepAlive: boolean;
+  readonly names: NameHeaders;
   private readonly mode: LoadSummary['mode'];
 
   private readonly workers: Worker[] = [];
@@ -412,6 +421,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
     this.spec = spec;
     this.target = target;
     this.keepAlive = spec.kind === 'http' && spec.keepAlive;
+    this.names = opts.names ?? DEFAULT_NAME_HEADERS;
     this.request = requestBytes(spec.path, this.origin, this.keepAlive);
     this.mode = spec.kind === 'single' ? 'single' : spec.mode;
     this.notesBounds = this.mode !== 'single';

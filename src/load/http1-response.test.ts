@@ -52,6 +52,18 @@ describe('ResponseParser', () => {
     }
   });
 
+  it("reads the pod names from the headers a profile's attribution names, and leaves unread a header it does not", () => {
+    const text = 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\nX-Served-By: gw-7\r\nx-zerodrop-gateway: not-this\r\nx-zerodrop-pod: pod-b\r\n\r\nok';
+    const renamed = new ResponseParser({ pod: 'x-zerodrop-pod', gateway: 'x-served-by' });
+    expect(feedCut(renamed, text, [20]).at(-1)).toBe('done');
+    expect(renamed).toMatchObject({ pod: 'pod-b', gateway: 'gw-7' });
+    // attribution: 'connection': the gateway names no pod, so no header is taken for it.
+    const unnamed = new ResponseParser({ pod: 'x-zerodrop-pod', gateway: undefined });
+    expect(feedCut(unnamed, text, []).at(-1)).toBe('done');
+    expect(unnamed.gateway).toBeUndefined();
+    expect(unnamed.pod).toBe('pod-b');
+  });
+
   it('reads a chunked response with extensions and trailers, whatever the cut, and keeps the first pod value', () => {
     for (const { parser, said } of everySplit(CHUNKED)) {
       expect(said).toBe('done');

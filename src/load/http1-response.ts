@@ -32,12 +32,23 @@ type BodyState = (typeof Body)[keyof typeof Body];
 
 export type Feed = 'more' | 'done' | 'invalid';
 
+/**
+ * The response headers that name the pod behind a response: `pod` (the backend, x-zerodrop-pod) and
+ * `gateway` (the gateway pod that forwarded it, x-zerodrop-gateway); a profile's `attribution`
+ * may rename either, or leave one unread (undefined) when its system names no pod.
+ */
+export interface NameHeaders {
+  pod?: string | undefined;
+  gateway?: string | undefined;
+}
+export const DEFAULT_NAME_HEADERS: Readonly<NameHeaders> = { pod: 'x-zerodrop-pod', gateway: 'x-zerodrop-gateway' };
+
 export class ResponseParser {
   /** Status of the response, once its head has been read. */
   status: number | undefined;
-  /** First x-zerodrop-pod value. */
+  /** First value of the pod header (x-zerodrop-pod by default). */
   pod: string | undefined;
-  /** First x-zerodrop-gateway value. */
+  /** First value of the gateway header (x-zerodrop-gateway by default). */
   gateway: string | undefined;
   /** Whether the server lets the connection carry another request after this response. */
   keepAlive = true;
@@ -45,6 +56,17 @@ export class ResponseParser {
   trailing = false;
   /** Why the response is invalid, when feed() said so. */
   error: string | undefined;
+
+  private readonly podHeader: Buffer | undefined;
+  private readonly gatewayHeader: Buffer | undefined;
+  /** Header name lengths worth comparing: a response costs a length check for every other header. */
+  private readonly lengths = new Uint8Array(256);
+
+  constructor(names: NameHeaders = DEFAULT_NAME_HEADERS) {
+    this.podHeader = names.pod === undefined ? undefined : Buffer.from(names.pod.toLowerCase());
+    this.gatewayHeader = names.gateway === undefined ? undefined : Buffer.from(names.gateway.toLowerCase());
+    for (const name of [CONTENT_LENGTH, TRANSFER_ENCODING, CONNECTION, this.podHeader, this.gatewayHeader]) if (name && name.length < 256) this.lengths[name.length] = 1;
+  }
 
   private state: BodyState = Body.Head;
   /** Bytes of an unfinished head, chunk-size line or trailer line carried to the next chunk. */
@@ -204,7 +226,7 @@ export class ResponseParser {
       while (colon < end && buf[colon] !== COLON) colon++;
       // Only names of the lengths we look for are compared, to keep a response's cost low.
       const n = colon - lineStart;
-      if (colon === end || (n !== 10 && n !== 14 && n !== 17 && n !== 18)) continue;
+      if (colon === end || this.lengths[n] !== 1) continue;
       let vs = colon + 1;
       let ve = end;
       while (vs < ve && isOws(buf[vs])) vs++;
@@ -216,8 +238,8 @@ export class ResponseParser {
           return false;
         }
         length = v;
-      } else if (n === 14 && nameIs(buf, lineStart, X_ZERODROP_POD)) pod ??= this.podNames.name(buf, vs, ve);
-      else if (n === 18 && nameIs(buf, lineStart, X_ZERODROP_GATEWAY)) gateway ??= this.gatewayNames.name(buf, vs, ve);
+      } else if (this.podHeader && n === this.podHeader.length && nameIs(buf, lineStart, this.podHeader)) pod ??= this.podNames.name(buf, vs, ve);
+      else if (this.gatewayHeader && n === this.gatewayHeader.length && nameIs(buf, lineStart, this.gatewayHeader)) gateway ??= this.gatewayNames.name(buf, vs, ve);
       else if (n === 17 && nameIs(buf, lineStart, TRANSFER_ENCODING)) {
         transferEncoding = true;
         chunked = buf.toString('latin1', vs, ve).toLowerCase().split(',').at(-1)?.trim() === 'chunked';
@@ -258,8 +280,6 @@ const DIGIT_1 = 49;
 const HTTP_1 = Buffer.from('HTTP/1.');
 // Header names (and Connection's two common values) in lower case, compared to the response's bytes.
 const CONTENT_LENGTH = Buffer.from('content-length');
-const X_ZERODROP_POD = Buffer.from('x-zerodrop-pod');
-const X_ZERODROP_GATEWAY = Buffer.from('x-zerodrop-gateway');
 const TRANSFER_ENCODING = Buffer.from('transfer-encoding');
 const CONNECTION = Buffer.from('connection');
 const KEEP_ALIVE = Buffer.from('keep-alive');

@@ -12,7 +12,8 @@ import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:htt
 import type { Http2LoadSpec } from '../model/load.ts';
 import type { Outcome } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
-import { attributeResponse, GATEWAY_HEADER, POD_HEADER, type HttpLoadOptions, type LoadHandle, type LoadSummary, type LoadTarget } from './http.ts';
+import { attributeResponse, type HttpLoadOptions, type LoadHandle, type LoadSummary, type LoadTarget } from './http.ts';
+import { DEFAULT_NAME_HEADERS, type NameHeaders } from './http1-response.ts';
 import { classifyError, classifyStatus, harnessError } from './outcome.ts';
 import { headerValue, nextDue, RequestLoad, requestRecord } from './request-load.ts';
 
@@ -53,11 +54,13 @@ class Http2Load extends RequestLoad {
   private readonly spec: Http2LoadSpec;
   /** The current connection of each pool slot. */
   private readonly pool: (Session | undefined)[];
+  private readonly names: NameHeaders;
   private readonly all = new Set<Session>();
 
   constructor(id: string, spec: Http2LoadSpec, target: LoadTarget, recorder: Recorder, opts: HttpLoadOptions) {
     super(id, target, recorder, opts);
     this.spec = spec;
+    this.names = opts.names ?? DEFAULT_NAME_HEADERS;
     this.pool = new Array<Session | undefined>(spec.sessions).fill(undefined);
   }
 
@@ -217,8 +220,8 @@ class Http2Load extends RequestLoad {
     }
     stream.on('response', (headers) => {
       status = Number(headers[':status']);
-      pod = headerValue(headers[POD_HEADER]);
-      gateway = headerValue(headers[GATEWAY_HEADER]);
+      pod = this.names.pod === undefined ? undefined : headerValue(headers[this.names.pod]);
+      gateway = this.names.gateway === undefined ? undefined : headerValue(headers[this.names.gateway]);
       const who = gateway ?? pod;
       if (who !== undefined) s.pod = who;
     });

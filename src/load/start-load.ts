@@ -9,6 +9,7 @@ import type { LeftoverTracker } from '../state/run-record.ts';
 import { driverMisfit, type LoadDriver } from './drivers.ts';
 import { startHeyLoad } from './external/hey.ts';
 import { startIperf3Load } from './external/iperf3.ts';
+import type { NameHeaders } from './http1-response.ts';
 import { startHttpLoad, type LoadSummary } from './http.ts';
 import { startHttp2Load } from './http2.ts';
 import { startTcpStreamLoad } from './tcp-stream.ts';
@@ -31,9 +32,11 @@ export function startLoad(
   // tracker: the run's state record, for the external drivers only: they are processes of their
   // own that a SIGKILLed run leaves behind (external/client-group.ts); the built-in generators run
   // inside the harness and end with it.
-  options: { driver?: LoadDriver; plannedMs?: number; tracker?: LeftoverTracker } = {},
+  // names: the headers the Service's pods name themselves with (runner/attribution.ts).
+  options: { driver?: LoadDriver; plannedMs?: number; tracker?: LeftoverTracker; names?: NameHeaders } = {},
 ): AnyLoadHandle {
   const driver = options.driver ?? 'builtin';
+  const names = options.names ? { names: options.names } : {};
   if (driver !== 'builtin') {
     // Never fall back to the built-in generator: a cross-check that silently did not run agrees.
     const misfit = driverMisfit(driver, spec);
@@ -55,11 +58,11 @@ export function startLoad(
       return startTurnLoad(id, spec, { address: server.host, port: server.port }, { address: peer.host, port: peer.port }, recorder, { signal });
     }
     case 'http2':
-      return startHttp2Load(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
+      return startHttp2Load(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });
     case 'tcp-stream':
       return startTcpStreamLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
     case 'http':
     case 'single':
-      return startHttpLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
+      return startHttpLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });
   }
 }

@@ -10,10 +10,11 @@ export interface ContainerPort {
   protocol: Protocol;
 }
 
-/** A readiness probe handler, the two kinds the harness needs (core/v1 Probe). */
+/** A readiness probe handler (core/v1 Probe): a TCP connect, an HTTP GET, or a command run in the container. */
 export type ProbeHandler =
   | { tcpSocket: { port: number } }
-  | { httpGet: { port: number; path: string } };
+  | { httpGet: { port: number; path: string } }
+  | { exec: { command: string[] } };
 
 export interface Probe {
   handler: ProbeHandler;
@@ -60,6 +61,27 @@ export interface Workload {
    * by the chart's values. Only cluster providers run such a workload.
    */
   installedBy?: ChartedDataplane;
+  /** On clusters: the container image; the stock image of the command's program when absent. */
+  image?: string;
+  /**
+   * How the pods name themselves in responses, from their profile's `attribution`: the response
+   * header carrying the pod's name, or none (`header` undefined: requests are attributed through the
+   * balancer's connection records), and whether they are the gateway clients reach or a backend.
+   * The headers x-zerodrop-gateway / x-zerodrop-pod when absent.
+   */
+  attribution?: { role: 'gateway' | 'backend'; header: string | undefined };
+  /**
+   * The pod as its profile defined it (defineProfile), when `command` is the local shell that renders
+   * and execs it: cluster renderers run `argv` themselves and render `templates` in an init container.
+   */
+  defined?: DefinedPod;
+}
+
+/** A defined pod's own form: the system's argv (with `${NAME}` placeholders) and its configuration templates. */
+export interface DefinedPod {
+  argv: string[];
+  /** File name in the pod directory -> template text. */
+  templates: Record<string, string>;
 }
 
 export interface ServicePort {
@@ -95,6 +117,12 @@ export interface ChartedDataplane {
   protocol: 'http' | 'turn';
   /** The Service its route forwards to. */
   routesTo: { service: string; port: number };
+  /**
+   * Labels of the dataplane pods the chart creates, when they are not labelled
+   * zerodrop.dev/workload=<workload> through the chart's values: the gateway Service selects them,
+   * and the provider counts the pods they match as this workload's.
+   */
+  selector?: Record<string, string>;
 }
 
 /**
@@ -141,6 +169,8 @@ export function defaultProbe(handler: ProbeHandler, overrides: Partial<Omit<Prob
   };
 }
 
-export function probePort(probe: Probe): number {
-  return 'tcpSocket' in probe.handler ? probe.handler.tcpSocket.port : probe.handler.httpGet.port;
+/** The port a probe connects to; undefined for an exec probe. */
+export function probePort(probe: Probe): number | undefined {
+  const h = probe.handler;
+  return 'tcpSocket' in h ? h.tcpSocket.port : 'httpGet' in h ? h.httpGet.port : undefined;
 }

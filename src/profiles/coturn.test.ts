@@ -35,7 +35,7 @@ describe('coturn profiles', () => {
     // The credential reaches the shell in the environment and turnserver in a deleted file, never as an argument.
     expect(args.some((a) => a.startsWith('--user='))).toBe(false);
     expect(plan.command.join(' ')).not.toContain(TURN_PASSWORD);
-    expect(plan.env).toEqual({ ZERODROP_TURN_CREDENTIAL: `${TURN_USER}:${TURN_PASSWORD}` });
+    expect(plan.env).toMatchObject({ ZERODROP_TURN_CREDENTIAL: `${TURN_USER}:${TURN_PASSWORD}` });
   });
 
   it('differ only in the preStop that holds SIGTERM back until 1 s before the grace period ends', () => {

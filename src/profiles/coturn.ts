@@ -11,6 +11,8 @@
 // reads its configuration file twice; a pipe would be empty the second time), so the secret is
 // neither in `ps`, nor in turnserver's environment, nor left on disk.
 //
+// Defined with the public defineProfile, as a team would define it (docs/own-gateway.md).
+//
 // What coturn does on SIGTERM (measured with 4.6.1, and the reason for the two profiles): it has no
 // drain. The process is terminated by the signal itself 2-5 ms after it arrives, logging nothing;
 // every allocation and relay port dies with it, with no message to the clients (they find out when
@@ -21,9 +23,10 @@
 //   load balancer stopped sending new allocations and the clients' allocations ran their course;
 // - `coturn-naive`: coturn as packaged, no preStop: SIGTERM at the delete cuts every live allocation.
 
-import { defaultProbe } from '../model/workload.ts';
-import { ProfileCannotCarry, ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
 import { registerSecret } from '../observe/redact.ts';
+import { packageRoot } from '../paths.ts';
+import { defineProfile } from './define.ts';
+import { ProfileCannotCarry, type Profile } from './profile.ts';
 
 export const TURN_USER = 'zerodrop';
 /** ZERODROP_TURN_PASSWORD sets the credential (a team's own secret need not live in code); never logged. */
@@ -111,55 +114,43 @@ const PRESTOP_MARGIN_SECONDS = 1;
 export const RELAY_PORTS = { minPort: 49_152, maxPort: 65_535 } as const;
 const RELAY_PORT_COUNT = RELAY_PORTS.maxPort - RELAY_PORTS.minPort + 1;
 
-function coturnGateway(naive: boolean) {
-  return (request: GatewayRequest): GatewayPlan => {
-    if (request.protocol !== 'turn') throw new ProfileCannotPlay(`coturn carries TURN, not ${request.protocol}`);
-    if ((request.peak ?? 0) > RELAY_PORT_COUNT) {
-      throw new ProfileCannotCarry(`${request.peak} allocations may meet on one coturn pod, which has ${RELAY_PORT_COUNT} relay ports (${RELAY_PORTS.minPort}-${RELAY_PORTS.maxPort}); use fewer flows and newFlows`);
+export const coturn = defineProfile({
+  name: 'coturn',
+  role: 'gateway',
+  protocols: ['turn'],
+  description:
+    'coturn 4.6 with a preStop sleep before SIGTERM (it has no drain of its own): live allocations keep relaying until they end or the grace period runs out.',
+  directory: packageRoot,
+  requires: [{ binary: 'turnserver', install: 'apt-get install coturn' }],
+  command: (pod) => ['sh', '-c', coturnScript(coturnArgs({ ip: '$POD_IP', port: pod.port, ...RELAY_PORTS }))],
+  env: coturnCredentialEnv(),
+  check: (pod) => {
+    if ((pod.peak ?? 0) > RELAY_PORT_COUNT) {
+      throw new ProfileCannotCarry(`${pod.peak} allocations may meet on one coturn pod, which has ${RELAY_PORT_COUNT} relay ports (${RELAY_PORTS.minPort}-${RELAY_PORTS.maxPort}); use fewer flows and newFlows`);
     }
-    const plan: GatewayPlan = {
-      command: ['sh', '-c', coturnScript(coturnArgs({ ip: '$POD_IP', port: request.port, ...RELAY_PORTS }))],
-      env: coturnCredentialEnv(),
-      // coturn also listens on TCP on the same port: a TCP connect is its readiness.
-      readinessProbe: defaultProbe({ tcpSocket: { port: request.port } }),
-    };
-    if (!naive) {
-      // SIGTERM ends coturn at once, so the drain is the preStop: hold SIGTERM back until one
-      // second before the grace period runs out, letting live allocations run their course while
-      // the Service stops sending it new ones. (A finer hook would poll coturn's session count
-      // through its CLI or Prometheus endpoint and return once it reaches zero.)
-      const grace = request.graceSeconds ?? 30;
-      plan.preStop = { sleep: { seconds: Math.max(0, grace - PRESTOP_MARGIN_SECONDS) } };
-    }
-    return plan;
-  };
-}
-
-const requires = [{ binary: 'turnserver', install: 'apt-get install coturn' }];
-
-export const coturnProfiles: Profile[] = [
-  {
-    name: 'coturn',
-    kind: 'system',
-    description:
-      'coturn 4.6 with a preStop sleep before SIGTERM (it has no drain of its own): live allocations keep relaying until they end or the grace period runs out.',
-    requires,
-    gateway: coturnGateway(false),
-    drainSettings: [
-      {
-        name: 'prestop',
-        why: 'SIGTERM ends coturn and every allocation at once: the preStop sleep lets live allocations run their course while the Service stops sending new ones',
-        change: 'no preStop hook',
-        caughtBy: ['gateway-delete-turn'],
-        weaken: ({ preStop: _, ...plan }) => plan,
-      },
-    ],
   },
-  {
-    name: 'coturn-naive',
-    kind: 'naive',
+  // coturn also listens on TCP on the same port: a TCP connect is its readiness.
+  readiness: { tcpSocket: {} },
+  // SIGTERM ends coturn at once, so the drain is the preStop: hold SIGTERM back until one second
+  // before the grace period runs out, letting live allocations run their course while the Service
+  // stops sending it new ones. (A finer hook would poll coturn's session count through its CLI or
+  // Prometheus endpoint and return once it reaches zero.)
+  preStop: (pod) => ({ sleep: { seconds: Math.max(0, (pod.graceSeconds ?? 30) - PRESTOP_MARGIN_SECONDS) } }),
+  // TURN has no response header: allocations are attributed to the pod that holds them.
+  attribution: 'connection',
+  drainSettings: [
+    {
+      name: 'prestop',
+      why: 'SIGTERM ends coturn and every allocation at once: the preStop sleep lets live allocations run their course while the Service stops sending new ones',
+      change: 'no preStop hook',
+      caughtBy: ['gateway-delete-turn'],
+      remove: 'preStop',
+    },
+  ],
+  naive: {
     description: 'coturn as packaged, no preStop: SIGTERM at the delete ends the process and every live allocation at once.',
-    requires,
-    gateway: coturnGateway(true),
+    preStop: undefined,
   },
-];
+});
+
+export const coturnProfiles: Profile[] = [coturn, coturn.naive!];

@@ -6,6 +6,10 @@ import { validateConfig } from '../cli/config.ts';
 import { helmInstallArgs } from '../providers/kube/helm.ts';
 import { DATAPLANE_LABEL, defineHelmProfile, type HelmProfileDefinition } from './define-helm.ts';
 import { helmProfileSpec } from './helm-charts.ts';
+import type { Topology } from '../model/workload.ts';
+import { Recorder } from '../observe/recorder.ts';
+import { renderTopology, validateManifests } from '../providers/kube/manifests.ts';
+import { PodObserver } from '../providers/kube/observers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'zerodrop-define-helm-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,5 +60,35 @@ describe('defineHelmProfile', () => {
     expect(() => defineHelmProfile({ ...definition(), replicas: 3 } as unknown as HelmProfileDefinition)).toThrow(/unrecognized key|replicas/i);
     const oci = defineHelmProfile(definition({ chart: { chart: 'oci://registry.example.com/charts/gw', version: '2.1.0' } }));
     expect(helmInstallArgs(helmProfileSpec(oci.name)!, { release: 'r', namespace: 'ns', kubeconfigFile: 'k', valuesFile: 'v' }).slice(2, 6)).toEqual(['r', 'oci://registry.example.com/charts/gw', '--version', '2.1.0']);
+  });
+});
+
+describe('defineHelmProfile: dataplaneSelector', () => {
+  it("selects the chart's dataplane pods by its own labels: the gateway Service, the budget and the pod watch use them", () => {
+    const selector = { 'app.kubernetes.io/name': 'my-gateway', 'app.kubernetes.io/component': 'dataplane' };
+    const p = defineHelmProfile(definition({ values: {}, dataplaneSelector: selector }));
+    const plan = p.gateway!({ protocol: 'http', port: 8080, backendService: 'backend', backendPort: 8080 });
+    expect(plan.installedBy?.selector).toEqual(selector);
+    const topology: Topology = {
+      workloads: [{ name: 'gateway', replicas: 2, command: [], env: {}, ports: [], terminationGracePeriodSeconds: 60, strategy: { maxSurge: 1, maxUnavailable: 0 }, installedBy: plan.installedBy! }],
+      services: [{ name: 'gateway', selector: 'gateway', ports: [{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }], programmingDelayMs: 0 }],
+      disruptionBudgets: [{ workload: 'gateway', maxUnavailable: 1 }],
+    };
+    const objects = renderTopology(topology, { namespace: 'zerodrop-ab', runId: 'ab', fixtures: {} });
+    validateManifests(objects);
+    expect(objects.find((o) => o.kind === 'Service')?.['spec']).toMatchObject({ selector });
+    expect(objects.find((o) => o.kind === 'PodDisruptionBudget')?.['spec']).toMatchObject({ selector: { matchLabels: selector } });
+    // The pod watch counts a pod the selector matches as the workload's; others stay unattributed.
+    const pods = new PodObserver(new Recorder(), undefined, new Map([['gateway', selector]]));
+    pods.handle({ type: 'ADDED', relisted: false, object: { metadata: { name: 'gw-abc', labels: { ...selector, 'pod-template-hash': 'x' } } } as never });
+    pods.handle({ type: 'ADDED', relisted: false, object: { metadata: { name: 'controller-1', labels: { 'app.kubernetes.io/name': 'my-gateway', 'app.kubernetes.io/component': 'controller' } } } as never });
+    expect(pods.workloadOf('gw-abc')).toBe('gateway');
+    expect(pods.workloadOf('controller-1')).toBe('');
+  });
+
+  it('names a bad label with the syntax', () => {
+    expect(() => defineHelmProfile(definition({ dataplaneSelector: { 'app name': 'x' } }))).toThrow(/dataplaneSelector\.app name = .*label keys are \[prefix\/\]name/);
+    expect(() => defineHelmProfile(definition({ dataplaneSelector: { app: 'not ok' } }))).toThrow(/dataplaneSelector\.app = "not ok": label values are at most 63/);
+    expect(() => defineHelmProfile(definition({ dataplaneSelector: {} }))).toThrow(/dataplaneSelector = \{\}: must name at least one label/);
   });
 });

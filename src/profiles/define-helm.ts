@@ -27,6 +27,12 @@ export interface HelmProfileFields {
   terminationGracePeriodSeconds: number;
   /** The drain the chart's settings promise; the timing assertions take their bounds from it. */
   drain?: DrainPromise;
+  /**
+   * The labels of the dataplane pods the chart creates (a label selector, matched within the run's
+   * namespace, where the release is the run's own), e.g. `{ 'app.kubernetes.io/name': 'my-gateway' }`.
+   * Without it the values must label them DATAPLANE_LABEL=ctx.workload.
+   */
+  dataplaneSelector?: Record<string, string>;
 }
 
 export interface HelmProfileDefinition extends HelmProfileFields {
@@ -46,6 +52,10 @@ export interface HelmProfileDefinition extends HelmProfileFields {
   naive?: Partial<HelmProfileFields> & { description: string };
 }
 
+/** Kubernetes label syntax (apimachinery's validation: qualified names, label values). */
+const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+
 const fields = {
   description: z.string().min(1, 'must be one line saying what the profile demonstrates'),
   values: z.union([z.record(z.string(), z.unknown()), z.function()], { error: 'must be an object of values or a function of the run returning one' }).optional(),
@@ -53,6 +63,18 @@ const fields = {
   objects: z.custom<(ctx: ChartContext) => ChartObject[]>((v) => typeof v === 'function', { error: 'must be a function of the run returning the objects that route to the backend' }).optional(),
   terminationGracePeriodSeconds: z.number({ error: 'must be the dataplane pods\' grace period in seconds' }).min(0),
   drain: z.strictObject({ minDrainSeconds: z.number().min(0), drainTimeoutSeconds: z.number().min(0) }, { error: 'must be { minDrainSeconds, drainTimeoutSeconds }' }).optional(),
+  dataplaneSelector: z
+    .record(
+      z.string(),
+      z.string().regex(LABEL_VALUE, 'label values are at most 63 of [A-Za-z0-9_.-], starting and ending alphanumeric'),
+      // The record's own message only for a value that is no object: a bad value keeps its own.
+      { error: (issue) => (issue.code === 'invalid_type' ? "must be the dataplane pods' labels, e.g. { 'app.kubernetes.io/name': 'my-gateway' }" : undefined) },
+    )
+    .superRefine((labels, ctx) => {
+      if (Object.keys(labels).length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one label' });
+      for (const key of Object.keys(labels)) if (!LABEL_KEY.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'label keys are [prefix/]name, e.g. app.kubernetes.io/name' });
+    })
+    .optional(),
 };
 const schema = z
   .strictObject({
@@ -103,6 +125,7 @@ export function defineHelmProfile(definition: HelmProfileDefinition): Profile & 
       dataplanePort: def.dataplanePort ?? ((port) => port),
       graceSeconds: def.terminationGracePeriodSeconds,
       ...(def.drain ? { drain: def.drain } : {}),
+      ...(def.dataplaneSelector ? { dataplaneSelector: def.dataplaneSelector } : {}),
       docs: 'defined by the config file',
     };
   };

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../cli/usage-error.ts';
 import { validateConfig } from '../cli/config.ts';
-import { defineProfile, podCommand, type ProfileDefinition } from './define.ts';
+import { packageRoot } from '../paths.ts';
+import { ablationsOf, DROP_LINES_ENV } from './ablation.ts';
+import { defineProfile, isDefinedProfile, podCommand, type ProfileDefinition } from './define.ts';
+import { profiles } from './index.ts';
+import { ProfileCannotCarry } from './profile.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'zerodrop-define-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -93,10 +97,128 @@ describe('defineProfile', () => {
   });
 });
 
+describe('defineProfile: the fields the built-ins need', () => {
+  it('readiness: an HTTP GET or TCP connect on another port, or a command run in the pod', () => {
+    expect(defineProfile(gateway({ readiness: { httpGet: { path: '/ready', port: 9901 } } })).gateway!(request).readinessProbe.handler).toEqual({ httpGet: { path: '/ready', port: 9901 } });
+    expect(defineProfile(gateway({ readiness: { tcpSocket: {} } })).gateway!(request).readinessProbe.handler).toEqual({ tcpSocket: { port: 8080 } });
+    expect(defineProfile(gateway({ readiness: { exec: { command: ['pg_isready'] } } })).gateway!(request).readinessProbe.handler).toEqual({ exec: { command: ['pg_isready'] } });
+    expect(() => defineProfile(gateway({ readiness: { exec: { command: [] } } }))).toThrow(/\.readiness\.exec\.command = \[\]/);
+    expect(() => defineProfile(gateway({ readiness: { grpc: {} } as never }))).toThrow(/\.readiness = \{"grpc":\{\}\}: must be \{ httpGet: \{ path: "\/healthz" \} \}, \{ tcpSocket: \{\} \}.*\{ exec: \{ command: \["pg_isready"\] \} \}/);
+  });
+
+  it('env may follow the scenario (its peak connections), and check refuses what the system cannot carry', () => {
+    const p = defineProfile(
+      gateway({
+        env: ({ peak = 0 }) => ({ WORKERS: String(2 * peak) }),
+        placeholders: ['WORKERS'],
+        check: ({ peak = 0 }) => {
+          if (peak > 100) throw new ProfileCannotCarry(`${peak} connections are above our 100`);
+        },
+      }),
+    );
+    expect(p.gateway!({ ...request, peak: 40 }).env['WORKERS']).toBe('80');
+    expect(() => p.gateway!({ ...request, peak: 101 })).toThrow(ProfileCannotCarry);
+    expect(() => defineProfile(gateway({ check: 'no' as never }))).toThrow(/\.check = "no": must be a function of the pod that throws ProfileCannotCarry/);
+    // A template may use a variable of a function env only once it is declared.
+    const config = { 'proxy.conf': template('workers.conf', 'workers ${WORKERS};') };
+    expect(() => defineProfile(gateway({ config, env: () => ({ WORKERS: '1' }) }))).toThrow(/unknown placeholder \$\{WORKERS\}/);
+    expect(() => defineProfile(gateway({ config, env: () => ({ WORKERS: '1' }), placeholders: ['WORKERS'] }))).not.toThrow();
+  });
+
+  it('plays both roles with protocols per role; a role without protocols is named', () => {
+    const p = defineProfile(gateway({ role: ['gateway', 'backend'], protocols: { gateway: ['udp'], backend: ['http'] }, command: ({ role }) => ['app', role] }));
+    expect(p.gateway!({ ...request, protocol: 'udp' }).command).toEqual(['sh', '-c', expect.stringMatching(/exec 'app' 'gateway'$/) as unknown as string]);
+    expect(p.backend!({ port: 8080 }).command.at(-1)).toMatch(/exec 'app' 'backend'$/);
+    expect(() => p.gateway!(request)).toThrow(/carries udp as a gateway, not http/);
+    expect(() => defineProfile(gateway({ role: ['gateway', 'backend'], protocols: { gateway: ['http'] } }))).toThrow(/\.protocols = \{"gateway":\["http"\]\}: says nothing for the role "backend"/);
+    expect(() => defineProfile(gateway({ protocols: { backend: ['http'] } }))).toThrow(/says nothing for the role "gateway"/);
+  });
+
+  it('attribution and image are validated, and reach the plan', () => {
+    const p = defineProfile(gateway({ attribution: { header: 'x-served-by' }, image: 'httpd:2.4-alpine' }));
+    expect(p.gateway!(request)).toMatchObject({ attribution: { header: 'x-served-by' }, image: 'httpd:2.4-alpine' });
+    expect(defineProfile(gateway()).gateway!(request).attribution).toEqual({ header: 'x-zerodrop-gateway' });
+    expect(defineProfile(gateway({ attribution: 'connection' })).gateway!(request).attribution).toBe('connection');
+    expect(() => defineProfile(gateway({ attribution: { header: 'X Served' } }))).toThrow(/\.attribution\.header = "X Served": must be a lower-case header name/);
+    expect(() => defineProfile(gateway({ attribution: 'header' as never }))).toThrow(/\.attribution = "header": must be \{ header: "x-served-by" \}.* or "connection"/);
+    expect(() => defineProfile(gateway({ image: 'Not An Image' }))).toThrow(/\.image = "Not An Image": must be an image reference, e.g. "httpd:2.4-alpine"/);
+    expect(() => defineProfile(gateway({ directory: join(dir, 'nowhere') }))).toThrow(/\.directory = ".*nowhere": no directory at/);
+  });
+});
+
+describe('defineProfile: drainSettings', () => {
+  const conf = () => ({ 'proxy.conf': template('drain.conf', 'listen ${POD_IP}:${PORT};\ndrain_timeout ${DRAIN_TIMEOUT_SECONDS}s;\n') });
+  const drainCorrect = (over: Partial<ProfileDefinition> = {}) =>
+    gateway({
+      config: conf(),
+      env: { IDLE: '1' },
+      preStop: { sleep: { seconds: 3 } },
+      stopSignal: 'SIGQUIT',
+      drain: { minDrainSeconds: 3, drainTimeoutSeconds: 9 },
+      terminationGracePeriodSeconds: 12,
+      ...over,
+    });
+  const setting = { why: 'because', change: 'taken out', caughtBy: ['gateway-delete-http'] };
+
+  it('derive the ablated profiles <name>-without-<setting>, each weakened as its data says', () => {
+    const p = defineProfile(
+      drainCorrect({
+        drainSettings: [
+          { name: 'prestop', ...setting, remove: 'preStop' },
+          { name: 'stopsignal', ...setting, remove: 'stopSignal' },
+          { name: 'grace', ...setting, grace: 'preStop+1' },
+          { name: 'drain_timeout', ...setting, dropLines: ['drain_timeout ${DRAIN_TIMEOUT_SECONDS}s;'] },
+          { name: 'idle', ...setting, caughtBy: [], unsetEnv: ['IDLE'] },
+        ],
+      }),
+    );
+    const ablated = Object.fromEntries(ablationsOf([p]).map((a) => [a.name, a]));
+    expect(Object.keys(ablated)).toEqual(['my-proxy-without-prestop', 'my-proxy-without-stopsignal', 'my-proxy-without-grace', 'my-proxy-without-drain_timeout', 'my-proxy-without-idle']);
+    const plan = (name: string) => ablated[name]!.gateway!(request);
+    expect(plan('my-proxy-without-prestop').preStop).toBeUndefined();
+    expect(plan('my-proxy-without-prestop').stopSignal).toBe('SIGQUIT');
+    expect(plan('my-proxy-without-stopsignal').stopSignal).toBeUndefined();
+    expect(plan('my-proxy-without-grace').terminationGracePeriodSeconds).toBe(4);
+    expect(plan('my-proxy-without-drain_timeout').env[DROP_LINES_ENV]).toBe('drain_timeout ${DRAIN_TIMEOUT_SECONDS}s;');
+    expect(plan('my-proxy-without-idle').env['IDLE']).toBeUndefined();
+    expect(ablated['my-proxy-without-idle']!.ablation).toEqual({ profile: 'my-proxy', setting: 'idle', caughtBy: [] });
+    // The twin carries no drain settings of its own.
+    expect(defineProfile(drainCorrect({ drainSettings: [{ name: 'prestop', ...setting, remove: 'preStop' }], naive: { description: 'as packaged', preStop: undefined } })).naive!.drainSettings).toBeUndefined();
+  });
+
+  it('names a setting that weakens nothing the profile has, or not in exactly one way', () => {
+    expect(() => defineProfile(drainCorrect({ drainSettings: [{ name: 'x', ...setting, dropLines: ['keepalive 5s;'] }] }))).toThrow(
+      /drainSettings\[0\]\.dropLines: "keepalive 5s;" matches no line of the config templates \(.*drain\.conf\)/,
+    );
+    expect(() => defineProfile(gateway({ drainSettings: [{ name: 'x', ...setting, remove: 'preStop' }] }))).toThrow(/drainSettings\[0\]\.remove = "preStop": the profile has no preStop to remove/);
+    expect(() => defineProfile(drainCorrect({ drainSettings: [{ name: 'x', ...setting, remove: 'preStop', grace: 'preStop+1' }] }))).toThrow(
+      /drainSettings\[0\] = .*: must weaken the setting in exactly one way: dropLines, remove, grace or unsetEnv/,
+    );
+    expect(() => defineProfile(drainCorrect({ drainSettings: [{ name: 'x', ...setting, unsetEnv: ['NOPE'] }] }))).toThrow(/unsetEnv: NOPE is not in the profile's env \(IDLE\)/);
+    expect(() => defineProfile(drainCorrect({ drainSettings: [{ name: 'x', ...setting, remove: 'preStop' }, { name: 'x', ...setting, remove: 'stopSignal' }] }))).toThrow(/drainSettings\[1\]\.name = "x": listed twice/);
+    expect(() => defineProfile(drainCorrect({ role: 'backend', drainSettings: [{ name: 'x', ...setting, remove: 'preStop' }] }))).toThrow(/drainSettings: ablations are derived for gateways only/);
+  });
+});
+
+describe('the built-in profiles', () => {
+  it('are defineProfile definitions, except the Helm charts and meshes (defineHelmProfile and the mesh kind)', () => {
+    const defined = profiles.filter((p) => isDefinedProfile(p)).map((p) => p.name);
+    expect(defined).toEqual(expect.arrayContaining(['reference', 'mutant-exit-on-sigterm', 'mutant-refuse-after-sigterm', 'mutant-hang-until-killed', 'mutant-endpoints-api', 'mutant-gateway-no-goaway', 'nginx', 'nginx-naive', 'haproxy', 'haproxy-naive', 'caddy', 'caddy-naive', 'coturn', 'coturn-naive']));
+  });
+});
+
 describe('podCommand', () => {
+  it('runs a command defined in the package with nothing to render or expand as it is (a reference app)', () => {
+    expect(podCommand(['node', 'fixtures/reference-backend.mjs'], {}, packageRoot)).toEqual(['node', 'fixtures/reference-backend.mjs']);
+    // In the package, templates and render.mjs are named relative to it (the pod starts there).
+    expect(podCommand(['nginx', '-c', '${POD_DIR}/nginx.conf'], { 'nginx.conf': 'fixtures/gateways/nginx/nginx.conf' }, packageRoot)[2]).toBe(
+      `POD_DIR=$("$ZERODROP_NODE" 'fixtures/gateways/render.mjs' 'nginx.conf=fixtures/gateways/nginx/nginx.conf') && export POD_DIR && exec 'nginx' '-c' "\${POD_DIR}"'/nginx.conf'`,
+    );
+  });
+
   it('renders the templates, then execs the command in the definition directory, expanding only ${NAME}', () => {
     const [sh, c, script] = podCommand(['proxy', '--conf', '${POD_DIR}/p.conf', "it's"], { 'p.conf': '/t/p.conf' }, '/home/me/repo');
     expect([sh, c]).toEqual(['sh', '-c']);
-    expect(script).toMatch(/^POD_DIR=\$\("\$ZERODROP_NODE" '.*fixtures\/gateways\/render\.mjs' 'p\.conf=\/t\/p\.conf'\) && export POD_DIR && cd '\/home\/me\/repo' && exec 'proxy' '--conf' "\$\{POD_DIR\}"'\/p\.conf' 'it'\\''s'$/);
+    expect(script).toMatch(/^POD_DIR=\$\("\$ZERODROP_NODE" '\/.*fixtures\/gateways\/render\.mjs' 'p\.conf=\/t\/p\.conf'\) && export POD_DIR && cd '\/home\/me\/repo' && exec 'proxy' '--conf' "\$\{POD_DIR\}"'\/p\.conf' 'it'\\''s'$/);
   });
 });

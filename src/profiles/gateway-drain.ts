@@ -3,8 +3,8 @@
 // drain), then the system's graceful stop bounded by its own timeout (the drain timeout), and a
 // terminationGracePeriodSeconds above both, so that SIGKILL never decides.
 
-import type { DrainSetting } from './ablation.ts';
-import type { GatewayPlan, GatewayRequest } from './profile.ts';
+import type { DrainSettingDefinition } from './drain-setting.ts';
+import type { GatewayPlan } from './profile.ts';
 
 /** The system's own bound on its graceful stop, after the stop signal (short; Envoy Gateway's is 600 s). */
 export const STOP_TIMEOUT_SECONDS = 5;
@@ -22,7 +22,7 @@ export interface DrainShape {
  * Service's programming delay, plus `extraMs` the system needs before its stop signal (nginx's
  * keepalive_time), and the drain bounds that follow from it.
  */
-export function drainShape(request: GatewayRequest, extraMs = 0): DrainShape {
+export function drainShape(request: { programmingDelayMs?: number }, extraMs = 0): DrainShape {
   const preStopSeconds = Math.max(1, Math.ceil(((request.programmingDelayMs ?? 0) + extraMs + PRESTOP_MARGIN_MS) / 1000));
   const drainTimeoutSeconds = preStopSeconds + STOP_TIMEOUT_SECONDS + 1;
   return {
@@ -47,21 +47,21 @@ const LONG_REQUESTS = ['gateway-delete-http', 'gateway-delete-http-no-keepalive'
  * preStop, the stop signal when the system's graceful stop is not SIGTERM, and a grace period above
  * the drain timeout.
  */
-export function gatewayDrainSettings(o: { stopSignal?: NodeJS.Signals; preStopCaughtBy?: string[] }): DrainSetting[] {
-  const settings: DrainSetting[] = [
+export function gatewayDrainSettings(o: { stopSignal?: NodeJS.Signals; preStopCaughtBy?: string[] }): DrainSettingDefinition[] {
+  const settings: DrainSettingDefinition[] = [
     {
       name: 'prestop',
       why: 'the stop signal closes the listener: the preStop holds it back until the load balancer has deprogrammed the pod',
       change: 'no preStop hook',
       caughtBy: o.preStopCaughtBy ?? NEW_CONNECTIONS,
-      weaken: ({ preStop: _, ...plan }) => plan,
+      remove: 'preStop',
     },
     {
       name: 'grace',
       why: 'terminationGracePeriodSeconds above preStop + drain timeout, so that SIGKILL never cuts a request the drain promised to finish',
       change: 'terminationGracePeriodSeconds weakened to the preStop + 1 s',
       caughtBy: LONG_REQUESTS,
-      weaken: (plan) => ({ ...plan, terminationGracePeriodSeconds: (plan.drain?.minDrainSeconds ?? 0) + 1 }),
+      grace: 'preStop+1',
     },
   ];
   if (o.stopSignal !== undefined) {
@@ -70,7 +70,7 @@ export function gatewayDrainSettings(o: { stopSignal?: NodeJS.Signals; preStopCa
       why: `${o.stopSignal} is the system's graceful stop; SIGTERM is its fast stop, which cuts what is in flight`,
       change: `the stop signal SIGTERM instead of ${o.stopSignal}`,
       caughtBy: LONG_REQUESTS,
-      weaken: ({ stopSignal: _, ...plan }) => plan,
+      remove: 'stopSignal',
     });
   }
   return settings;

@@ -79,6 +79,8 @@ export interface HelmProfileSpec {
   graceSeconds: number;
   /** What the documentation promises about the drain, for the timing assertions. */
   drain?: { minDrainSeconds: number; drainTimeoutSeconds: number };
+  /** Labels of the dataplane pods (ChartedDataplane.selector), when the values do not label them zerodrop.dev/workload. */
+  dataplaneSelector?: Record<string, string>;
   docs: string;
 }
 
@@ -390,7 +392,12 @@ function chartGateway(spec: HelmProfileSpec): Profile['gateway'] {
       readinessProbe: { handler: { tcpSocket: { port: request.port } }, periodSeconds: 1, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 1, initialDelaySeconds: 0 },
       terminationGracePeriodSeconds: spec.graceSeconds,
       ...(spec.drain ? { drain: spec.drain } : {}),
-      installedBy: { helmProfile: spec.name, protocol, routesTo: { service: request.backendService, port: request.backendPort } },
+      installedBy: {
+        helmProfile: spec.name,
+        protocol,
+        routesTo: { service: request.backendService, port: request.backendPort },
+        ...(spec.dataplaneSelector ? { selector: spec.dataplaneSelector } : {}),
+      },
     };
   };
 }

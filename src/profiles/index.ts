@@ -6,8 +6,7 @@ import type { Profile } from './profile.ts';
 import { gatewayProfiles } from './gateways.ts';
 import { helmProfiles } from './helm-charts.ts';
 import { meshProfiles } from './meshes.ts';
-import { mutantGatewayNoGoaway } from './reference-gateway.ts';
-import { mutantProfiles, referenceProfile } from './reference.ts';
+import { mutantGatewayNoGoaway, mutantProfiles, referenceProfile } from './reference.ts';
 
 export const profiles: readonly Profile[] = [referenceProfile, ...mutantProfiles, mutantGatewayNoGoaway, ...gatewayProfiles, ...coturnProfiles, ...helmProfiles, ...meshProfiles];
 

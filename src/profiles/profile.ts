@@ -3,7 +3,7 @@
 // the topology around it. A profile that cannot play a role, or whose binary is missing, makes the
 // scenario `skipped` with the reason, never `fail`.
 
-import type { ChartedDataplane, Probe, PreStop } from '../model/workload.ts';
+import type { ChartedDataplane, DefinedPod, Probe, PreStop } from '../model/workload.ts';
 import type { AblationOf, DrainSetting } from './ablation.ts';
 
 /** `ablation`: a drain-correct profile with one of its drain settings taken out (ablation.ts). */
@@ -21,6 +21,13 @@ export interface BackendRequest {
   protocol?: 'http' | 'tcp-stream';
 }
 
+/**
+ * How a system names the pod that served a response: a response header carrying the pod's name, or
+ * `'connection'` when it names none (requests are then attributed to pods through the load
+ * balancer's record of each connection).
+ */
+export type Attribution = { header: string } | 'connection';
+
 /** The parts of a Workload a profile decides; the scenario decides replicas, grace and preStop. */
 export interface BackendPlan {
   command: string[];
@@ -28,6 +35,12 @@ export interface BackendPlan {
   readinessProbe: Probe;
   /** Set when the system's drain needs a preStop of its own; otherwise the scenario's is used. */
   preStop?: PreStop;
+  /** How its responses name the pod (defineProfile's `attribution`). */
+  attribution?: Attribution;
+  /** On clusters: the image to run it in; the program's stock image when absent. */
+  image?: string;
+  /** The pod as defined, for cluster renderers (Workload.defined). */
+  defined?: DefinedPod;
 }
 
 /** What a scenario tells a profile about the gateway it needs. */

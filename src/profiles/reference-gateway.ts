@@ -1,52 +1,35 @@
 // The reference gateway (fixtures/reference-gateway.mjs), a Node reverse proxy with a correct drain,
 // and its mutant that closes HTTP/2 connections without GOAWAY. It needs nothing but Node, so that
 // `npm start` shows the gateway scenarios on any machine. In gateway scenarios the backends are
-// always the reference backend; the profile supplies the gateway.
+// always the reference backend; the profile supplies the gateway. Its pod's fields are shared by
+// the `reference` profile (reference.ts) and the mutant, both written with defineProfile.
 
-import { defaultProbe } from '../model/workload.ts';
+import type { PodContext, ReadinessDefinition } from './define.ts';
+import type { DrainSettingDefinition } from './drain-setting.ts';
 import { drainShape, gatewayDrainSettings, OVERLONG_SCENARIOS, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
-import type { DrainSetting } from './ablation.ts';
-import { ProfileCannotPlay, type GatewayPlan, type GatewayRequest, type Profile } from './profile.ts';
 
 export const REFERENCE_GATEWAY = 'fixtures/reference-gateway.mjs';
 
 export type ReferenceGatewayMode = 'graceful' | 'no-goaway';
 
 /** HTTP/1.1 or h2c in front; a preStop that outlasts deprogramming, then SIGTERM and its own drain. */
-export function referenceGateway(mode: ReferenceGatewayMode) {
-  return (request: GatewayRequest): GatewayPlan => {
-    if (request.protocol !== 'http' && request.protocol !== 'h2c') {
-      throw new ProfileCannotPlay(`the reference gateway carries http and h2c, not ${request.protocol}`);
-    }
-    const shape = drainShape(request);
-    return {
-      command: ['node', REFERENCE_GATEWAY],
-      env: { PROTOCOL: request.protocol, GATEWAY_MODE: mode, PORT: String(request.port), DRAIN_IDLE_MS: '300', DRAIN_TIMEOUT_MS: String(STOP_TIMEOUT_SECONDS * 1000) },
-      // h2c has no HTTP/1.1 listener for an httpGet probe: a TCP probe, as for any h2c-only server.
-      readinessProbe: defaultProbe(
-        request.protocol === 'http' ? { httpGet: { port: request.port, path: '/healthz' } } : { tcpSocket: { port: request.port } },
-      ),
-      preStop: { sleep: { seconds: shape.preStopSeconds } },
-      terminationGracePeriodSeconds: shape.terminationGracePeriodSeconds,
-      drain: shape.drain,
-    };
-  };
-}
-
-export const mutantGatewayNoGoaway: Profile = {
-  name: 'mutant-gateway-no-goaway',
-  kind: 'mutant',
-  description:
-    'Reference gateway that closes its HTTP/2 connections at SIGTERM without GOAWAY: pooled clients learn of it by their streams failing.',
-  requires: [],
-  gateway: (request) => {
-    if (request.protocol !== 'h2c') throw new ProfileCannotPlay('mutant-gateway-no-goaway only breaks h2c gateways');
-    return referenceGateway('no-goaway')(request);
-  },
+export const referenceGateway = {
+  command: ['node', REFERENCE_GATEWAY],
+  env: (pod: PodContext, mode: ReferenceGatewayMode) => ({
+    PROTOCOL: pod.protocol,
+    GATEWAY_MODE: mode,
+    DRAIN_IDLE_MS: '300',
+    DRAIN_TIMEOUT_MS: String(STOP_TIMEOUT_SECONDS * 1000),
+  }),
+  // h2c has no HTTP/1.1 listener for an httpGet probe: a TCP probe, as for any h2c-only server.
+  readiness: (pod: PodContext): ReadinessDefinition => (pod.protocol === 'http' ? { httpGet: { path: '/healthz' } } : { tcpSocket: {} }),
+  preStop: (pod: PodContext) => ({ sleep: { seconds: drainShape(pod).preStopSeconds } }),
+  terminationGracePeriodSeconds: (pod: PodContext) => drainShape(pod).terminationGracePeriodSeconds,
+  drain: (pod: PodContext) => drainShape(pod).drain,
 };
 
 /** The drain settings of the reference gateway's pod (its drain itself is code: fixtures/reference-gateway.mjs). */
-export const referenceGatewayDrainSettings: DrainSetting[] = [
+export const referenceGatewayDrainSettings: DrainSettingDefinition[] = [
   // It keeps accepting after SIGTERM, so its preStop is caught by no scenario: without it, no
   // connection is refused, and the long requests end before its drain timeout counted from SIGTERM
   // (measured: passed gateway-delete-http, -no-keepalive and -rollout-http, scale-down inconclusive).
@@ -58,9 +41,6 @@ export const referenceGatewayDrainSettings: DrainSetting[] = [
     why: 'the drain timeout: the drain waits for every connection, however long, unless bounded',
     change: 'DRAIN_TIMEOUT_MS unset',
     caughtBy: OVERLONG_SCENARIOS,
-    weaken: (plan) => {
-      const { DRAIN_TIMEOUT_MS: _, ...env } = plan.env;
-      return { ...plan, env };
-    },
+    unsetEnv: ['DRAIN_TIMEOUT_MS'],
   },
 ];

@@ -33,6 +33,8 @@ export interface ScenarioResult {
   reason?: string;
   assertions: AssertionResult[];
   counts: Counts;
+  /** How requests were attributed to pods, per Service: by a response header the profile names, or by connection. */
+  attribution?: string[];
   /** The full record of the run, for the HTML report; large. */
   timeline?: Timeline;
 }

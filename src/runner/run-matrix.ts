@@ -14,6 +14,7 @@ import type { Timeline } from '../model/timeline.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
 import { packageRoot, TOOL_VERSION } from '../paths.ts';
 import { runScenario, type ScenarioProgress } from './run-scenario.ts';
+import { attributionNotes } from './attribution.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 
 export interface MatrixRequest {
@@ -114,6 +115,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: packageRoot, profile: profile.name });
   const cannot = unsupported(scenario, provider) ?? meshUnsupported(profile, provider) ?? request.session?.unsupported?.(def, profile);
   if (cannot) return skipped(cannot);
+  const attribution = attributionNotes(scenario);
   const outcome = await runScenario(scenario, {
     provider,
     recorder,
@@ -130,6 +132,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     ...(outcome.reason ? { reason: outcome.reason } : {}),
     assertions: outcome.assertions,
     counts: countsOf(recorder.timeline),
+    ...(attribution.length > 0 ? { attribution } : {}),
     ...(request.keepTimeline === false ? {} : { timeline: recorder.timeline }),
   };
 }

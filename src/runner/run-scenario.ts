@@ -18,6 +18,7 @@ import { startActiveConnectionSampler } from '../observe/active-connections.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import type { Provider } from '../providers/provider.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
+import { attributionOf } from './attribution.ts';
 
 export interface ScenarioProgress {
   scenario: string;
@@ -74,8 +75,14 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
   let reason: string | undefined;
 
   progress('running');
+  const noted = new Set<string>();
   try {
     for (const phase of scenario.loads) {
+      const attribution = phase.spec.kind === 'http' || phase.spec.kind === 'single' || phase.spec.kind === 'http2' ? attributionOf(scenario.topology, phase.spec.service) : undefined;
+      if (attribution && !noted.has(attribution.note)) {
+        noted.add(attribution.note);
+        recorder.event('note', { message: attribution.note, detail: { attribution: attribution.names } });
+      }
       const start = () => {
         recorder.event('load-start', { message: `load ${phase.id} started`, detail: { load: phase.id } });
         try {
@@ -84,6 +91,7 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
               ...(opts.driver ? { driver: opts.driver } : {}),
               ...(opts.tracker ? { tracker: opts.tracker } : {}),
               plannedMs: plannedLoadMs(scenario, phase.startMs),
+              ...(attribution ? { names: attribution.names } : {}),
             }),
           );
         } catch (error) {

@@ -36,6 +36,9 @@ export function backendTopology(profile: Profile, o: BackendTopologyOptions): To
     terminationGracePeriodSeconds: o.graceSeconds,
     strategy: { maxSurge: o.maxSurge ?? 1, maxUnavailable: o.maxUnavailable ?? 0 },
     labels: { 'zerodrop.dev/profile': profile.name },
+    ...(plan.image ? { image: plan.image } : {}),
+    ...(plan.attribution ? { attribution: { role: 'backend' as const, header: plan.attribution === 'connection' ? undefined : plan.attribution.header } } : {}),
+    ...(plan.defined ? { defined: plan.defined } : {}),
   };
   return {
     workloads: [workload],

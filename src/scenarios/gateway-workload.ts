@@ -27,5 +27,8 @@ export function gatewayWorkload(profile: Profile, plan: GatewayPlan, o: GatewayW
     strategy: { maxSurge: 1, maxUnavailable: 0 },
     labels: { 'zerodrop.dev/profile': profile.name },
     ...(plan.installedBy ? { installedBy: plan.installedBy } : {}),
+    ...(plan.image ? { image: plan.image } : {}),
+    ...(plan.attribution ? { attribution: { role: 'gateway' as const, header: plan.attribution === 'connection' ? undefined : plan.attribution.header } } : {}),
+    ...(plan.defined ? { defined: plan.defined } : {}),
   };
 }

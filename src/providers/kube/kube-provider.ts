@@ -186,6 +186,8 @@ export class KubeProvider implements Provider {
     const selectors = new Map(topology.services.map((s) => [s.name, s.selector]));
     this.observers = await observeNamespace(this.client, this.namespace, this.recorder, this.stopping.signal, {
       selectorOf: (service) => selectors.get(service),
+      // A chart's dataplane labelled its own way (defineHelmProfile's dataplaneSelector).
+      workloadSelectors: new Map(topology.workloads.flatMap((w) => (w.installedBy?.selector ? [[w.name, w.installedBy.selector] as const] : []))),
     });
     for (const object of rest) await serverSideApply(this.client, object, opts.signal).catch((err: unknown) => Promise.reject(nodePortTaken(err, object, this.opts.exposure) ?? err));
     for (const chart of charts) {

@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defineProfile } from '../../profiles/define.ts';
 import { describe, expect, it } from 'vitest';
 import { profiles } from '../../profiles/index.ts';
 import { ProfileCannotPlay } from '../../profiles/profile.ts';
@@ -10,6 +12,8 @@ import type { Topology } from '../../model/workload.ts';
 import { KubeProvider } from './kube-provider.ts';
 import { disruptionBudgetsOf } from '../../model/workload.ts';
 import {
+  CONFIG_MOUNT,
+  configMapName,
   FIXTURE_SHARED_MODULE,
   FIXTURES_CONFIGMAP,
   FIXTURES_MOUNT,
@@ -199,29 +203,77 @@ describe('a real system as a cluster pod (nginx gateway)', () => {
       const gateway = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway') as unknown as {
         spec: { template: { spec: { os?: { name: string }; initContainers: { image: string; command: string[]; env: { name: string; value?: string }[] }[]; containers: { image: string; command: string[]; lifecycle?: { stopSignal?: string } }[]; volumes: { name: string; configMap?: { items: { key: string; path: string }[] } }[] } } };
       };
-      const configMap = objects.find((o) => o.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
+      const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === configMapName('gateway')) as unknown as { data: Record<string, string> };
       return { spec: gateway.spec.template.spec, configMap };
     });
     if (!good || !naive) throw new Error('render failed');
-    const init = good.spec.initContainers[0];
-    expect(init?.image).toBe(NODE_IMAGE);
-    expect(init?.command).toEqual(['node', `${FIXTURES_MOUNT}/gateways/render.mjs`, `${FIXTURES_MOUNT}/gateways/nginx/nginx.conf`]);
-    expect(init?.env).toContainEqual({ name: 'ZERODROP_POD_DIR', value: '/zerodrop/pod' });
+    const init = good.spec.initContainers[0] as NonNullable<(typeof good.spec.initContainers)[number]> & { volumeMounts: { name: string; mountPath: string }[] };
+    expect(init.image).toBe(NODE_IMAGE);
+    // The profile's templates, shipped in the workload's own ConfigMap, rendered by render.mjs into the pod directory.
+    expect(init.command).toEqual(['node', `${FIXTURES_MOUNT}/gateways/render.mjs`, `nginx.conf=${CONFIG_MOUNT}/nginx.conf`]);
+    expect(init.volumeMounts).toContainEqual({ name: 'config', mountPath: CONFIG_MOUNT, readOnly: true });
+    expect(init.env).toContainEqual({ name: 'ZERODROP_POD_DIR', value: '/zerodrop/pod' });
     const main = good.spec.containers[0] as (typeof good.spec.containers)[number] & { env: { name: string; value?: string }[] };
     // The system and its preStop hook see the rendered directory too (a draining marker file there).
     expect(main.env).toContainEqual({ name: 'POD_DIR', value: '/zerodrop/pod' });
     expect(main.env).toContainEqual({ name: 'ZERODROP_POD_DIR', value: '/zerodrop/pod' });
-    expect(init?.env.filter((e) => e.name === 'ZERODROP_POD_DIR')).toHaveLength(1);
-    expect(main?.image).toMatch(/^nginx:/);
-    expect(main?.command[2]).toBe(`d=/zerodrop/pod && exec nginx -e stderr -p "$d" -c "$d/nginx.conf" -g 'daemon off;'`);
+    expect(init.env.filter((e) => e.name === 'ZERODROP_POD_DIR')).toHaveLength(1);
+    expect(main.image).toMatch(/^nginx:/);
+    // The profile's own argv, its placeholders expanded by the image's shell.
+    expect(main.command).toEqual(['sh', '-c', `exec 'nginx' '-e' 'stderr' '-p' "\${POD_DIR}" '-c' "\${POD_DIR}"'/nginx.conf' '-g' 'daemon off;'`]);
     // The image's STOPSIGNAL is SIGQUIT, the drain-correct twin's: only the naive twin states its own
     // (SIGTERM), which needs the ContainerStopSignals gate and the pod's OS.
-    expect(main?.lifecycle?.stopSignal).toBeUndefined();
+    expect(main.lifecycle?.stopSignal).toBeUndefined();
     expect(good.spec.os).toBeUndefined();
     expect(naive.spec.containers[0]?.lifecycle?.stopSignal).toBe('SIGTERM');
     expect(naive.spec.os).toEqual({ name: 'linux' });
-    expect(good.configMap.data['gateways__nginx__nginx.conf']).toBe(readFileSync(join(packageRoot, 'fixtures/gateways/nginx/nginx.conf'), 'utf8'));
-    expect(good.spec.volumes.find((v) => v.name === 'fixtures')?.configMap?.items).toContainEqual({ key: 'gateways__nginx__nginx.conf', path: 'gateways/nginx/nginx.conf' });
+    expect(good.configMap.data['nginx.conf']).toBe(readFileSync(join(packageRoot, 'fixtures/gateways/nginx/nginx.conf'), 'utf8'));
+    expect(naive.configMap.data['nginx.conf']).toBe(readFileSync(join(packageRoot, 'fixtures/gateways/nginx/nginx-naive.conf'), 'utf8'));
+    expect(good.spec.volumes.find((v) => v.name === 'config')?.configMap).toEqual({ name: configMapName('gateway') });
+  });
+});
+
+describe('a profile of a team on a cluster (defineProfile: image, exec readiness, templates)', () => {
+  it('runs on the image it names, renders its templates from its ConfigMap, and probes with its command; kubernetes-models accepts every object', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zerodrop-team-'));
+    try {
+      writeFileSync(join(dir, 'httpd.conf'), 'Listen ${POD_IP}:${PORT}\nProxyPass / http://${BACKEND_SERVICE_HOST}:${BACKEND_SERVICE_PORT}/\n');
+      const apache = defineProfile({
+        name: 'team-apache',
+        role: 'gateway',
+        protocols: ['http'],
+        description: 'a team gateway',
+        directory: dir,
+        command: ['httpd', '-f', '${POD_DIR}/httpd.conf', '-DFOREGROUND'],
+        config: { 'httpd.conf': 'httpd.conf' },
+        readiness: { exec: { command: ['sh', '-c', 'test -f "$POD_DIR/httpd.conf"'] } },
+        stopSignal: 'SIGWINCH',
+        image: 'httpd:2.4-alpine',
+      });
+      const def = catalog.find((d) => d.id === 'gateway-delete-http');
+      if (!def) throw new Error('gateway-delete-http missing');
+      const objects = render(def.build(apache, optionsFor(def, {}, false)).topology);
+      validateManifests(objects);
+      const gateway = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway') as unknown as {
+        spec: { template: { spec: { initContainers: { command: string[] }[]; containers: { image: string; command: string[]; readinessProbe: Record<string, unknown>; lifecycle?: { stopSignal?: string } }[] } } };
+      };
+      const pod = gateway.spec.template.spec;
+      expect(pod.containers[0]?.image).toBe('httpd:2.4-alpine');
+      expect(pod.containers[0]?.command).toEqual(['sh', '-c', `exec 'httpd' '-f' "\${POD_DIR}"'/httpd.conf' '-DFOREGROUND'`]);
+      expect(pod.containers[0]?.readinessProbe).toMatchObject({ exec: { command: ['sh', '-c', 'test -f "$POD_DIR/httpd.conf"'] } });
+      expect(pod.containers[0]?.readinessProbe['httpGet']).toBeUndefined();
+      // Its image's STOPSIGNAL is not known here: a signal other than SIGTERM is stated.
+      expect(pod.containers[0]?.lifecycle?.stopSignal).toBe('SIGWINCH');
+      expect(pod.initContainers[0]?.command).toEqual(['node', `${FIXTURES_MOUNT}/gateways/render.mjs`, `httpd.conf=${CONFIG_MOUNT}/httpd.conf`]);
+      const config = objects.find((o) => o.metadata.name === configMapName('gateway')) as unknown as { data: Record<string, string> };
+      expect(config.data['httpd.conf']).toContain('ProxyPass / http://${BACKEND_SERVICE_HOST}');
+      // render.mjs itself travels in the fixtures ConfigMap; the team's template path does not.
+      const fixtures = objects.find((o) => o.metadata.name === FIXTURES_CONFIGMAP) as unknown as { data: Record<string, string> };
+      expect(Object.keys(fixtures.data)).toContain('gateways__render.mjs');
+      expect(Object.keys(fixtures.data).some((k) => k.includes('httpd'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -20,6 +20,7 @@ import { UDPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.
 import { disruptionBudgetsOf, type DisruptionBudget, type Probe, type Service, type Topology, type Workload } from '../../model/workload.ts';
 import { helmProfileSpec, type HelmProfileSpec } from '../../profiles/helm-charts.ts';
 import type { KubeObject } from './list-watch.ts';
+import { shellWord } from '../../profiles/define.ts';
 import { executableOf, statedStopSignal } from './stop-signal.ts';
 
 export const LABELS = {
@@ -57,8 +58,12 @@ export const IMAGES: Readonly<Record<string, string>> = {
 
 /** A repository path to a fixture, as an argument or inside a shell script. */
 const FIXTURE_REF = /(?<![\w/$])fixtures\/[\w.-]+(?:\/[\w.-]+)*/g;
-/** `$("$ZERODROP_NODE" fixtures/gateways/render.mjs TEMPLATE...)`: a config rendered for the pod before the system starts. */
-const RENDER_STEP = /\$\("\$ZERODROP_NODE" ([^)]*)\)/;
+/** The renderer of a defined pod's templates (defineProfile's `config`), run by its init container. */
+export const RENDER_FIXTURE = 'fixtures/gateways/render.mjs';
+/** Where a defined pod's templates (its own ConfigMap) are mounted in its init container. */
+export const CONFIG_MOUNT = '/zerodrop/config';
+/** The ConfigMap of a workload's templates. */
+export const configMapName = (workload: string): string => `${workload}-config`;
 
 export interface RenderOptions {
   namespace: string;
@@ -88,7 +93,11 @@ export const FIXTURE_SHARED_MODULE = 'fixtures/pod-env.mjs';
  */
 export function fixturesOf(topology: Topology): string[] {
   const paths = new Set<string>();
-  for (const w of topology.workloads) for (const arg of w.command) for (const m of arg.matchAll(FIXTURE_REF)) paths.add(m[0]);
+  for (const w of topology.workloads) {
+    // A defined pod's own argv: its local command also names the templates, which travel in its own ConfigMap.
+    for (const arg of w.defined?.argv ?? w.command) for (const m of arg.matchAll(FIXTURE_REF)) paths.add(m[0]);
+    if (w.defined && Object.keys(w.defined.templates).length > 0) paths.add(RENDER_FIXTURE);
+  }
   if ([...paths].some((p) => REFERENCE_APP.test(p))) paths.add(FIXTURE_SHARED_MODULE);
   return [...paths].sort();
 }
@@ -111,10 +120,9 @@ function wholeSeconds(value: number, min: number): number {
 }
 
 function renderProbe(probe: Probe): Record<string, unknown> {
+  const h = probe.handler;
   const handler =
-    'tcpSocket' in probe.handler
-      ? { tcpSocket: { port: probe.handler.tcpSocket.port } }
-      : { httpGet: { port: probe.handler.httpGet.port, path: probe.handler.httpGet.path } };
+    'tcpSocket' in h ? { tcpSocket: { port: h.tcpSocket.port } } : 'httpGet' in h ? { httpGet: { port: h.httpGet.port, path: h.httpGet.path } } : { exec: { command: h.exec.command } };
   return {
     ...handler,
     periodSeconds: wholeSeconds(probe.periodSeconds, 1),
@@ -130,27 +138,34 @@ interface RenderedCommand {
   command: string[];
   /** argv of an init container (on the node image) that renders the pod's configuration into POD_DIR. */
   render?: string[];
+  /** The pod uses its scratch directory POD_DIR (an emptyDir). */
+  podDir: boolean;
 }
 
 /**
- * Maps a pod's argv to a cluster container. Two shapes exist: `node fixtures/x.mjs ...` (a reference
- * app), and `sh -c '... exec SYSTEM ...'` (a real system), optionally preceded by a render step on
- * Node.js, which becomes an init container writing into the pod's emptyDir.
+ * Maps a pod's argv to a cluster container. A defined pod (defineProfile) runs its own argv through
+ * the image's `sh`, which expands `${NAME}` from the container's environment as the local pod's shell
+ * does; its templates, shipped in its ConfigMap, are rendered into the pod's emptyDir by an init
+ * container on Node.js (render.mjs, the renderer the local provider runs). Otherwise the command runs
+ * as it is: `node fixtures/x.mjs ...` (a reference app) or any argv, fixture paths mapped to the mount.
  */
 function renderCommand(workload: Workload, images: Readonly<Record<string, string>>): RenderedCommand {
-  const [program = '', ...args] = workload.command;
-  const { executable, script } = executableOf(workload);
-  const image = images[executable];
+  const { executable } = executableOf(workload);
+  const image = workload.image ?? images[executable];
   if (!image) {
     throw new ManifestError(
-      `workload ${workload.name} runs "${executable}", which has no image for clusters (known: ${Object.keys(images).join(', ')})`,
+      `workload ${workload.name} runs "${executable}", which has no image for clusters (known: ${Object.keys(images).join(', ')}); give its profile an image`,
     );
   }
-  if (script === undefined) return { image, command: [program, ...args.map(mountedPath)] };
-  const step = RENDER_STEP.exec(script);
-  const render = step ? ['node', ...(step[1] ?? '').trim().split(/\s+/).map(mountedPath)] : undefined;
-  const rewritten = mountedPath(step ? script.replace(RENDER_STEP, POD_DIR) : script);
-  return { image, command: [program, '-c', rewritten], ...(render ? { render } : {}) };
+  const defined = workload.defined;
+  if (!defined) return { image, command: workload.command.map(mountedPath), podDir: false };
+  const files = Object.keys(defined.templates);
+  return {
+    image,
+    command: ['sh', '-c', `exec ${defined.argv.map((a) => shellWord(mountedPath(a))).join(' ')}`],
+    ...(files.length > 0 ? { render: ['node', mountedPath(RENDER_FIXTURE), ...files.map((f) => `${f}=${CONFIG_MOUNT}/${f}`)] } : {}),
+    podDir: true,
+  };
 }
 
 function labelsOf(opts: RenderOptions, extra: Record<string, string> = {}): Record<string, string> {
@@ -158,7 +173,7 @@ function labelsOf(opts: RenderOptions, extra: Record<string, string> = {}): Reco
 }
 
 function renderDeployment(workload: Workload, opts: RenderOptions): KubeObject {
-  const { image, command, render } = renderCommand(workload, opts.images ?? IMAGES);
+  const { image, command, render, podDir } = renderCommand(workload, opts.images ?? IMAGES);
   const selector = { [LABELS.workload]: workload.name };
   const lifecycle: Record<string, unknown> = {};
   if (workload.preStop) {
@@ -185,13 +200,14 @@ function renderDeployment(workload: Workload, opts: RenderOptions): KubeObject {
     { name: 'ZERODROP_RUN_ID', value: opts.runId },
     // The pod directory the init container rendered into, for the system and its preStop hook alike
     // (a draining marker file there: the Caddy and user-defined profiles), as locally.
-    ...(render ? [{ name: 'POD_DIR', value: POD_DIR }, { name: 'ZERODROP_POD_DIR', value: POD_DIR }] : []),
+    ...(podDir ? [{ name: 'POD_DIR', value: POD_DIR }, { name: 'ZERODROP_POD_DIR', value: POD_DIR }] : []),
   ];
   const usesFixtures = fixturesOf({ workloads: [workload], services: [] }).length > 0;
   const mounts = [
     ...(usesFixtures ? [{ name: 'fixtures', mountPath: FIXTURES_MOUNT, readOnly: true }] : []),
-    ...(render ? [{ name: 'pod', mountPath: POD_DIR }] : []),
+    ...(podDir ? [{ name: 'pod', mountPath: POD_DIR }] : []),
   ];
+  const renderMounts = [...mounts, { name: 'config', mountPath: CONFIG_MOUNT, readOnly: true }];
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -209,7 +225,7 @@ function renderDeployment(workload: Workload, opts: RenderOptions): KubeObject {
           ...(render
             ? {
                 initContainers: [
-                  { name: 'render', image: NODE_IMAGE, command: render, env, volumeMounts: mounts },
+                  { name: 'render', image: NODE_IMAGE, command: render, env, volumeMounts: renderMounts },
                 ],
               }
             : {}),
@@ -233,7 +249,8 @@ function renderDeployment(workload: Workload, opts: RenderOptions): KubeObject {
             ? {
                 volumes: [
                   ...(usesFixtures ? [{ name: 'fixtures', configMap: { name: FIXTURES_CONFIGMAP, items: fixtureItems(workload) } }] : []),
-                  ...(render ? [{ name: 'pod', emptyDir: {} }] : []),
+                  ...(podDir ? [{ name: 'pod', emptyDir: {} }] : []),
+                  ...(render ? [{ name: 'config', configMap: { name: configMapName(workload.name) } }] : []),
                 ],
               }
             : {}),
@@ -273,18 +290,23 @@ export function chartedTargetPorts(topology: Topology): Map<string, Map<string, 
   return result;
 }
 
-function renderDisruptionBudget(budget: DisruptionBudget, opts: RenderOptions): KubeObject {
+function renderDisruptionBudget(budget: DisruptionBudget, opts: RenderOptions, selector: Record<string, string>): KubeObject {
   const limits = { ...(budget.minAvailable !== undefined ? { minAvailable: budget.minAvailable } : {}), ...(budget.maxUnavailable !== undefined ? { maxUnavailable: budget.maxUnavailable } : {}) };
   if (Object.keys(limits).length !== 1) throw new ManifestError(`PodDisruptionBudget of ${budget.workload} needs exactly one of minAvailable and maxUnavailable`);
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
     metadata: { name: budget.workload, namespace: opts.namespace, labels: labelsOf(opts) },
-    spec: { ...limits, selector: { matchLabels: { [LABELS.workload]: budget.workload } } },
+    spec: { ...limits, selector: { matchLabels: selector } },
   };
 }
 
-function renderService(service: Service, opts: RenderOptions, targetPorts?: Map<string, number>): KubeObject {
+/** The labels a Service selects its workload's pods by: the chart's dataplane selector, or zerodrop's workload label. */
+export function podSelectorOf(topology: Topology, workload: string): Record<string, string> {
+  return topology.workloads.find((w) => w.name === workload)?.installedBy?.selector ?? { [LABELS.workload]: workload };
+}
+
+function renderService(service: Service, opts: RenderOptions, targetPorts: Map<string, number> | undefined, selector: Record<string, string>): KubeObject {
   const nodePorts = opts.nodePorts?.[service.name];
   const type = opts.loadBalancers?.includes(service.name) ? 'LoadBalancer' : nodePorts ? 'NodePort' : 'ClusterIP';
   return {
@@ -293,7 +315,7 @@ function renderService(service: Service, opts: RenderOptions, targetPorts?: Map<
     metadata: { name: service.name, namespace: opts.namespace, labels: labelsOf(opts) },
     spec: {
       type,
-      selector: { [LABELS.workload]: service.selector },
+      selector,
       ports: service.ports.map((p) => ({
         name: p.name,
         port: p.port,
@@ -324,10 +346,15 @@ export function renderTopology(topology: Topology, opts: RenderOptions): KubeObj
     }
     objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: FIXTURES_CONFIGMAP, namespace: opts.namespace, labels: labelsOf(opts) }, data });
   }
+  for (const workload of topology.workloads) {
+    if (workload.defined && Object.keys(workload.defined.templates).length > 0) {
+      objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName(workload.name), namespace: opts.namespace, labels: labelsOf(opts) }, data: workload.defined.templates });
+    }
+  }
   const targetPorts = chartedTargetPorts(topology);
-  for (const service of topology.services) objects.push(renderService(service, opts, targetPorts.get(service.name)));
+  for (const service of topology.services) objects.push(renderService(service, opts, targetPorts.get(service.name), podSelectorOf(topology, service.selector)));
   for (const workload of topology.workloads) if (!workload.installedBy) objects.push(renderDeployment(workload, opts));
-  for (const budget of disruptionBudgetsOf(topology)) objects.push(renderDisruptionBudget(budget, opts));
+  for (const budget of disruptionBudgetsOf(topology)) objects.push(renderDisruptionBudget(budget, opts, podSelectorOf(topology, budget.workload)));
   return objects;
 }
 

@@ -105,9 +105,21 @@ export class PodObserver {
   private readonly recorder: Recorder;
   private readonly onStarted: ((pod: string, workload: string, container: string | undefined) => void) | undefined;
 
-  constructor(recorder: Recorder, onStarted?: (pod: string, workload: string, container: string | undefined) => void) {
+  /** Workloads whose pods a chart labels its own way (ChartedDataplane.selector): workload -> labels. */
+  private readonly selectors: ReadonlyMap<string, Record<string, string>>;
+
+  constructor(recorder: Recorder, onStarted?: (pod: string, workload: string, container: string | undefined) => void, selectors: ReadonlyMap<string, Record<string, string>> = new Map()) {
     this.recorder = recorder;
     this.onStarted = onStarted;
+    this.selectors = selectors;
+  }
+
+  /** The workload a pod belongs to: zerodrop's label, or the first workload whose selector its labels match. */
+  private workloadLabelled(labels: Record<string, string>): string {
+    const own = labels[LABELS.workload];
+    if (own !== undefined) return own;
+    for (const [workload, selector] of this.selectors) if (Object.entries(selector).every(([k, v]) => labels[k] === v)) return workload;
+    return '';
   }
 
   podsOf(workload: string): PodInfo[] {
@@ -135,7 +147,7 @@ export class PodObserver {
   handle(change: Change<PodObject>): void {
     const pod = change.object;
     const name = pod.metadata.name;
-    const workload = pod.metadata.labels?.[LABELS.workload] ?? '';
+    const workload = this.workloadLabelled(pod.metadata.labels ?? {});
     const base = { pod: name, ...(workload ? { workload } : {}) };
     let state = this.pods.get(name);
     if (!state) {
@@ -343,10 +355,10 @@ export async function observeNamespace(
   namespace: string,
   recorder: Recorder,
   signal: AbortSignal,
-  opts: { selectorOf?: (service: string) => string | undefined; retryDelayMs?: number; followLogs?: boolean } = {},
+  opts: { selectorOf?: (service: string) => string | undefined; retryDelayMs?: number; followLogs?: boolean; workloadSelectors?: ReadonlyMap<string, Record<string, string>> } = {},
 ): Promise<NamespaceObservers> {
   const logs = opts.followLogs === false ? undefined : new PodLogs(client, namespace, recorder, signal);
-  const pods = new PodObserver(recorder, logs ? (pod, workload, container) => logs.follow(pod, workload, container) : undefined);
+  const pods = new PodObserver(recorder, logs ? (pod, workload, container) => logs.follow(pod, workload, container) : undefined, opts.workloadSelectors);
   const endpoints = new EndpointObserver(recorder, (pod, service) => pods.workloadOf(pod) ?? opts.selectorOf?.(service));
   const onGap = (what: string) => recorder.event('note', { message: what, detail: { observer: 'watch-gap' } });
   const common = { client, signal, onGap, ...(opts.retryDelayMs !== undefined ? { retryDelayMs: opts.retryDelayMs } : {}) };

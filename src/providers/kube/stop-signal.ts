@@ -17,19 +17,29 @@ export const IMAGE_STOP_SIGNALS: Readonly<Record<string, NodeJS.Signals>> = {
 };
 
 /**
- * The program a container runs: `node` for a reference app (`node fixtures/x.mjs`), the system a
- * shell script execs (`sh -c '... exec nginx ...'`) otherwise.
+ * The program a container runs: the first word of a defined pod's argv past `env` and its
+ * assignments (Workload.defined), `node` for a reference app (`node fixtures/x.mjs`), the system a
+ * shell script execs (`sh -c '... exec SYSTEM ...'`) otherwise.
  */
-export function executableOf(workload: Pick<Workload, 'command'>): { executable: string; script: string | undefined } {
+export function executableOf(workload: Pick<Workload, 'command' | 'defined'>): { executable: string; script: string | undefined } {
+  if (workload.defined) return { executable: posix.basename(programOf(workload.defined.argv)), script: undefined };
   const [program = '', ...args] = workload.command;
   const script = (program === 'sh' || program === '/bin/sh') && args[0] === '-c' ? args[1] : undefined;
   const executable = script !== undefined ? (/\bexec\s+(\S+)/.exec(script)?.[1] ?? '') : program;
   return { executable: posix.basename(executable), script };
 }
 
+/** The program an argv runs: its first word, or past `env` and its NAME=value assignments. */
+function programOf(argv: readonly string[]): string {
+  if (posix.basename(argv[0] ?? '') !== 'env') return argv[0] ?? '';
+  const i = argv.findIndex((w, j) => j > 0 && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+  return i === -1 ? '' : (argv[i] ?? '');
+}
+
 /** The signal the container's `lifecycle.stopSignal` must state, or undefined when its image's own is the one wanted. */
-export function statedStopSignal(workload: Pick<Workload, 'command' | 'stopSignal'>): NodeJS.Signals | undefined {
-  const own = IMAGE_STOP_SIGNALS[executableOf(workload).executable] ?? 'SIGTERM';
+export function statedStopSignal(workload: Pick<Workload, 'command' | 'stopSignal' | 'defined' | 'image'>): NodeJS.Signals | undefined {
+  // A profile's own image: its STOPSIGNAL is not known here, so any signal but SIGTERM is stated.
+  const own = (workload.image ? undefined : IMAGE_STOP_SIGNALS[executableOf(workload).executable]) ?? 'SIGTERM';
   const wanted = workload.stopSignal ?? 'SIGTERM';
   return wanted === own ? undefined : wanted;
 }

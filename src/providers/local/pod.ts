@@ -232,7 +232,7 @@ export class LocalPod {
     this.started = true;
     this.event('pod-started', { pid: this.pid });
     if (this.workload.readinessProbe) {
-      this.prober = new ReadinessProber(this.workload.readinessProbe, this.ip, (ready) => this.setReady(ready));
+      this.prober = new ReadinessProber(this.workload.readinessProbe, this.ip, (ready) => this.setReady(ready), { cwd: this.cwd, env: this.env });
       this.prober.start();
     } else {
       // No readiness probe: the kubelet treats the container as ready once it runs.

@@ -15,13 +15,18 @@
 //   open connection" before exiting must therefore not count probe connections (they carry
 //   `User-Agent: kube-probe/...`).
 //
+// An exec probe runs its command in the pod's directory and environment, as the kubelet runs it in
+// the container, and fails once it outlasts timeoutSeconds.
+//
 // Probes go straight to the pod's address, like the kubelet's, never through a Service, so they are
 // never counted as load.
 
 import http from 'node:http';
 import net from 'node:net';
 
-import { probePort, type Probe } from '../../model/workload.ts';
+import type { ChildProcess } from 'node:child_process';
+import type { Probe } from '../../model/workload.ts';
+import { signalGroup, spawnGroup } from './processes.ts';
 
 /** The User-Agent the kubelet sends (it ends in the kubelet's minor version). */
 const PROBE_USER_AGENT = 'kube-probe/1.33';
@@ -84,12 +89,51 @@ function httpCheck(host: string, port: number, path: string, timeoutMs: number):
     });
 }
 
-export function probeCheck(probe: Probe, host: string): ProbeCheck {
+/**
+ * An exec probe: the command runs in the container's directory and environment and succeeds when it
+ * exits 0 within the timeout; one that overruns is killed with its process group, as the kubelet's
+ * exec probe timeout ends it (ExecProbeTimeout, on by default since 1.20).
+ */
+function execCheck(command: readonly string[], container: ProbeContainer, timeoutMs: number): ProbeCheck {
+  return (signal) =>
+    new Promise((resolve) => {
+      let child: ChildProcess;
+      try {
+        child = spawnGroup(command, container);
+      } catch {
+        resolve(false);
+        return;
+      }
+      child.stdout?.resume();
+      child.stderr?.resume();
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) signalGroup(child.pid, 'SIGKILL');
+        resolve(ok);
+      };
+      const onAbort = () => done(false);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      signal.addEventListener('abort', onAbort, { once: true });
+      child.once('error', () => done(false));
+      child.once('exit', (code) => done(code === 0));
+    });
+}
+
+/** Where an exec probe runs: the container's working directory and environment. */
+export interface ProbeContainer {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export function probeCheck(probe: Probe, host: string, container?: ProbeContainer): ProbeCheck {
   const timeoutMs = probe.timeoutSeconds * 1000;
-  const port = probePort(probe);
-  return 'httpGet' in probe.handler
-    ? httpCheck(host, port, probe.handler.httpGet.path, timeoutMs)
-    : tcpCheck(host, port, timeoutMs);
+  const h = probe.handler;
+  if ('exec' in h) {
+    if (!container) throw new Error('an exec probe needs the container it runs in');
+    return execCheck(h.exec.command, container, timeoutMs);
+  }
+  return 'httpGet' in h ? httpCheck(host, h.httpGet.port, h.httpGet.path, timeoutMs) : tcpCheck(host, h.tcpSocket.port, timeoutMs);
 }
 
 /** Runs one container's readiness probe; reports each readiness transition to `onChange`. */
@@ -104,9 +148,9 @@ export class ReadinessProber {
   private inflight?: AbortController;
   private stopped = false;
 
-  constructor(probe: Probe, host: string, onChange: (ready: boolean) => void) {
+  constructor(probe: Probe, host: string, onChange: (ready: boolean) => void, container?: ProbeContainer) {
     this.probe = probe;
-    this.check = probeCheck(probe, host);
+    this.check = probeCheck(probe, host, container);
     this.onChange = onChange;
   }
 

@@ -135,6 +135,7 @@ function scenarioHtml(r: ScenarioResult, renderers: readonly RecordRenderer[]): 
   let body = def ? `<p class="desc">${esc(def.description)}</p>` : '';
   const note = expectationNote(r);
   if (note) body += `<p class="expectation${note.unexpected ? ' unexpected' : ''}"><b>${esc(note.text)}</b>: ${esc(note.title)}</p>`;
+  for (const line of r.attribution ?? []) body += `<p class="attribution">Attribution: ${esc(line)}</p>`;
   if (r.reason) body += `<p class="reason ${r.verdict}"><b>${r.verdict === 'skipped' ? 'Skipped' : 'Stopped'}:</b> ${esc(r.reason)}</p>`;
 
   const sections: (ReportSection & { rank: number })[] = [{ id: 'assertions', title: 'Assertions', html: assertionsHtml(r), order: 10, rank: -1 }];

@@ -15,7 +15,7 @@ export async function dropResult(dir: string, result: ScenarioResult, provider =
   const name = `${Date.now().toString().padStart(15, '0')}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const partial = join(dir, `${name}.partial`);
   // The requests go into a records file beside it; the JSON holds the failed ones and the pointer.
-  if (result.timeline) result = { ...result, records: await writeRecords(dir, `${name}.requests.gz`, result.timeline.requests) };
+  if (result.timeline) result = { ...result, records: await writeRecords(dir, name, result.timeline) };
   await writeFile(partial, JSON.stringify({ provider, result }), 'utf8');
   await rename(partial, join(dir, `${name}${SUFFIX}`));
 }

@@ -1,5 +1,5 @@
-// The records file: every request of one scenario x profile, column by column, gzip'd, beside
-// results.json (docs/reports.md "The records file"). The one reader and writer of the format: the
+// The records files: every request of one scenario x profile, column by column, gzip'd, and every
+// connection the balancers routed, a JSON line each, gzip'd; beside results.json (docs/reports.md "The records file"). The one reader and writer of the format: the
 // report, the assertions (through the Timeline it revives) and `zerodrop report` all read it here.
 //
 // Format (little-endian), inside one gzip stream:
@@ -18,6 +18,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import { CHUNK_ROWS, newChunk, numberColumns, RequestTable } from '../model/request-table.ts';
+import type { ConnectionRecord } from '../model/timeline.ts';
 
 export const RECORDS_FORMAT = 'zerodrop-requests/1';
 const MAGIC = Buffer.from('ZDRREQ1\n', 'latin1');
@@ -141,4 +142,51 @@ async function decodeFrom(source: AsyncIterable<Buffer>, what: string): Promise<
   if (ended === undefined || pending.length > 0) throw bad('cut short');
   if (ended !== table.length) throw bad(`${table.length} rows where its end says ${ended}`);
   return table;
+}
+
+export const CONNECTIONS_FORMAT = 'zerodrop-connections/1';
+
+/**
+ * The balancer's connection records, one JSON object a line, gzip'd: a gateway opens a connection
+ * to a backend per request, so a run holds about as many of these as requests. Written in chunks.
+ */
+export async function writeConnectionsFile(path: string, connections: readonly ConnectionRecord[]): Promise<void> {
+  function* lines(): Generator<string> {
+    const size = 4096;
+    for (let i = 0; i < connections.length; i += size) {
+      yield connections
+        .slice(i, i + size)
+        .map((c) => `${JSON.stringify(c)}\n`)
+        .join('');
+    }
+  }
+  await pipeline(Readable.from(lines()), createGzip({ level: 6 }), createWriteStream(path));
+}
+
+/** Reads a connections file back; throws, naming the file, on a line that is not a connection. */
+export async function readConnectionsFile(path: string): Promise<ConnectionRecord[]> {
+  const file = await open(path);
+  try {
+    const out: ConnectionRecord[] = [];
+    let rest = '';
+    let line = 0;
+    const take = (text: string) => {
+      line++;
+      const c = JSON.parse(text) as Partial<ConnectionRecord>;
+      if (typeof c.id !== 'number' || typeof c.clientPort !== 'number' || typeof c.open !== 'number') {
+        throw new Error(`${path} line ${line} is not a connection record`);
+      }
+      out.push(c as ConnectionRecord);
+    };
+    for await (const data of file.createReadStream({ autoClose: false }).pipe(createGunzip())) {
+      const text = rest + (data as Buffer).toString('utf8');
+      const parts = text.split('\n');
+      rest = parts.pop() ?? '';
+      for (const p of parts) if (p !== '') take(p);
+    }
+    if (rest !== '') take(rest);
+    return out;
+  } finally {
+    await file.close();
+  }
 }

@@ -69,7 +69,13 @@ describe('writeResults / readResults', () => {
     expect(path).toBe(join(nested, 'results.json'));
     const back = await readResults(nested);
     const { records, ...first } = back.scenarios[0] as ScenarioResult;
-    expect(records).toEqual({ format: RECORDS_FORMAT, requests: 'records/01-backend-delete-http.mutant-exit-on-sigterm.requests.gz', count: 760 });
+    expect(records).toEqual({
+      format: RECORDS_FORMAT,
+      requests: 'records/01-backend-delete-http.mutant-exit-on-sigterm.requests.gz',
+      count: 760,
+      connections: 'records/01-backend-delete-http.mutant-exit-on-sigterm.connections.gz',
+      connectionCount: 760,
+    });
     expect({ ...back, scenarios: [first, back.scenarios[1]] }).toEqual(original);
     expect(first.timeline?.requests.toArray()).toEqual(original.scenarios[0]?.timeline?.requests.toArray());
     expect(back.scenarios[0]?.assertions[0]).toMatchObject({ name: 'noFailedRequests', verdict: 'fail' });
@@ -83,6 +89,10 @@ describe('writeResults / readResults', () => {
     expect(failed).toHaveLength(5);
     expect(json.scenarios[0]?.timeline?.requests).toEqual(failed);
     expect(json.scenarios[0]?.records?.count).toBe(760);
+    const connections = original.scenarios[0]?.timeline?.connections ?? [];
+    expect(json.scenarios[0]?.timeline?.connections).toEqual(connections.filter((c) => c.upstream !== 'ok' && c.upstream !== 'open'));
+    expect(json.scenarios[0]?.timeline?.connections.length).toBeLessThan(connections.length);
+    expect((await readResults(dir)).scenarios[0]?.timeline?.connections).toEqual(connections);
   });
 
   it('reads a results.json written before the records file, with every request inline', async () => {

@@ -5,9 +5,9 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RequestTable } from '../model/request-table.ts';
-import type { RequestRecord, StreamEnding, Timeline } from '../model/timeline.ts';
+import type { ConnectionRecord, RequestRecord, StreamEnding, Timeline } from '../model/timeline.ts';
 import type { AssertionResult, Verdict } from '../model/verdict.ts';
-import { readRecordsFile, RECORDS_FORMAT, writeRecordsFile } from './records-file.ts';
+import { readConnectionsFile, readRecordsFile, RECORDS_FORMAT, writeConnectionsFile, writeRecordsFile } from './records-file.ts';
 
 export const RESULTS_FILE = 'results.json';
 
@@ -50,6 +50,9 @@ export interface RecordsPointer {
   requests: string;
   /** How many requests it holds. */
   count: number;
+  /** The connections file (a JSON line each, gzip'd); results.json keeps only those whose upstream failed. */
+  connections?: string;
+  connectionCount?: number;
 }
 
 export interface RunResult {
@@ -159,20 +162,26 @@ export async function withRecordsFiles(run: RunResult, dir: string): Promise<Run
       scenarios.push(s);
       continue;
     }
-    const name = `${String(n).padStart(2, '0')}-${safeName(s.id)}.${safeName(s.profile)}.requests.gz`;
-    scenarios.push({ ...s, records: await writeRecords(dir, join(RECORDS_DIR, name), s.timeline.requests) });
+    const name = `${String(n).padStart(2, '0')}-${safeName(s.id)}.${safeName(s.profile)}`;
+    scenarios.push({ ...s, records: await writeRecords(dir, join(RECORDS_DIR, name), s.timeline) });
   }
   return { ...run, scenarios };
 }
 
-/** Writes `requests` to DIR/`file` atomically; returns the pointer to it. */
-export async function writeRecords(dir: string, file: string, requests: RequestTable): Promise<RecordsPointer> {
-  const path = join(dir, file);
-  await mkdir(join(path, '..'), { recursive: true });
-  const partial = `${path}.${process.pid}.partial`;
-  await writeRecordsFile(partial, requests);
-  await rename(partial, path);
-  return { format: RECORDS_FORMAT, requests: file, count: requests.length };
+/** Writes the requests and connections of `timeline` to DIR/`name`.requests.gz and .connections.gz atomically; returns the pointer to them. */
+export async function writeRecords(dir: string, name: string, timeline: Pick<Timeline, 'requests' | 'connections'>): Promise<RecordsPointer> {
+  const atomically = async (file: string, write: (path: string) => Promise<void>) => {
+    const path = join(dir, file);
+    await mkdir(join(path, '..'), { recursive: true });
+    const partial = `${path}.${process.pid}.partial`;
+    await write(partial);
+    await rename(partial, path);
+  };
+  const requests = `${name}.requests.gz`;
+  const connections = `${name}.connections.gz`;
+  await atomically(requests, (path) => writeRecordsFile(path, timeline.requests));
+  await atomically(connections, (path) => writeConnectionsFile(path, timeline.connections));
+  return { format: RECORDS_FORMAT, requests, count: timeline.requests.length, connections, connectionCount: timeline.connections.length };
 }
 
 function safeName(s: string): string {
@@ -194,7 +203,7 @@ export async function reviveRecords(dir: string, s: ScenarioResult): Promise<Sce
     try {
       requests = await readRecordsFile(join(dir, s.records.requests));
     } catch (error) {
-      throw new Error(`${s.id} x ${s.profile}: cannot read its records file ${s.records.requests}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`${s.id} x ${s.profile}: cannot read its records file ${s.records.requests}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     if (requests.length !== s.records.count) {
       throw new Error(`${s.id} x ${s.profile}: records file ${s.records.requests} holds ${requests.length} requests, results.json says ${s.records.count}`);
@@ -202,12 +211,30 @@ export async function reviveRecords(dir: string, s: ScenarioResult): Promise<Sce
   } else {
     requests = RequestTable.from(Array.isArray(held) ? held : []);
   }
-  return { ...s, timeline: { ...s.timeline, requests } };
+  let connections = s.timeline.connections;
+  if (s.records?.connections !== undefined) {
+    try {
+      connections = await readConnectionsFile(join(dir, s.records.connections));
+    } catch (error) {
+      throw new Error(`${s.id} x ${s.profile}: cannot read its connections file ${s.records.connections}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
+  return { ...s, timeline: { ...s.timeline, requests, connections } };
 }
 
-/** The text of results.json. */
+/**
+ * The text of results.json. A scenario with records files keeps its failed requests (the request
+ * table's JSON) and the connections whose upstream leg failed; the files hold them all.
+ */
 export function resultsJson(run: RunResult): string {
-  return `${JSON.stringify(run, null, 2)}\n`;
+  const scenarios = run.scenarios.map((s) =>
+    s.timeline && s.records?.connections !== undefined ? { ...s, timeline: { ...s.timeline, connections: s.timeline.connections.filter(failedConnection) } } : s,
+  );
+  return `${JSON.stringify({ ...run, scenarios }, null, 2)}\n`;
+}
+
+function failedConnection(c: ConnectionRecord): boolean {
+  return c.upstream !== 'ok' && c.upstream !== 'open';
 }
 
 /** Reads DIR/results.json back; throws when it is not a zerodrop results file. */

@@ -53,7 +53,9 @@ export function tally(keys: readonly string[]): { byKey: Record<string, number>;
 export function runEnd(timeline: Timeline): number {
   let end = 0;
   for (const e of timeline.events) end = Math.max(end, e.t);
-  for (const r of timeline.requests) end = Math.max(end, r.end);
+  timeline.requests.scan((r) => {
+    end = Math.max(end, r.end);
+  });
   for (const c of timeline.connections) end = Math.max(end, c.close ?? c.open);
   return end;
 }

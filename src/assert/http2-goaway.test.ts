@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Expectation } from '../model/scenario.ts';
+import { RequestTable } from '../model/request-table.ts';
 import { evaluateOne, TimelineBuilder } from './testing.ts';
 
 const expectation: Expectation = { assert: 'http2Goaway', pod: { step: 'delete' }, load: 'h2' };
@@ -69,10 +70,12 @@ describe('http2Goaway', () => {
 
   it('fails when no later stream was served elsewhere, and is inconclusive when the pod served nothing', () => {
     const b = pooled('goaway');
-    for (const r of b.timeline.requests) if (r.start >= 1500) r.pod = 'gw-1';
+    b.timeline.requests.scan((r) => {
+      if (r.start >= 1500) b.timeline.requests.refine(r.i, { pod: 'gw-1' });
+    });
     expect(evaluateOne(expectation, b.build()).message).toMatch(/yet none of the 42 streams sent after it was served by another pod$/);
     const idle = pooled('goaway');
-    idle.timeline.requests.splice(0);
+    idle.timeline.requests = new RequestTable();
     expect(evaluateOne(expectation, idle.build())).toMatchObject({ verdict: 'inconclusive', message: 'no stream of load "h2" was served by gw-1: nothing to drain' });
   });
 });

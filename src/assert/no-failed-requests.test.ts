@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { drainScenario, evaluateOne, TimelineBuilder } from './testing.ts';
+import { RequestTable } from '../model/request-table.ts';
 import type { FailureRow } from './common.ts';
 
 describe('noFailedRequests', () => {
@@ -13,7 +14,7 @@ describe('noFailedRequests', () => {
 
   it('leaves the loads it is told to out, and says so (requests built to outlast the drain)', () => {
     const tl = drainScenario('exit-on-sigterm').build();
-    for (const r of tl.requests) if (r.outcome !== 'ok') r.load = 'overlong-1';
+    tl.requests = RequestTable.from(tl.requests.toArray().map((r) => (r.outcome !== 'ok' ? { ...r, load: 'overlong-1' } : r)));
     const kept = evaluateOne({ assert: 'noFailedRequests', exceptLoads: ['overlong-1'] }, tl);
     expect(kept).toMatchObject({ verdict: 'pass', message: 'all 755 requests (not judged here: load "overlong-1") succeeded' });
     expect(evaluateOne({ assert: 'noFailedRequests' }, tl).verdict).toBe('fail');

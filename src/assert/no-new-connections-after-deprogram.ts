@@ -27,7 +27,7 @@ export function noNewConnectionsAfterDeprogram(
     const mine = ctx.timeline.connections.filter((c) => c.pod === pod);
     const late = mine.filter((c) => after(c.open)).sort((a, b) => a.open - b.open);
     const lateRequests = ctx.timeline.requests
-      .filter((r) => r.newConnection && r.pod === pod && r.connectionStart !== undefined && after(r.connectionStart))
+      .filter((r) => r.newConnection && r.connectionStart !== undefined && after(r.connectionStart) && r.pod === pod)
       .sort((a, b) => (a.connectionStart ?? 0) - (b.connectionStart ?? 0));
     const before = mine.length - late.length;
     const details: Record<string, unknown> = {

@@ -14,6 +14,7 @@ import {
   type Timeline,
   type TimelineEvent,
 } from '../model/timeline.ts';
+import { RequestTable } from '../model/request-table.ts';
 
 export interface PodSpec {
   workload?: string;
@@ -53,6 +54,7 @@ export interface TrafficSpec {
 
 export class TimelineBuilder {
   readonly timeline: Timeline = emptyTimeline(1_700_000_000_000);
+  private readonly rowOf = new Map<RequestRecord, number>();
   private nextRequestId = 1;
   private nextConnectionId = 1;
   private nextPort = 0;
@@ -121,7 +123,15 @@ export class TimelineBuilder {
   request(fields: Partial<RequestRecord> & Pick<RequestRecord, 'start' | 'end'>): RequestRecord {
     const record: RequestRecord = { id: this.nextRequestId++, load: 'http', outcome: 'ok', newConnection: true, ...fields };
     this.timeline.requests.push(record);
+    this.rowOf.set(record, this.timeline.requests.length - 1);
     return record;
+  }
+
+  /** `record` as the timeline holds it now (after a join changed it); before build() only. */
+  now(record: RequestRecord): RequestRecord {
+    const i = this.rowOf.get(record);
+    if (i === undefined) throw new Error('not a request of this builder');
+    return this.timeline.requests.at(i);
   }
 
   connection(fields: Partial<ConnectionRecord> & Pick<ConnectionRecord, 'open'>): ConnectionRecord {
@@ -187,7 +197,8 @@ export class TimelineBuilder {
   /** The timeline with events in time order (stable for equal times). */
   build(): Timeline {
     this.timeline.events.sort((a, b) => a.t - b.t);
-    this.timeline.requests.sort((a, b) => a.start - b.start);
+    const sorted = this.timeline.requests.toArray().sort((a, b) => a.start - b.start);
+    this.timeline.requests = RequestTable.from(sorted);
     return this.timeline;
   }
 }

@@ -3,7 +3,12 @@
 // with the machine it ran on, and the table in Markdown (reports/bench.md). A tool that is not
 // installed is a row saying so, not a failure.
 //
-//   npm run bench [-- --quick] [-- --only http|udp|provider|soak]... [--workers N] [--out FILE] [--profile]
+//   npm run bench [-- --quick] [-- --only http|udp|provider|soak|scale]... [--workers N] [--out FILE] [--profile]
+//                 [--scale-seconds S] [--scale-rate R]
+//
+// --scale-seconds: how long each run of the `scale` section sends (default 300, --quick 20);
+// --scale-rate: requests/s of its run through the gateway topology (default 2,000, what a 2-core
+// machine holds through nginx); the generator-alone run sends 5,000/s, Envoy Gateway's e2e rate.
 //
 // --profile: the node:net HTTP clients (zerodrop's generator, autocannon, the node:net floor) write a
 // CPU profile of every run next to the report (bench-profiles/), and the top of each client's best
@@ -22,6 +27,7 @@ import { formatSelfTime } from './cpu-profile.ts';
 import { httpBench, type ClientProfile } from './http-bench.ts';
 import { machineFacts, type MachineFacts } from './machine.ts';
 import { providerBench } from './provider-bench.ts';
+import { scaleBench } from './scale-bench.ts';
 import { soakBench } from './soak-bench.ts';
 import { BENCH_NAMES, formatMarkdown, formatTable, type BenchName, type BenchRow } from './table.ts';
 import { udpBench } from './udp-bench.ts';
@@ -33,6 +39,9 @@ export interface BenchSettings {
   out: string;
   /** Write CPU profiles of the node:net HTTP clients into bench-profiles/ beside `out`. */
   profile: boolean;
+  /** The `scale` section: seconds each run sends, and the gateway run's requests/s. */
+  scaleSeconds: number;
+  scaleRate: number;
 }
 
 /** The bench's flags, checked before anything starts; bad ones are a UsageError (exit 2). */
@@ -43,6 +52,8 @@ export function parseBenchArgs(argv: string[]): BenchSettings {
     workers: { type: 'string' },
     out: { type: 'string', default: join(packageRoot, 'reports', 'bench.json') },
     profile: { type: 'boolean', default: false },
+    'scale-seconds': { type: 'string' },
+    'scale-rate': { type: 'string', default: '2000' },
   });
   const only = (values.only ?? [...BENCH_NAMES]).flatMap((s) => s.split(',')).map((name) => {
     if (!(BENCH_NAMES as readonly string[]).includes(name)) throw new UsageError(`bench: --only ${name}: use one or more of ${BENCH_NAMES.join(', ')}`);
@@ -50,7 +61,14 @@ export function parseBenchArgs(argv: string[]): BenchSettings {
   });
   const workers = values.workers === undefined ? Math.max(2, os.availableParallelism()) : /^\d+$/.test(values.workers) ? Number(values.workers) : NaN;
   if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`bench: --workers ${values.workers}: expected a whole number from 1`);
-  return { quick: values.quick, only, workers, out: values.out, profile: values.profile };
+  const whole = (flag: string, value: string) => {
+    const n = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`bench: --${flag} ${value}: expected a whole number from 1`);
+    return n;
+  };
+  const scaleSeconds = whole('scale-seconds', values['scale-seconds'] ?? (values.quick ? '20' : '300'));
+  const scaleRate = whole('scale-rate', values['scale-rate']);
+  return { quick: values.quick, only, workers, out: values.out, profile: values.profile, scaleSeconds, scaleRate };
 }
 
 /** Where --profile writes: bench-profiles/ beside the report. */
@@ -124,6 +142,10 @@ export async function runBench(s: BenchSettings, signal: AbortSignal): Promise<{
         signal,
         onRun: (run, res) => progress(`soak run ${run}/${o.runs}: ${res.verdict}, ${res.summary.sent} sent, ${res.summary.lost} lost, socket drops ${res.summary.socketDrops ?? '?'}`),
       });
+    });
+    await section('scale', 'MB', () => {
+      progress(`scale: ${s.scaleSeconds} s through the gateway topology at ${s.scaleRate} req/s, then the generator alone at 5,000 req/s`);
+      return scaleBench({ host, seconds: s.scaleSeconds, gatewayRate: s.scaleRate, generatorRate: 5_000, cwd: packageRoot, signal, onProgress: progress });
     });
   } finally {
     pool.close();

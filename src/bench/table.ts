@@ -1,8 +1,8 @@
 // The rows every benchmark returns and the table `npm run bench` prints: one row per tool and
 // target, its rate, its ratio to zerodrop's own figure measured in the same run, and what it lost.
 
-export type BenchName = 'http' | 'udp' | 'provider' | 'soak';
-export const BENCH_NAMES: readonly BenchName[] = ['http', 'udp', 'provider', 'soak'];
+export type BenchName = 'http' | 'udp' | 'provider' | 'soak' | 'scale';
+export const BENCH_NAMES: readonly BenchName[] = ['http', 'udp', 'provider', 'soak', 'scale'];
 
 export interface BenchRow {
   bench: BenchName;
@@ -13,7 +13,7 @@ export interface BenchRow {
   /** Connections (HTTP) or flows (UDP); absent where it does not apply. */
   connections?: number;
   value?: number;
-  unit: 'req/s' | 'pkt/s' | 'ms' | 's' | 'runs';
+  unit: 'req/s' | 'pkt/s' | 'ms' | 's' | 'runs' | 'MB';
   /** value / zerodrop's value for the same comparison (a tool's rate over zerodrop's). */
   ratio?: number;
   /** Lost packets or failed requests, as text ("0 lost", "12 errors"). */
@@ -26,6 +26,7 @@ function formatNumber(v: number | undefined, unit: BenchRow['unit']): string {
   if (v === undefined || !Number.isFinite(v)) return '-';
   if (unit === 'ms') return v.toFixed(1);
   if (unit === 's') return v.toFixed(2);
+  if (unit === 'MB') return v.toFixed(1);
   return Math.round(v).toLocaleString('en-US');
 }
 

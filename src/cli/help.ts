@@ -10,7 +10,7 @@ export const HELP: Record<'main' | 'run' | 'list' | 'report' | 'clean', string> 
 Usage:
   zerodrop run [options]     run scenarios against profiles, write the reports
   zerodrop list              the scenario catalog (descriptions, options, seeds) and the profiles
-  zerodrop report DIR        rebuild index.html (and junit.xml, conformance.yaml) from DIR/results.json
+  zerodrop report DIR        rebuild index.html (and junit.xml, conformance.yaml) from DIR/results.json and DIR/records/
   zerodrop clean [--dry-run] remove what crashed runs left behind (processes, temp dirs, namespaces, kind clusters)
   zerodrop help [COMMAND]    this text, or a command's (also: zerodrop COMMAND --help)
 
@@ -74,14 +74,15 @@ built-in ones and those the config file (default ./zerodrop.config.ts) defines w
 Usage:
   zerodrop report DIR [--reporter NAME]... [--open]
 
-Reads DIR/results.json and writes DIR/index.html, DIR/junit.xml and DIR/conformance.yaml again
-(or only the --reporter ones), e.g. after upgrading zerodrop or from a CI artifact.
+Reads DIR/results.json and the records files it points to (DIR/records/), and writes DIR/index.html,
+DIR/junit.xml and DIR/conformance.yaml again (or only the --reporter ones), e.g. after upgrading
+zerodrop or from a CI artifact.
 
 Options:
   --reporter    html, junit or conformance; repeatable or comma-separated (default: all three)
   --open        open index.html in the browser afterwards
 
-Exit codes: 0 written, 2 DIR has no readable results.json or bad usage.`,
+Exit codes: 0 written, 2 DIR has no readable results.json (or records file) or bad usage.`,
 
   clean: `zerodrop clean: remove what runs that crashed (were killed, lost power) left behind
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RequestTable } from '../model/request-table.ts';
 import type { ScenarioResult } from '../report/results.ts';
 import { ProgressView, summaryTable, wantsLiveView, type ProgressStream } from './progress.ts';
 
@@ -25,11 +26,11 @@ const result: ScenarioResult = {
 };
 
 function drive(view: ProgressView, clock: { t: number }) {
-  const timeline = { requests: [] as { outcome: string }[] };
+  const timeline = { requests: new RequestTable() };
   view.expect(1);
   view.started({ scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', timeline });
   view.progress({ scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', phase: 'running' });
-  timeline.requests.push({ outcome: 'ok' }, { outcome: 'ok' }, { outcome: 'eof' });
+  for (const outcome of ['ok', 'ok', 'eof'] as const) timeline.requests.push({ id: 1, load: 'http', start: 0, end: 1, outcome, newConnection: true });
   clock.t += 2500;
   view.progress({ scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', phase: 'running', message: 'step delete: delete-pod' });
   view.result(result);

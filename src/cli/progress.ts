@@ -47,7 +47,7 @@ interface Current {
   profile: string;
   phase: string;
   message?: string;
-  timeline?: { requests: readonly { outcome: string }[] };
+  timeline?: { requests: { readonly length: number; readonly okCount: number } };
   started: number;
 }
 
@@ -85,7 +85,7 @@ export class ProgressView {
     this.total = total;
   }
 
-  started(s: { scenario: string; profile: string; timeline: { requests: readonly { outcome: string }[] } }): void {
+  started(s: { scenario: string; profile: string; timeline: { requests: { readonly length: number; readonly okCount: number } } }): void {
     this.current = { scenario: s.scenario, profile: s.profile, phase: 'starting', timeline: s.timeline, started: this.now() };
     this.lastBeat = this.now();
     this.draw();
@@ -133,8 +133,7 @@ export class ProgressView {
   private counts(): string {
     const requests = this.current?.timeline?.requests;
     if (!requests || requests.length === 0) return '';
-    let ok = 0;
-    for (const r of requests) if (r.outcome === 'ok') ok++;
+    const ok = requests.okCount;
     const failed = requests.length - ok;
     return ` · ${ok.toLocaleString('en-US')} ok · ${failed.toLocaleString('en-US')} failed`;
   }

@@ -76,7 +76,7 @@ describe('think time and held rate', () => {
     const r = recorder.timeline.requests;
     expect(r).toHaveLength(4);
     // Timers have a millisecond's grain.
-    for (let i = 1; i < r.length; i++) expect(r[i]!.start - r[i - 1]!.end).toBeGreaterThanOrEqual(29);
+    for (let i = 1; i < r.length; i++) expect(r.at(i).start - r.at(i - 1).end).toBeGreaterThanOrEqual(29);
   });
 
   it('an unpaced closed load reports heldRatePerWorker x connections as its target, for loadHeld', async () => {

@@ -74,7 +74,7 @@ async function one(port: number, path: string, timeoutMs = 2000): Promise<{ reco
   const summary = await load.done;
   expect(summary.sent).toBe(1);
   expect(recorder.timeline.requests).toHaveLength(1);
-  return { record: recorder.timeline.requests[0]!, recorder };
+  return { record: recorder.timeline.requests.at(0), recorder };
 }
 
 /**
@@ -209,7 +209,7 @@ describe('outcome classes', () => {
     await load.stop();
     const [hung, ...after] = recorder.timeline.requests.filter((r) => r.outcome === 'timeout');
     expect(recorder.timeline.requests.filter((r) => r.outcome === 'ok').length).toBeGreaterThan(5);
-    expect(hung!.start).toBeGreaterThan(recorder.timeline.requests[0]!.start + 150);
+    expect(hung!.start).toBeGreaterThan(recorder.timeline.requests.at(0).start + 150);
     expect(hung!.end - hung!.start).toBeGreaterThanOrEqual(399);
     expect(hung!.end - hung!.start).toBeLessThan(800);
     expect(after.every((r) => r.end - r.start >= 399)).toBe(true);
@@ -338,7 +338,7 @@ describe('connections', () => {
     expect(records.map((r) => r.newConnection)).toEqual([true, false, false, false, false]);
     expect(new Set(records.map((r) => r.localPort)).size).toBe(1);
     expect(new Set(records.map((r) => r.connectionStart)).size).toBe(1);
-    expect(records[0]!.localPort).toBe(server.seen[0]!.remotePort);
+    expect(records.at(0).localPort).toBe(server.seen[0]!.remotePort);
     expect(server.sockets).toBe(1);
   });
 

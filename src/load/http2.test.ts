@@ -74,7 +74,7 @@ describe('startHttp2Load', () => {
     expect(server.sessions()).toBe(2);
     expect(new Set(requests.map((r) => r.localPort)).size).toBe(2);
     expect(requests.filter((r) => r.newConnection)).toHaveLength(2);
-    expect(requests[0]).toMatchObject({ outcome: 'ok', status: 200, pod: 'gw-1', gateway: 'gw-1', backendPod: 'be-1', service: 'gateway' });
+    expect(requests.at(0)).toMatchObject({ outcome: 'ok', status: 200, pod: 'gw-1', gateway: 'gw-1', backendPod: 'be-1', service: 'gateway' });
     expect(requests.every((r) => typeof r.streamId === 'number' && r.streamId % 2 === 1)).toBe(true);
   });
 

@@ -2,6 +2,8 @@
 // routed and every request the load sent, on one monotonic clock. `t` is milliseconds since the run's
 // origin (see observe/clock.ts). Assertions read only this; they never talk to a provider.
 
+import { RequestTable } from './request-table.ts';
+
 /** What happened to a pod, a Service or the run. Names are stable: reports and assertions key on them. */
 export type EventKind =
   | 'pod-created' // the API accepted the pod (the controller decided to create it)
@@ -239,7 +241,8 @@ export interface Timeline {
   /** Wall-clock time (epoch ms) of t = 0, for humans. */
   originEpochMs: number;
   events: TimelineEvent[];
-  requests: RequestRecord[];
+  /** Every request, by column (src/model/request-table.ts); JSON holds only the failed ones. */
+  requests: RequestTable;
   connections: ConnectionRecord[];
   /** Captured stdout/stderr per pod, line by line with arrival time. */
   podOutput: Record<string, { t: number; stream: 'stdout' | 'stderr'; line: string }[]>;
@@ -257,7 +260,7 @@ export interface Timeline {
 }
 
 export function emptyTimeline(originEpochMs: number): Timeline {
-  return { originEpochMs, events: [], requests: [], connections: [], podOutput: {}, harness: [] };
+  return { originEpochMs, events: [], requests: new RequestTable(), connections: [], podOutput: {}, harness: [] };
 }
 
 /** Events of one kind for one pod, in time order. */

@@ -8,7 +8,7 @@ describe('joinRequestsToConnections', () => {
     const r = b.request({ start: 100, end: 100.5, localPort: 41_000, connectionStart: 100, outcome: 'reset', error: 'ECONNRESET' });
     b.connection({ clientPort: 41_000, pod: 'backend-2', open: 100.2, close: 100.5, upstream: 'refused' });
     expect(joinRequestsToConnections(b.timeline)).toBe(1);
-    expect(r).toMatchObject({ outcome: 'refused', pod: 'backend-2', error: 'ECONNRESET' });
+    expect(b.now(r)).toMatchObject({ outcome: 'refused', pod: 'backend-2', error: 'ECONNRESET' });
   });
 
   it('turns eof and error into refused too, and no-endpoint into refused without a pod', () => {
@@ -20,10 +20,10 @@ describe('joinRequestsToConnections', () => {
     b.connection({ clientPort: 2, pod: 'p', open: 10, close: 11, upstream: 'refused' });
     b.connection({ clientPort: 3, open: 10, close: 11, upstream: 'no-endpoint' });
     expect(joinRequestsToConnections(b.timeline)).toBe(3);
-    expect(eof.outcome).toBe('refused');
-    expect(error.outcome).toBe('refused');
-    expect(none.outcome).toBe('refused');
-    expect(none.pod).toBeUndefined();
+    expect(b.now(eof).outcome).toBe('refused');
+    expect(b.now(error).outcome).toBe('refused');
+    expect(b.now(none).outcome).toBe('refused');
+    expect(b.now(none).pod).toBeUndefined();
   });
 
   it('keeps a reset on a connection the pod reset mid-way, but names the pod', () => {
@@ -31,7 +31,7 @@ describe('joinRequestsToConnections', () => {
     const r = b.request({ start: 10, end: 30, localPort: 5, outcome: 'reset' });
     b.connection({ clientPort: 5, pod: 'p', open: 10.1, close: 30, upstream: 'reset' });
     expect(joinRequestsToConnections(b.timeline)).toBe(1);
-    expect(r).toMatchObject({ outcome: 'reset', pod: 'p' });
+    expect(b.now(r)).toMatchObject({ outcome: 'reset', pod: 'p' });
   });
 
   it('does not call a timeout refused', () => {
@@ -39,8 +39,8 @@ describe('joinRequestsToConnections', () => {
     const r = b.request({ start: 10, end: 1010, localPort: 5, outcome: 'timeout' });
     b.connection({ clientPort: 5, pod: 'p', open: 10.1, close: 1010, upstream: 'refused' });
     joinRequestsToConnections(b.timeline);
-    expect(r.outcome).toBe('timeout');
-    expect(r.pod).toBe('p');
+    expect(b.now(r).outcome).toBe('timeout');
+    expect(b.now(r).pod).toBe('p');
   });
 
   it('fills the pod of ok requests that lack it and leaves the others alone', () => {
@@ -51,10 +51,10 @@ describe('joinRequestsToConnections', () => {
     b.connection({ clientPort: 7, pod: 'p', open: 10, close: 11 });
     b.connection({ clientPort: 8, pod: 'balancer-says', open: 20, close: 21 });
     expect(joinRequestsToConnections(b.timeline)).toBe(1);
-    expect(missing.pod).toBe('p');
-    expect(known.pod).toBe('from-response');
-    expect(noPort).toMatchObject({ outcome: 'reset' });
-    expect(noPort.pod).toBeUndefined();
+    expect(b.now(missing).pod).toBe('p');
+    expect(b.now(known).pod).toBe('from-response');
+    expect(b.now(noPort)).toMatchObject({ outcome: 'reset' });
+    expect(b.now(noPort).pod).toBeUndefined();
   });
 
   it('matches by time when a client port is reused', () => {
@@ -70,9 +70,9 @@ describe('joinRequestsToConnections', () => {
     expect(connectionOf(b.timeline, late)).toBe(c);
     expect(connectionOf(b.timeline, outside)).toBeUndefined();
     joinRequestsToConnections(b.timeline);
-    expect(onA.pod).toBe('a');
-    expect(onC).toMatchObject({ pod: 'c', outcome: 'refused' });
-    expect(outside.outcome).toBe('reset');
+    expect(b.now(onA).pod).toBe('a');
+    expect(b.now(onC)).toMatchObject({ pod: 'c', outcome: 'refused' });
+    expect(b.now(outside).outcome).toBe('reset');
   });
 
   it('is idempotent', () => {
@@ -95,24 +95,24 @@ describe('joinRequestsToConnections', () => {
 describe('joinedRequests', () => {
   it('answers what the in-place join would, and leaves the timeline as it was', () => {
     const tl = drainScenario('exit-on-sigterm').build();
-    const before = structuredClone(tl.requests);
+    const before = tl.requests.toArray();
     const joined = joinedRequests(tl);
-    expect(tl.requests).toEqual(before);
+    expect(tl.requests.toArray()).toEqual(before);
     joinRequestsToConnections(tl);
-    expect(joined).toEqual(tl.requests);
-    expect(joined).not.toEqual(before);
+    expect(joined.toArray()).toEqual(tl.requests.toArray());
+    expect(joined.toArray()).not.toEqual(before);
   });
 
-  it('copies only the requests it refines: the timeline itself when there are none', () => {
+  it('copies only what it refines: the timeline\'s own requests when there is nothing', () => {
     const b = new TimelineBuilder();
     const ok = b.request({ start: 10, end: 11, localPort: 1, pod: 'p' });
     const reset = b.request({ start: 10, end: 11, localPort: 2, outcome: 'reset' });
     b.connection({ clientPort: 2, pod: 'p', open: 10, close: 11, upstream: 'refused' });
     const joined = joinedRequests(b.timeline);
-    expect(joined[0]).toBe(ok);
-    expect(joined[1]).not.toBe(reset);
-    expect(joined[1]).toMatchObject({ outcome: 'refused', pod: 'p' });
-    expect(reset.outcome).toBe('reset');
+    expect(joined).not.toBe(b.timeline.requests);
+    expect(joined.at(0)).toEqual(ok);
+    expect(joined.at(1)).toMatchObject({ outcome: 'refused', pod: 'p' });
+    expect(b.now(reset).outcome).toBe('reset');
     joinRequestsToConnections(b.timeline);
     expect(joinedRequests(b.timeline)).toBe(b.timeline.requests);
   });

@@ -4,6 +4,7 @@
 // refused it. The join key is the client's local port, which the OS reuses over a run, so a match
 // must also overlap in time.
 
+import type { RequestTable } from '../model/request-table.ts';
 import type { ConnectionRecord, Outcome, RequestRecord, Timeline } from '../model/timeline.ts';
 
 /** Slack for the two sides' timestamps of the same connection (client connect vs balancer accept). */
@@ -59,57 +60,56 @@ export function connectionOf(
 }
 
 /**
- * Calls `refine` for each request the balancer's records add to: with its index in
+ * Calls `refine` for each request the balancer's records add to: with its row in
  * `timeline.requests`, the pod it lacked (if the balancer knows it) and whether it becomes `refused`.
+ * One pass over the request columns; only a request that lacks a pod or failed is made an object.
  */
 function forEachRefinement(timeline: Timeline, refine: (i: number, pod: string | undefined, refused: boolean) => void): void {
   // Built on the first request that needs it: most runs have none (every answer names its pod).
   let index: ConnectionIndex | undefined;
-  const { requests } = timeline;
-  for (let i = 0; i < requests.length; i++) {
-    const request = requests[i] as RequestRecord;
-    if (request.localPort === undefined) continue;
-    if (request.pod !== undefined && request.outcome === 'ok') continue;
+  const found: { i: number; pod: string | undefined; refused: boolean }[] = [];
+  timeline.requests.scan((row) => {
+    if (row.localPort === undefined) return;
+    if (row.pod !== undefined && row.ok) return;
+    const request = row.record();
     index ??= indexConnections(timeline.connections);
     const connection = connectionOf(timeline, request, index);
-    if (!connection) continue;
+    if (!connection) return;
     const pod = request.pod === undefined ? connection.pod : undefined;
     const refused = REFINABLE.has(request.outcome) && (connection.upstream === 'refused' || connection.upstream === 'no-endpoint');
-    if (pod !== undefined || refused) refine(i, pod, refused);
-  }
+    if (pod !== undefined || refused) found.push({ i: row.i, pod, refused });
+  });
+  for (const f of found) refine(f.i, f.pod, f.refused);
 }
 
-/** `request` with what the balancer added. */
-function refined(request: RequestRecord, pod: string | undefined, refused: boolean): RequestRecord {
-  if (pod !== undefined) request.pod = pod;
-  if (refused) request.outcome = 'refused';
-  return request;
+function refinement(pod: string | undefined, refused: boolean): { pod?: string; outcome?: Outcome } {
+  return { ...(pod !== undefined ? { pod } : {}), ...(refused ? { outcome: 'refused' as const } : {}) };
 }
 
 /**
  * Fills `pod` on requests that lack it from the balancer's record and turns failures on connections
  * the pod refused (or that the balancer had no endpoint for: kube-proxy rejects those) into
- * `refused`. Mutates the requests in place; idempotent. Returns how many requests it changed.
+ * `refused`. Changes the requests in place; idempotent. Returns how many requests it changed.
  */
 export function joinRequestsToConnections(timeline: Timeline): number {
   let changed = 0;
   forEachRefinement(timeline, (i, pod, refused) => {
-    refined(timeline.requests[i] as RequestRecord, pod, refused);
+    timeline.requests.refine(i, refinement(pod, refused));
     changed++;
   });
   return changed;
 }
 
 /**
- * The same join without touching `timeline`: its requests as they read once joined. Only the
- * refined ones are copied (a run's timeline holds 10^5 requests; copying them all cost more than
- * the join), so the answer is `timeline.requests` itself when nothing changes.
+ * The same join without touching `timeline`: its requests as they read once joined. The columns the
+ * join changes are copied only when it changes something, so the answer is `timeline.requests`
+ * itself when nothing changes (the usual case: the run already joined them).
  */
-export function joinedRequests(timeline: Timeline): RequestRecord[] {
+export function joinedRequests(timeline: Timeline): RequestTable {
   let requests = timeline.requests;
   forEachRefinement(timeline, (i, pod, refused) => {
-    if (requests === timeline.requests) requests = [...requests];
-    requests[i] = refined({ ...(requests[i] as RequestRecord) }, pod, refused);
+    if (requests === timeline.requests) requests = requests.copy();
+    requests.refine(i, refinement(pod, refused));
   });
   return requests;
 }

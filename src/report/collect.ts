@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TOOL_VERSION } from '../paths.ts';
-import type { RunResult, ScenarioResult } from './results.ts';
+import { reviveRecords, writeRecords, type RunResult, type ScenarioResult } from './results.ts';
 
 const SUFFIX = '.result.json';
 
@@ -14,6 +14,8 @@ const SUFFIX = '.result.json';
 export async function dropResult(dir: string, result: ScenarioResult, provider = 'local'): Promise<void> {
   const name = `${Date.now().toString().padStart(15, '0')}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const partial = join(dir, `${name}.partial`);
+  // The requests go into a records file beside it; the JSON holds the failed ones and the pointer.
+  if (result.timeline) result = { ...result, records: await writeRecords(dir, name, result.timeline) };
   await writeFile(partial, JSON.stringify({ provider, result }), 'utf8');
   await rename(partial, join(dir, `${name}${SUFFIX}`));
 }
@@ -27,7 +29,7 @@ export async function mergeResults(dir: string, run: { startedAt: Date; duration
   for (const file of files) {
     const data = JSON.parse(await readFile(join(dir, file), 'utf8')) as { provider: string; result: ScenarioResult };
     provider = data.provider;
-    scenarios.push(data.result);
+    scenarios.push(await reviveRecords(dir, data.result));
   }
   return {
     tool: { name: 'zerodrop', version: TOOL_VERSION, node: process.version },

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { evaluate } from '../assert/index.ts';
 import { drainScenario } from '../assert/testing.ts';
 import { joinRequestsToConnections } from '../observe/join.ts';
-import { countsOf, readResults, writeResults, type RunResult } from './results.ts';
+import { RECORDS_FORMAT } from './records-file.ts';
+import { countsOf, readResults, resultsJson, writeResults, type RunResult, type ScenarioResult } from './results.ts';
 
 describe('countsOf', () => {
   it('counts requests by outcome and the balancer connections', () => {
@@ -67,8 +68,51 @@ describe('writeResults / readResults', () => {
     const path = await writeResults(nested, original);
     expect(path).toBe(join(nested, 'results.json'));
     const back = await readResults(nested);
-    expect(back).toEqual(original);
+    const { records, ...first } = back.scenarios[0] as ScenarioResult;
+    expect(records).toEqual({
+      format: RECORDS_FORMAT,
+      requests: 'records/01-backend-delete-http.mutant-exit-on-sigterm.requests.gz',
+      count: 760,
+      connections: 'records/01-backend-delete-http.mutant-exit-on-sigterm.connections.gz',
+      connectionCount: 760,
+    });
+    expect({ ...back, scenarios: [first, back.scenarios[1]] }).toEqual(original);
+    expect(first.timeline?.requests.toArray()).toEqual(original.scenarios[0]?.timeline?.requests.toArray());
     expect(back.scenarios[0]?.assertions[0]).toMatchObject({ name: 'noFailedRequests', verdict: 'fail' });
+  });
+
+  it('keeps every failed request in full in results.json, and every request in the records file', async () => {
+    const original = run();
+    await writeResults(dir, original);
+    const json = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as RunResult;
+    const failed = original.scenarios[0]?.timeline?.requests.failed();
+    expect(failed).toHaveLength(5);
+    expect(json.scenarios[0]?.timeline?.requests).toEqual(failed);
+    expect(json.scenarios[0]?.records?.count).toBe(760);
+    const connections = original.scenarios[0]?.timeline?.connections ?? [];
+    expect(json.scenarios[0]?.timeline?.connections).toEqual(connections.filter((c) => c.upstream !== 'ok' && c.upstream !== 'open'));
+    expect(json.scenarios[0]?.timeline?.connections.length).toBeLessThan(connections.length);
+    expect((await readResults(dir)).scenarios[0]?.timeline?.connections).toEqual(connections);
+  });
+
+  it('reads a results.json written before the records file, with every request inline', async () => {
+    const original = run();
+    const old = JSON.parse(resultsJson(original)) as RunResult;
+    (old.scenarios[0]?.timeline as unknown as { requests: unknown }).requests = original.scenarios[0]?.timeline?.requests.toArray();
+    await writeFile(join(dir, 'results.json'), JSON.stringify(old));
+    const back = await readResults(dir);
+    expect(back.scenarios[0]?.timeline?.requests.length).toBe(760);
+    expect(back.scenarios[0]?.timeline?.requests.toArray()).toEqual(original.scenarios[0]?.timeline?.requests.toArray());
+  });
+
+  it('says which scenario and file when a records file is missing or cut short', async () => {
+    await writeResults(dir, run());
+    const file = join(dir, 'records', '01-backend-delete-http.mutant-exit-on-sigterm.requests.gz');
+    const bytes = await readFile(file);
+    await writeFile(file, bytes.subarray(0, bytes.length - 40));
+    await expect(readResults(dir)).rejects.toThrow(/backend-delete-http x mutant-exit-on-sigterm: cannot read its records file records\/01-backend-delete-http/);
+    await rm(file);
+    await expect(readResults(dir)).rejects.toThrow(/cannot read its records file .*ENOENT/);
   });
 
   it('writes pretty JSON with the contract fields', async () => {

@@ -2,10 +2,12 @@
 // The HTML, JUnit and conformance reports are rendered from this, and CI matrices diff it, so the
 // field names are a contract: add fields, never rename them.
 
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StreamEnding, Timeline } from '../model/timeline.ts';
+import { RequestTable } from '../model/request-table.ts';
+import type { ConnectionRecord, RequestRecord, StreamEnding, Timeline } from '../model/timeline.ts';
 import type { AssertionResult, Verdict } from '../model/verdict.ts';
+import { readConnectionsFile, readRecordsFile, RECORDS_FORMAT, writeConnectionsFile, writeRecordsFile } from './records-file.ts';
 
 export const RESULTS_FILE = 'results.json';
 
@@ -35,8 +37,24 @@ export interface ScenarioResult {
   counts: Counts;
   /** How requests were attributed to pods, per Service: by a response header the profile names, or by connection. */
   attribution?: string[];
-  /** The full record of the run, for the HTML report; large. */
+  /**
+   * The record of the run, for the HTML report. In results.json its `requests` are the failed ones,
+   * in full; every request is in the records file `records` points to.
+   */
   timeline?: Timeline;
+  /** Where every request of `timeline` is, relative to the report directory (docs/reports.md). */
+  records?: RecordsPointer;
+}
+
+export interface RecordsPointer {
+  format: typeof RECORDS_FORMAT;
+  /** The records file of the requests, e.g. `records/01-gateway-delete-http.nginx.requests.gz`. */
+  requests: string;
+  /** How many requests it holds. */
+  count: number;
+  /** The connections file (a JSON line each, gzip'd); results.json keeps only those whose upstream failed. */
+  connections?: string;
+  connectionCount?: number;
 }
 
 export interface RunResult {
@@ -64,10 +82,11 @@ export interface Implementation {
 export function countsOf(timeline: Timeline): Counts {
   const byOutcome: Record<string, number> = {};
   let ok = 0;
-  for (const r of timeline.requests) {
-    byOutcome[r.outcome] = (byOutcome[r.outcome] ?? 0) + 1;
-    if (r.outcome === 'ok') ok++;
-  }
+  timeline.requests.scan((r) => {
+    const outcome = r.outcome;
+    byOutcome[outcome] = (byOutcome[outcome] ?? 0) + 1;
+    if (outcome === 'ok') ok++;
+  });
   const requests = timeline.requests.length;
   const counts: Counts = { requests, ok, failed: requests - ok, byOutcome, connections: timeline.connections.length };
   if (timeline.flows && timeline.flows.length > 0) {
@@ -121,17 +140,103 @@ export function droppedOf(counts: Counts): number {
   return counts.failed + (counts.packets?.lost ?? 0) + (counts.streams?.broken ?? 0);
 }
 
-/** Writes DIR/results.json (creating DIR), pretty-printed; returns the file's path. */
+/** Writes DIR/results.json and the records files beside it (creating DIR), pretty-printed; returns the file's path. */
 export async function writeResults(dir: string, run: RunResult): Promise<string> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, RESULTS_FILE);
-  await writeFile(path, resultsJson(run), 'utf8');
+  await writeFile(path, resultsJson(await withRecordsFiles(run, dir)), 'utf8');
   return path;
 }
 
-/** The text of results.json. */
+export const RECORDS_DIR = 'records';
+
+/**
+ * Writes the records file of each scenario with a timeline into DIR/records/ and returns the run
+ * with `records` pointing at them (the run given is left as it is). Each file is written beside and
+ * renamed, so a reader never sees half of one.
+ */
+export async function withRecordsFiles(run: RunResult, dir: string): Promise<RunResult> {
+  const scenarios: ScenarioResult[] = [];
+  let n = 0;
+  for (const s of run.scenarios) {
+    n++;
+    if (!s.timeline) {
+      scenarios.push(s);
+      continue;
+    }
+    const name = `${String(n).padStart(2, '0')}-${safeName(s.id)}.${safeName(s.profile)}`;
+    scenarios.push({ ...s, records: await writeRecords(dir, join(RECORDS_DIR, name), s.timeline) });
+  }
+  return { ...run, scenarios };
+}
+
+/** Writes the requests and connections of `timeline` to DIR/`name`.requests.gz and .connections.gz atomically; returns the pointer to them. */
+export async function writeRecords(dir: string, name: string, timeline: Pick<Timeline, 'requests' | 'connections'>): Promise<RecordsPointer> {
+  const atomically = async (file: string, write: (path: string) => Promise<void>) => {
+    const path = join(dir, file);
+    await mkdir(join(path, '..'), { recursive: true });
+    const partial = `${path}.${process.pid}.partial`;
+    await write(partial);
+    await rename(partial, path);
+  };
+  const requests = `${name}.requests.gz`;
+  const connections = `${name}.connections.gz`;
+  await atomically(requests, (path) => writeRecordsFile(path, timeline.requests));
+  await atomically(connections, (path) => writeConnectionsFile(path, timeline.connections));
+  return { format: RECORDS_FORMAT, requests, count: timeline.requests.length, connections, connectionCount: timeline.connections.length };
+}
+
+function safeName(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/**
+ * The scenario as written, made whole again: its requests from the records file it points to
+ * (relative to `dir`), or, from a results.json older than the records file, from the array it holds.
+ */
+export async function reviveRecords(dir: string, s: ScenarioResult): Promise<ScenarioResult> {
+  if (!s.timeline) return s;
+  const held = s.timeline.requests as unknown as RequestRecord[] | undefined;
+  let requests: RequestTable;
+  if (s.records) {
+    if (s.records.format !== RECORDS_FORMAT) {
+      throw new Error(`${s.id} x ${s.profile}: records file format "${String(s.records.format)}" is not ${RECORDS_FORMAT}; rebuild with the zerodrop that wrote it`);
+    }
+    try {
+      requests = await readRecordsFile(join(dir, s.records.requests));
+    } catch (error) {
+      throw new Error(`${s.id} x ${s.profile}: cannot read its records file ${s.records.requests}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    if (requests.length !== s.records.count) {
+      throw new Error(`${s.id} x ${s.profile}: records file ${s.records.requests} holds ${requests.length} requests, results.json says ${s.records.count}`);
+    }
+  } else {
+    requests = RequestTable.from(Array.isArray(held) ? held : []);
+  }
+  let connections = s.timeline.connections;
+  if (s.records?.connections !== undefined) {
+    try {
+      connections = await readConnectionsFile(join(dir, s.records.connections));
+    } catch (error) {
+      throw new Error(`${s.id} x ${s.profile}: cannot read its connections file ${s.records.connections}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
+  return { ...s, timeline: { ...s.timeline, requests, connections } };
+}
+
+/**
+ * The text of results.json. A scenario with records files keeps its failed requests (the request
+ * table's JSON) and the connections whose upstream leg failed; the files hold them all.
+ */
 export function resultsJson(run: RunResult): string {
-  return `${JSON.stringify(run, null, 2)}\n`;
+  const scenarios = run.scenarios.map((s) =>
+    s.timeline && s.records?.connections !== undefined ? { ...s, timeline: { ...s.timeline, connections: s.timeline.connections.filter(failedConnection) } } : s,
+  );
+  return `${JSON.stringify({ ...run, scenarios }, null, 2)}\n`;
+}
+
+function failedConnection(c: ConnectionRecord): boolean {
+  return c.upstream !== 'ok' && c.upstream !== 'open';
 }
 
 /** Reads DIR/results.json back; throws when it is not a zerodrop results file. */
@@ -139,7 +244,9 @@ export async function readResults(dir: string): Promise<RunResult> {
   const path = join(dir, RESULTS_FILE);
   const data: unknown = JSON.parse(await readFile(path, 'utf8'));
   if (!isRunResult(data)) throw new Error(`${path} is not a zerodrop results file`);
-  return data;
+  const scenarios: ScenarioResult[] = [];
+  for (const s of data.scenarios) scenarios.push(await reviveRecords(dir, s));
+  return { ...data, scenarios };
 }
 
 function isRunResult(data: unknown): data is RunResult {

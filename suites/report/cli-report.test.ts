@@ -84,7 +84,7 @@ describe('zerodrop run with a config file', () => {
     expect(r.stdout).toMatch(/^ {2}\[1\/1\] backend-idle-exit \[reference\] running: step delete: delete-pod · \d+\.\d s$/m);
     expect(r.stdout).toMatch(/^(PASS|INCONCLUSIVE) backend-idle-exit \[reference\] \d+\.\d s$/m);
     expect(r.stdout).toMatch(/^ +scenario +profile +sent +dropped +time\n(PASS|INCONCLUSIVE) +backend-idle-exit +reference +(0|[\d,]+ req) +0 +\d+\.\d s/m);
-    expect(await readdir(join(dir, 'from-flag'))).toEqual(['index.html', 'results.json']);
+    expect(await readdir(join(dir, 'from-flag'))).toEqual(['index.html', 'records', 'results.json']);
     expect(existsSync(join(dir, 'from-config'))).toBe(false);
     const results = JSON.parse(await readFile(join(dir, 'from-flag', 'results.json'), 'utf8'));
     expect(results.implementation).toEqual({ organization: 'acme' });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { findProfile } from '../../src/profiles/index.ts';
 import { writeReports } from '../../src/report/reporters/index.ts';
-import type { RunResult } from '../../src/report/results.ts';
+import { readResults, type RunResult } from '../../src/report/results.ts';
 import { packageRoot } from '../../src/paths.ts';
 import { runMatrix } from '../../src/runner/run-matrix.ts';
 import { findScenario } from '../../src/scenarios/index.ts';
@@ -46,16 +46,21 @@ describe('a run with a passing and a failing scenario', () => {
     expect(fail?.counts.failed).toBeGreaterThan(0);
   });
 
-  it('writes results.json (with the full timeline), index.html, junit.xml and conformance.yaml', async () => {
+  it('writes results.json (failed requests in full, every request in its records file), index.html, junit.xml and conformance.yaml', async () => {
     const results = JSON.parse(await readFile(join(DIR, 'results.json'), 'utf8')) as RunResult;
     expect(results.scenarios.map((s) => [s.id, s.profile, s.verdict])).toEqual(run.scenarios.map((s) => [s.id, s.profile, s.verdict]));
-    expect(results.scenarios[0]?.timeline?.requests.length).toBeGreaterThan(0);
+    const [pass, fail] = results.scenarios;
+    expect(pass?.records?.count).toBe(run.scenarios[0]?.counts.requests);
+    expect(pass?.records?.count).toBeGreaterThan(0);
+    expect(fail?.timeline?.requests).toHaveLength(run.scenarios[1]?.counts.failed ?? -1);
+    const back = await readResults(DIR);
+    expect(back.scenarios.map((s) => s.timeline?.requests.length)).toEqual(run.scenarios.map((s) => s.counts.requests));
     expect(results.mode).toBe('default');
     const html = await readFile(join(DIR, 'index.html'), 'utf8');
     // Self-contained: nothing is fetched from anywhere.
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|url\(\s*['"]?https?:|src="https?:/i);
-    // Pre-aggregated: much smaller than the timeline it was drawn from.
-    expect(html.length).toBeLessThan((await stat(join(DIR, 'results.json'))).size);
+    // Pre-aggregated: much smaller than the requests it was drawn from, as objects.
+    expect(html.length).toBeLessThan(JSON.stringify(run.scenarios.map((s) => s.timeline?.requests.toArray())).length);
   });
 
   it('junit.xml parses, with one testcase per scenario x profile and the assertion messages on the failure', async () => {

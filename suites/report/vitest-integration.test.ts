@@ -30,7 +30,7 @@ it('a vitest run of the suites writes the zerodrop report of the scenarios it ra
     );
   });
   expect(output).toContain(`zerodrop report of this run`);
-  expect((await readdir(dir)).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'results.json']);
+  expect((await readdir(dir)).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'records', 'results.json']);
   const run = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as RunResult;
   expect(run.scenarios.length).toBeGreaterThan(0);
   expect(new Set(run.scenarios.map((s) => s.id))).toEqual(new Set(['backend-idle-exit']));

@@ -40,7 +40,9 @@ export interface Window {
 export function renderContext(result: ScenarioResult, timeline: Timeline, window?: Window): RenderContext {
   let start = Infinity;
   for (const e of timeline.events) start = Math.min(start, e.t);
-  for (const r of timeline.requests) start = Math.min(start, r.start);
+  timeline.requests.scan((r) => {
+    start = Math.min(start, r.start);
+  });
   if (!Number.isFinite(start)) start = 0;
   // Start at a round 100 ms so bucket edges read as whole tenths.
   start = Math.max(0, Math.floor(start / 100) * 100);
@@ -87,7 +89,9 @@ export function drainWindow(timeline: Timeline, full: Pick<RenderContext, 'start
     from = Math.min(from, d.t);
     to = Math.max(to, lc.killed ?? lc.exit ?? lc.removed ?? lc.sigterm ?? d.t);
   }
-  for (const r of timeline.requests) if (r.outcome !== 'ok') to = Math.max(to, r.end);
+  timeline.requests.scan((r) => {
+    if (!r.ok) to = Math.max(to, r.end);
+  });
   const margin = Math.max(100, (to - from) * 0.15);
   // No finer than 100 ms: load generators send in rounds (hey-like clients every 100 ms), and finer
   // buckets would show the rounds rather than the drain.

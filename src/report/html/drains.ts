@@ -33,7 +33,7 @@ export function drainTimings(timeline: Timeline): DrainTiming[] {
       lifecycle: lc,
       newAfterDeprogram: lc.deprogrammed === undefined ? 0 : conns.filter((c) => c.open > (lc.deprogrammed as number)).length,
       servedAfterSigterm:
-        lc.sigterm === undefined ? 0 : timeline.requests.filter((r) => r.pod === pod && r.outcome === 'ok' && r.end > (lc.sigterm as number)).length,
+        lc.sigterm === undefined ? 0 : timeline.requests.count((r) => r.ok && r.end > (lc.sigterm as number) && r.pod === pod),
       ending:
         lc.killed !== undefined
           ? 'killed by SIGKILL'

@@ -80,13 +80,15 @@ export function sigtermReference(timeline: Timeline, pods: readonly (string | un
 }
 
 export function analyzeFailures(timeline: Timeline, limit = FAILURE_ROWS): FailureAnalysis {
-  const failed = timeline.requests.filter((r) => r.outcome !== 'ok').sort((a, b) => failureTime(a) - failureTime(b));
+  const failed = timeline.requests.failed().sort((a, b) => failureTime(a) - failureTime(b));
   const describer = new FailureDescriber(timeline);
   const byOutcome: Record<string, number> = {};
   const groups = new Map<string, FailureGroup>();
   const rows: FailureView[] = [];
   let viaGateway = false;
-  for (const r of timeline.requests) if (gatewayOf(r) !== undefined) viaGateway = true;
+  timeline.requests.scan((r) => {
+    if (!viaGateway && gatewayOf(r) !== undefined) viaGateway = true;
+  });
 
   for (const r of failed) {
     const t = failureTime(r);

@@ -44,11 +44,11 @@ const requests: RecordRenderer = {
     const ok = zeros(ctx);
     const failed = zeros(ctx);
     const lost = zeros(ctx);
-    for (const r of ctx.timeline.requests) {
-      if (r.outcome === 'ok') inc(ok, ctx.bucketOf(r.end));
+    ctx.timeline.requests.scan((r) => {
+      if (r.ok) inc(ok, ctx.bucketOf(r.end));
       else if (r.outcome === 'lost') inc(lost, ctx.bucketOf(failureTime(r)));
       else inc(failed, ctx.bucketOf(failureTime(r)));
-    }
+    });
     const down: Series[] = [{ name: 'failed', color: '#dc2626', values: failed }];
     if (lost.some((n) => n > 0)) down.push({ name: 'lost', color: '#7c3aed', values: lost });
     return [{ type: 'bars', id: 'throughput', label: 'requests', unit: `per ${ctx.bucketMs} ms`, up: [{ name: 'ok', color: '#16a34a', values: ok }], down }];
@@ -116,8 +116,7 @@ const events: RecordRenderer = {
   rows(ctx) {
     // Failed requests as marks on the lane of the pod they hit (the gateway pod when there is one), per bucket.
     const marks = new Map<string, Map<number, number>>();
-    for (const r of ctx.timeline.requests) {
-      if (r.outcome === 'ok') continue;
+    for (const r of ctx.timeline.requests.failed()) {
       const lane = gatewayOf(r) ?? r.pod ?? '';
       const perBucket = marks.get(lane) ?? new Map<number, number>();
       const b = ctx.bucketOf(failureTime(r));

@@ -2,7 +2,7 @@
 
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunResult } from '../results.ts';
+import { withRecordsFiles, type RunResult } from '../results.ts';
 import { redact } from '../../observe/redact.ts';
 import { conformanceReporter } from './conformance.ts';
 import { htmlReporter } from './html.ts';
@@ -26,6 +26,8 @@ export async function writeReports(
   names: readonly ReporterName[] = REPORTER_NAMES,
 ): Promise<Partial<Record<ReporterName, string>>> {
   await mkdir(dir, { recursive: true });
+  // results.json points at the records files: they are written first.
+  if (names.includes('json')) run = await withRecordsFiles(run, dir);
   const written: Partial<Record<ReporterName, string>> = {};
   for (const name of names) {
     const reporter = reporters[name];

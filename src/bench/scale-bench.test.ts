@@ -1,0 +1,42 @@
+// The `scale` bench section with a short run (seconds, not the default 300): every row is there and
+// measured, and its figures are the ones the issue's targets are about.
+
+import { describe, expect, it } from 'vitest';
+import { AddressPool } from '../providers/local/addresses.ts';
+import { packageRoot } from '../paths.ts';
+import { parseBenchArgs } from './main.ts';
+import { gatewayOverrides, scaleBench } from './scale-bench.ts';
+
+describe('scale bench', () => {
+  it('takes its duration and rate as options, 300 s by default and 20 s with --quick', () => {
+    expect(parseBenchArgs(['--only', 'scale'])).toMatchObject({ only: ['scale'], scaleSeconds: 300, scaleRate: 2000 });
+    expect(parseBenchArgs(['--quick'])).toMatchObject({ scaleSeconds: 20 });
+    expect(parseBenchArgs(['--scale-seconds', '5', '--scale-rate', '400'])).toMatchObject({ scaleSeconds: 5, scaleRate: 400 });
+    expect(() => parseBenchArgs(['--scale-seconds', '0'])).toThrow(/--scale-seconds 0: expected a whole number from 1/);
+    expect(gatewayOverrides({ seconds: 300, gatewayRate: 2000 })).toEqual({ clients: 20, ratePerClient: 100, deleteAtMs: 297_000 });
+  });
+
+  it('measures a gateway run and the generator alone beside the old format, in seconds', { timeout: 180_000 }, async () => {
+    const pool = await AddressPool.create();
+    try {
+      const { rows, detail } = await scaleBench({ host: pool.allocate(), seconds: 3, gatewayRate: 200, generatorRate: 500, cwd: packageRoot, signal: new AbortController().signal });
+      expect(rows.map((r) => [r.bench, r.tool, r.status, r.unit])).toEqual([
+        ['scale', 'zerodrop', 'ok', 'MB'],
+        ['scale', 'old format', 'ok', 'MB'],
+        ['scale', 'zerodrop', 'ok', 'MB'],
+        ['scale', 'old format', 'ok', 'MB'],
+      ]);
+      for (const r of rows) expect(r.value).toBeGreaterThan(10);
+      const generator = detail['generator'] as { generator: { recorded: number; failed: number }; fresh: { memoryPerRequest: number; diskPerRequest: number }; old: { resultsJsonBytes: number; requests: number } };
+      expect(generator.generator.recorded).toBeGreaterThan(1000);
+      expect(generator.fresh.memoryPerRequest).toBeLessThan(200);
+      expect(generator.fresh.diskPerRequest).toBeLessThan(100);
+      expect(generator.old.resultsJsonBytes / generator.old.requests).toBeGreaterThan(200);
+      const gateway = detail['gateway'] as { sameVerdictsFromRecords: boolean; counts: { requests: number } };
+      expect(gateway.counts.requests).toBeGreaterThan(100);
+      expect(gateway.sameVerdictsFromRecords).toBe(true);
+    } finally {
+      pool.close();
+    }
+  });
+});

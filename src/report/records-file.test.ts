@@ -1,0 +1,107 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CHUNK_ROWS, RequestTable } from '../model/request-table.ts';
+import type { Outcome, RequestRecord } from '../model/timeline.ts';
+import { decodeRecords, encodeRecords, readRecordsFile, writeRecordsFile } from './records-file.ts';
+
+/** Rows over more than two chunks, with every field, present and absent, and names from several pods. */
+function requests(n: number): RequestRecord[] {
+  const outcomes: Outcome[] = ['ok', 'ok', 'ok', 'refused', 'reset', 'status', 'timeout'];
+  return Array.from({ length: n }, (_, i) => {
+    const outcome = outcomes[i % outcomes.length] as Outcome;
+    const r: RequestRecord = { id: i + 1, load: i % 2 ? 'http' : 'new-connections', start: i * 0.25, end: i * 0.25 + 1.125, outcome, newConnection: i % 3 === 0 };
+    if (outcome === 'ok' || outcome === 'status') r.status = outcome === 'ok' ? 200 : 503;
+    if (i % 5 !== 0) r.pod = `gw-${i % 3}`;
+    if (i % 4 === 0) r.backendPod = `backend-${i % 7}`;
+    if (i % 2 === 0) r.gateway = r.pod;
+    if (i % 11 !== 0) r.localPort = 1024 + (i % 60_000);
+    if (i % 13 === 0) r.connectionStart = i * 0.25 - 0.5;
+    if (i % 17 === 0) r.streamId = 2 * i + 1;
+    if (outcome !== 'ok') r.error = `E${outcome.toUpperCase()} at ${i}`;
+    if (i % 9 !== 0) r.path = '/';
+    if (i % 19 !== 0) r.service = 'gateway';
+    return r;
+  });
+}
+
+describe('records file', () => {
+  const dir = mkdtemp(join(tmpdir(), 'zerodrop-records-'));
+  afterAll(async () => rm(await dir, { recursive: true, force: true }));
+  const rows = requests(2 * CHUNK_ROWS + 123);
+  const table = RequestTable.from(rows);
+
+  it('gives back every request, field for field, across chunks', async () => {
+    const path = join(await dir, 'r.gz');
+    await writeRecordsFile(path, table);
+    const back = await readRecordsFile(path);
+    expect(back.length).toBe(rows.length);
+    expect(back.okCount).toBe(table.okCount);
+    expect(back.toArray()).toEqual(rows);
+  });
+
+  it('keeps pods apart: each row reads back the pod it was recorded with', () => {
+    const pods = new Set(rows.map((r) => r.pod));
+    expect(pods.size).toBe(4);
+    table.scan((r) => {
+      if (r.pod !== rows[r.i]?.pod || r.backendPod !== rows[r.i]?.backendPod) throw new Error(`row ${r.i} reads pod ${String(r.pod)}`);
+    });
+  });
+
+  it('writes names interned after a chunk was filled (a join adds a pod) before they are needed', async () => {
+    const t = RequestTable.from(requests(10));
+    t.refine(0, { pod: 'named-by-the-balancer', outcome: 'refused' });
+    const back = await decodeRecords(await encodeRecords(t));
+    expect(back.at(0)).toMatchObject({ pod: 'named-by-the-balancer', outcome: 'refused' });
+    expect(back.toArray()).toEqual(t.toArray());
+  });
+
+  it('costs under 100 bytes a request on disk and 200 in memory (issue 23), chunks and names included', async () => {
+    const bytes = await encodeRecords(table);
+    console.log(`records: ${(bytes.length / rows.length).toFixed(1)} B/request on disk, ${(table.bytes() / rows.length).toFixed(1)} B/request in memory`);
+    expect(bytes.length / rows.length).toBeLessThan(100);
+    expect(table.bytes() / rows.length).toBeLessThan(200);
+  });
+
+  it('refuses a file cut short, with a chunk missing, or not a records file', async () => {
+    const raw = gunzipSync(await encodeRecords(table));
+    await expect(decodeRecords(gzipSync(raw.subarray(0, raw.length - 9)), 'x.gz')).rejects.toThrow(/x\.gz is not a zerodrop records file .*cut short/);
+    // Drop the last chunk frame but keep the end frame: the count no longer matches.
+    const end = raw.subarray(raw.length - 9);
+    let at = 8;
+    let lastChunk = 0;
+    while (at < raw.length - 9) {
+      if (raw[at] === 0x43) lastChunk = at;
+      at += 5 + raw.readUInt32LE(at + 1);
+    }
+    const withoutLast = Buffer.concat([raw.subarray(0, lastChunk), end]);
+    await expect(decodeRecords(gzipSync(withoutLast), 'y.gz')).rejects.toThrow(/y\.gz .*rows where its end says/);
+    await expect(decodeRecords(gzipSync(Buffer.from('{"not":"records"}')), 'z.gz')).rejects.toThrow(/z\.gz is not a zerodrop records file.*wrong header/);
+  });
+});
+
+describe('RequestTable', () => {
+  it('materialises only what filter keeps, and its rows are copies', () => {
+    const t = RequestTable.from(requests(100));
+    const failed = t.failed();
+    expect(failed.every((r) => r.outcome !== 'ok')).toBe(true);
+    expect(failed).toHaveLength(t.length - t.okCount);
+    failed[0]!.outcome = 'ok';
+    expect(t.failed()).toHaveLength(failed.length);
+  });
+
+  it('copy() refines apart from the original', () => {
+    const t = RequestTable.from(requests(30));
+    const c = t.copy();
+    c.refine(3, { pod: 'other', outcome: 'ok' });
+    expect(c.at(3)).toMatchObject({ pod: 'other', outcome: 'ok' });
+    expect(t.at(3)).toEqual(requests(30)[3]);
+    expect(c.okCount).toBe(t.okCount + 1);
+  });
+
+  it('names the field and the fix for an unknown outcome', () => {
+    expect(() => new RequestTable().push({ id: 1, load: 'x', start: 0, end: 1, outcome: 'weird' as Outcome, newConnection: false })).toThrow(/unknown request outcome "weird"/);
+  });
+});

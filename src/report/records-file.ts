@@ -1,0 +1,192 @@
+// The records files: every request of one scenario x profile, column by column, gzip'd, and every
+// connection the balancers routed, a JSON line each, gzip'd; beside results.json (docs/reports.md "The records file"). The one reader and writer of the format: the
+// report, the assertions (through the Timeline it revives) and `zerodrop report` all read it here.
+//
+// Format (little-endian), inside one gzip stream:
+//   magic "ZDRREQ1\n"
+//   frames: type (1 byte), payload length (u32), payload
+//     'N' names: a JSON array of strings appended to the name table (index 0 is undefined)
+//     'C' chunk: rows (u32), then each column of src/model/request-table.ts numberColumns() in
+//         order, `rows` elements each
+//     'E' end: total rows (u32); a file without it was cut short
+// A chunk refers only to names written before it, so a writer may append as rows arrive.
+
+import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { endianness } from 'node:os';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { createGunzip, createGzip } from 'node:zlib';
+import { CHUNK_ROWS, newChunk, numberColumns, RequestTable } from '../model/request-table.ts';
+import type { ConnectionRecord } from '../model/timeline.ts';
+
+export const RECORDS_FORMAT = 'zerodrop-requests/1';
+const MAGIC = Buffer.from('ZDRREQ1\n', 'latin1');
+const NAMES = 0x4e;
+const CHUNK = 0x43;
+const END = 0x45;
+
+function frame(type: number, payload: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head[0] = type;
+  head.writeUInt32LE(payload.length, 1);
+  return Buffer.concat([head, payload]);
+}
+
+function u32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
+}
+
+function checkEndianness(): void {
+  // Typed arrays are written as the machine holds them; every platform Node.js ships for is little-endian.
+  if (endianness() !== 'LE') throw new Error('the records file is little-endian; this machine is not');
+}
+
+/** The frames of `table`, one chunk at a time (the names each chunk needs before it). */
+function* framesOf(table: RequestTable): Generator<Buffer> {
+  checkEndianness();
+  yield MAGIC;
+  let namesWritten = 1;
+  const names = table.internedNames;
+  for (let k = 0; ; k++) {
+    const part = table.chunkAt(k);
+    if (!part) break;
+    // Names interned after this chunk was filled (a join's pod) are written with it: cheap, and correct.
+    if (names.length > namesWritten) {
+      yield frame(NAMES, Buffer.from(JSON.stringify(names.slice(namesWritten)), 'utf8'));
+      namesWritten = names.length;
+    }
+    const parts = [u32(part.rows)];
+    for (const col of numberColumns(part.chunk)) parts.push(Buffer.from(col.buffer, col.byteOffset, part.rows * col.BYTES_PER_ELEMENT));
+    yield frame(CHUNK, Buffer.concat(parts));
+  }
+  if (names.length > namesWritten) yield frame(NAMES, Buffer.from(JSON.stringify(names.slice(namesWritten)), 'utf8'));
+  yield frame(END, u32(table.length));
+}
+
+/** Writes `table` to `path` (gzip'd), a chunk at a time. */
+export async function writeRecordsFile(path: string, table: RequestTable): Promise<void> {
+  await pipeline(Readable.from(framesOf(table)), createGzip({ level: 6 }), createWriteStream(path));
+}
+
+/** The bytes of a records file for `table` (tests, and where a file is not wanted). */
+export async function encodeRecords(table: RequestTable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  await pipeline(Readable.from(framesOf(table)), createGzip({ level: 6 }), async (source: AsyncIterable<Buffer>) => {
+    for await (const b of source) parts.push(b);
+  });
+  return Buffer.concat(parts);
+}
+
+/** Reads a records file back into a table; throws, naming the file, when it is not one or was cut short. */
+export async function readRecordsFile(path: string): Promise<RequestTable> {
+  // Opened first, so that a missing file is an error here rather than a stream that never ends.
+  const file = await open(path);
+  try {
+    return await decodeFrom(file.createReadStream({ autoClose: false }).pipe(createGunzip()), path);
+  } finally {
+    await file.close();
+  }
+}
+
+export async function decodeRecords(bytes: Buffer, what = 'records'): Promise<RequestTable> {
+  return decodeFrom(Readable.from([bytes]).pipe(createGunzip()), what);
+}
+
+async function decodeFrom(source: AsyncIterable<Buffer>, what: string): Promise<RequestTable> {
+  checkEndianness();
+  const table = new RequestTable();
+  let pending = Buffer.alloc(0);
+  let sawMagic = false;
+  let ended: number | undefined;
+  const bad = (why: string) => new Error(`${what} is not a zerodrop records file (${RECORDS_FORMAT}): ${why}`);
+  for await (const data of source) {
+    pending = pending.length === 0 ? Buffer.from(data) : Buffer.concat([pending, data]);
+    if (!sawMagic) {
+      if (pending.length < MAGIC.length) continue;
+      if (!pending.subarray(0, MAGIC.length).equals(MAGIC)) throw bad('wrong header');
+      pending = pending.subarray(MAGIC.length);
+      sawMagic = true;
+    }
+    while (pending.length >= 5) {
+      const length = pending.readUInt32LE(1);
+      if (pending.length < 5 + length) break;
+      const type = pending[0];
+      const payload = pending.subarray(5, 5 + length);
+      pending = pending.subarray(5 + length);
+      if (ended !== undefined) throw bad('data after its end');
+      if (type === NAMES) {
+        for (const name of JSON.parse(payload.toString('utf8')) as string[]) table.intern(name);
+      } else if (type === CHUNK) {
+        const rows = payload.readUInt32LE(0);
+        if (rows > CHUNK_ROWS) throw bad(`a chunk of ${rows} rows`);
+        const chunk = newChunk();
+        let at = 4;
+        for (const col of numberColumns(chunk)) {
+          const n = rows * col.BYTES_PER_ELEMENT;
+          if (at + n > payload.length) throw bad('a chunk shorter than its rows');
+          new Uint8Array(col.buffer, col.byteOffset, n).set(payload.subarray(at, at + n));
+          at += n;
+        }
+        table.appendChunk(chunk, rows);
+      } else if (type === END) {
+        ended = payload.readUInt32LE(0);
+      } else {
+        throw bad(`unknown frame ${String(type)}`);
+      }
+    }
+  }
+  if (!sawMagic) throw bad('wrong header');
+  if (ended === undefined || pending.length > 0) throw bad('cut short');
+  if (ended !== table.length) throw bad(`${table.length} rows where its end says ${ended}`);
+  return table;
+}
+
+export const CONNECTIONS_FORMAT = 'zerodrop-connections/1';
+
+/**
+ * The balancer's connection records, one JSON object a line, gzip'd: a gateway opens a connection
+ * to a backend per request, so a run holds about as many of these as requests. Written in chunks.
+ */
+export async function writeConnectionsFile(path: string, connections: readonly ConnectionRecord[]): Promise<void> {
+  function* lines(): Generator<string> {
+    const size = 4096;
+    for (let i = 0; i < connections.length; i += size) {
+      yield connections
+        .slice(i, i + size)
+        .map((c) => `${JSON.stringify(c)}\n`)
+        .join('');
+    }
+  }
+  await pipeline(Readable.from(lines()), createGzip({ level: 6 }), createWriteStream(path));
+}
+
+/** Reads a connections file back; throws, naming the file, on a line that is not a connection. */
+export async function readConnectionsFile(path: string): Promise<ConnectionRecord[]> {
+  const file = await open(path);
+  try {
+    const out: ConnectionRecord[] = [];
+    let rest = '';
+    let line = 0;
+    const take = (text: string) => {
+      line++;
+      const c = JSON.parse(text) as Partial<ConnectionRecord>;
+      if (typeof c.id !== 'number' || typeof c.clientPort !== 'number' || typeof c.open !== 'number') {
+        throw new Error(`${path} line ${line} is not a connection record`);
+      }
+      out.push(c as ConnectionRecord);
+    };
+    for await (const data of file.createReadStream({ autoClose: false }).pipe(createGunzip())) {
+      const text = rest + (data as Buffer).toString('utf8');
+      const parts = text.split('\n');
+      rest = parts.pop() ?? '';
+      for (const p of parts) if (p !== '') take(p);
+    }
+    if (rest !== '') take(rest);
+    return out;
+  } finally {
+    await file.close();
+  }
+}

@@ -10,10 +10,27 @@ export { profiles, findProfile } from './profiles/index.ts';
 export type { Profile } from './profiles/profile.ts';
 export { defineHelmProfile, DATAPLANE_LABEL, type HelmProfileDefinition, type HelmProfileFields } from './profiles/define-helm.ts';
 export type { ChartContext, ChartObject } from './profiles/helm-charts.ts';
-export { defineProfile, PLACEHOLDERS, PROTOCOLS, type DefinedProfile, type ProfileDefinition, type ProfileFields, type PodContext, type PerPod, type DrainPromise, type ProfileProtocol } from './profiles/define.ts';
+export {
+  defineProfile,
+  PLACEHOLDERS,
+  PROTOCOLS,
+  type DefinedProfile,
+  type ProfileDefinition,
+  type ProfileFields,
+  type PodContext,
+  type PerPod,
+  type DrainPromise,
+  type ProfileProtocol,
+  type ProfileRole,
+  type ReadinessDefinition,
+} from './profiles/define.ts';
+export type { DrainSettingDefinition } from './profiles/drain-setting.ts';
+export { ProfileCannotCarry, type Attribution } from './profiles/profile.ts';
 export { REPORTER_NAMES, reporters, writeReports, type Reporter, type ReporterName } from './report/reporters/index.ts';
-export { readResults, writeResults, type Counts, type Implementation, type RunResult, type ScenarioResult } from './report/results.ts';
+export { readResults, writeResults, type Counts, type Implementation, type RecordsPointer, type RunResult, type ScenarioResult } from './report/results.ts';
 export type { ScenarioProgress } from './runner/run-scenario.ts';
-export type { Timeline } from './model/timeline.ts';
+export type { Timeline, RequestRecord, ConnectionRecord } from './model/timeline.ts';
+export { RequestTable, type RequestRow } from './model/request-table.ts';
+export { readRecordsFile, readConnectionsFile } from './report/records-file.ts';
 export type { AssertionResult, Verdict } from './model/verdict.ts';
 export { TOOL_VERSION } from './paths.ts';

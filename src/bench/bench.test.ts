@@ -204,7 +204,7 @@ describe('nginx target', () => {
 describe('bench arguments', () => {
   it('selects benchmarks with --only, repeatable or comma-separated', () => {
     expect(parseBenchArgs(['--quick', '--only', 'http,udp', '--only', 'soak']).only).toEqual(['http', 'udp', 'soak']);
-    expect(parseBenchArgs([]).only).toEqual(['http', 'udp', 'provider', 'soak']);
+    expect(parseBenchArgs([]).only).toEqual(['http', 'udp', 'provider', 'soak', 'scale']);
     expect(() => parseBenchArgs(['--only', 'disk'])).toThrow(/--only disk: use one or more of http, udp, provider, soak/);
   });
 });

@@ -29,7 +29,8 @@ describe('scale bench', () => {
       for (const r of rows) expect(r.value).toBeGreaterThan(10);
       const generator = detail['generator'] as { generator: { recorded: number; failed: number }; fresh: { memoryPerRequest: number; diskPerRequest: number }; old: { resultsJsonBytes: number; requests: number } };
       expect(generator.generator.recorded).toBeGreaterThan(1000);
-      expect(generator.fresh.memoryPerRequest).toBeLessThan(200);
+      // Columns grow by chunks of 16,384 rows: a short run's figure is one chunk over few requests.
+      expect(generator.fresh.memoryPerRequest * generator.generator.recorded).toBeLessThan(1.5 * 1024 * 1024);
       expect(generator.fresh.diskPerRequest).toBeLessThan(100);
       expect(generator.old.resultsJsonBytes / generator.old.requests).toBeGreaterThan(200);
       const gateway = detail['gateway'] as { sameVerdictsFromRecords: boolean; counts: { requests: number } };

@@ -271,6 +271,10 @@ describe('a profile of a team on a cluster (defineProfile: image, exec readiness
       const fixtures = objects.find((o) => o.metadata.name === FIXTURES_CONFIGMAP) as unknown as { data: Record<string, string> };
       expect(Object.keys(fixtures.data)).toContain('gateways__render.mjs');
       expect(Object.keys(fixtures.data).some((k) => k.includes('httpd'))).toBe(false);
+      // The profile's image wins over the stock image of its program (a team's own nginx build).
+      const ownNginx = defineProfile({ name: 'team-nginx', role: 'gateway', protocols: ['http'], description: 'our nginx', directory: dir, command: ['nginx', '-c', '${POD_DIR}/httpd.conf'], config: { 'httpd.conf': 'httpd.conf' }, image: 'registry.example.com/team/nginx:1.29-drain' });
+      const own = render(def.build(ownNginx, optionsFor(def, {}, false)).topology).find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway') as unknown as typeof gateway;
+      expect(own.spec.template.spec.containers[0]?.image).toBe('registry.example.com/team/nginx:1.29-drain');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

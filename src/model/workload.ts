@@ -60,6 +60,26 @@ export interface Workload {
    * by the chart's values. Only cluster providers run such a workload.
    */
   installedBy?: ChartedDataplane;
+  /**
+   * What a gateway workload carries and where it forwards it, as a Gateway API route: the route
+   * that a GatewayClass's Gateway gets when the class plays this workload (`gatewayClass`).
+   */
+  route?: GatewayRoute;
+  /**
+   * The pods are not started from `command`: they are the dataplane that an installed Gateway API
+   * implementation generates for a Gateway of this GatewayClass (`--gateway-class`), found after
+   * the Gateway is programmed (src/providers/kube/gateway-class.ts). Only cluster providers run it.
+   */
+  gatewayClass?: string;
+}
+
+/** Gateway API route kinds a scenario's gateway may need (their feature names in GatewayClass status.supportedFeatures). */
+export type RouteKind = 'HTTPRoute' | 'GRPCRoute' | 'TCPRoute' | 'UDPRoute';
+
+export interface GatewayRoute {
+  kind: RouteKind;
+  /** The Service and port the route's backendRef names. */
+  backend: { service: string; port: number };
 }
 
 export interface ServicePort {

@@ -15,6 +15,8 @@ import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.t
 import { packageRoot, TOOL_VERSION } from '../paths.ts';
 import { runScenario, type ScenarioProgress } from './run-scenario.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
+import type { StatedDrain } from '../providers/provider.ts';
+import { isGatewayClassProfile, withDrain } from '../scenarios/gateway-class-profile.ts';
 
 export interface MatrixRequest {
   provider: ProviderName;
@@ -114,10 +116,13 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: packageRoot, profile: profile.name });
   const cannot = unsupported(scenario, provider) ?? meshUnsupported(profile, provider) ?? request.session?.unsupported?.(def, profile);
   if (cannot) return skipped(cannot);
+  // A class's dataplane states its drain bounds in its pods' spec, read after deploy (unless the profile states them).
+  const rebuild = isGatewayClassProfile(profile) && !profile.drain ? (drain: StatedDrain) => def.build(withDrain(profile, drain), optionsFor(def, request.overrides, request.nightly)) : undefined;
   const outcome = await runScenario(scenario, {
     provider,
     recorder,
     signal: request.signal,
+    ...(rebuild ? { rebuild } : {}),
     ...(request.driver ? { driver: request.driver } : {}),
     ...(request.tracker ? { tracker: request.tracker } : {}),
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),

@@ -96,6 +96,7 @@ class SimCluster {
         return { status: 200, body: {} };
       }
       if (r.method === 'PATCH' && r.contentType === PATCH.apply) return { status: 200, body: this.apply(r.path, r.body as Obj, opts) };
+      if (r.method === 'PATCH' && r.contentType === PATCH.strategic && this.objects.has(r.path)) return { status: 200, body: this.restart(r.path) };
       if (r.method === 'PATCH') return { status: 200, body: { metadata: { generation: 2 } } };
       if (r.method === 'GET' && r.path.endsWith('/scale')) return { status: 200, body: { spec: { replicas: 2 } } };
       if (r.method === 'GET') {
@@ -108,6 +109,22 @@ class SimCluster {
       }
       return undefined;
     });
+  }
+
+  /** When the controller observed the restart (the Deployment's observedGeneration caught up). */
+  restartObservedAt: number | undefined;
+
+  /** `kubectl rollout restart` of a dataplane Deployment: a new generation, which its controller observes a little later. */
+  private restart(path: string): Obj {
+    const current = this.objects.get(path)!;
+    const generation = ((current.metadata['generation'] as number | undefined) ?? 1) + 1;
+    const next: Obj = { ...current, metadata: { ...current.metadata, generation } };
+    this.objects.set(path, next);
+    setTimeout(() => {
+      this.objects.set(path, { ...next, status: { ...(next['status'] as object), observedGeneration: generation } });
+      this.restartObservedAt = performance.now();
+    }, 150);
+    return next;
   }
 
   private putPod(ns: string, pod: Obj): void {
@@ -288,14 +305,18 @@ describe('--gateway-class as the gateway role of the kube provider', () => {
     await provider.teardown();
   });
 
-  it('--dataplane-selector: a plain Deployment is scaled and restarted through its own scale subresource and pod template', async () => {
-    const { provider, recorder } = await setup('selector', { selector: 'app.kubernetes.io/name=acme-proxy' });
+  it('--dataplane-selector: a plain Deployment is scaled and restarted through its own scale subresource and pod template, and its rollout awaited', async () => {
+    const { provider, recorder, sim } = await setup('selector', { selector: 'app.kubernetes.io/name=acme-proxy' });
     await provider.deploy(build('gateway-scale-down').topology, { timeoutMs: 5_000 });
     expect(notes(recorder).some((m) => m.includes('found by --dataplane-selector: app.kubernetes.io/name=acme-proxy in every namespace'))).toBe(true);
     expect(provider.cannotRun(build('gateway-scale-down'))).toBeUndefined();
     expect(provider.cannotRun(build('gateway-rollout-http'))).toBeUndefined();
     await provider.scale('gateway', 1);
     await provider.rolloutRestart('gateway');
+    // The rollout is done only once the controller observed the new generation (and the pods are ready).
+    await provider.waitForRollout('gateway', { timeoutMs: 2_000 });
+    expect(sim.restartObservedAt).toBeDefined();
+    expect(recorder.timeline.events.find((e) => e.kind === 'rollout-complete')?.detail).toEqual({ generation: 2 });
     const patches = writes().filter((r) => r.method === 'PATCH' && r.contentType !== PATCH.apply);
     expect(patches.map((r) => [r.path, r.contentType])).toEqual([
       [`/apis/apps/v1/namespaces/${EG_NS}/deployments/acme-proxy/scale`, PATCH.merge],

@@ -66,14 +66,14 @@ class SimCluster {
   namespaceDeleted = false;
   readonly fake: FakeApiServer;
   readonly placement: Placement;
-  constructor(fake: FakeApiServer, placement: Placement, opts: { features: string[]; gatewayOwned?: boolean }) {
+  constructor(fake: FakeApiServer, placement: Placement, opts: { features: string[]; gatewayOwned?: boolean; classAccepted?: boolean }) {
     this.fake = fake;
     this.placement = placement;
     for (const ns of [NS, EG_NS]) for (const p of [pods(ns), slices(ns), events(ns)]) fake.serve(p);
     this.objects.set(CLASS_PATH, {
       metadata: { name: CLASS, generation: 1 },
       spec: { controllerName: 'acme.io/gateway' },
-      status: { conditions: [condition('Accepted')], supportedFeatures: opts.features.map((name) => ({ name })) },
+      status: { conditions: opts.classAccepted === false ? [] : [condition('Accepted')], supportedFeatures: opts.features.map((name) => ({ name })) },
     });
     // The controller's own pod, beside its proxies: never the run's.
     fake.put(pods(EG_NS), runningPod(EG_NS, 'acme-controller-0', { app: 'acme-controller' }));
@@ -211,9 +211,13 @@ describe('--gateway-class as the gateway role of the kube provider', () => {
   });
 
   /** The host side of kind's published NodPorts: the class's NodePort maps to a port the test listens on (or to a closed one). */
-  async function setup(placement: Placement, opts: { features?: string[]; gatewayOwned?: boolean; selector?: string; reachable?: boolean } = {}) {
+  async function setup(placement: Placement, opts: { features?: string[]; gatewayOwned?: boolean; selector?: string; reachable?: boolean; classAccepted?: boolean; timeouts?: GatewayClassSettings['timeouts'] } = {}) {
     fake = await new FakeApiServer().listen();
-    const sim = new SimCluster(fake, placement, { features: opts.features ?? ['Gateway', 'HTTPRoute', 'GatewayInfrastructurePropagation'], ...(opts.gatewayOwned ? { gatewayOwned: true } : {}) });
+    const sim = new SimCluster(fake, placement, {
+      features: opts.features ?? ['Gateway', 'HTTPRoute', 'GatewayInfrastructurePropagation'],
+      ...(opts.gatewayOwned ? { gatewayOwned: true } : {}),
+      ...(opts.classAccepted === false ? { classAccepted: false } : {}),
+    });
     const server = createServer((s) => s.destroy());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const hostPort = (server.address() as { port: number }).port;
@@ -232,7 +236,7 @@ describe('--gateway-class as the gateway role of the kube provider', () => {
       pollMs: 10,
       minDeployTimeoutMs: 0,
       objectDeleteTimeoutMs: 1_000,
-      gatewayClass: { name: CLASS, timeouts: FAST, ...(opts.selector ? { dataplaneSelector: opts.selector } : {}) },
+      gatewayClass: { name: CLASS, timeouts: opts.timeouts ?? FAST, ...(opts.selector ? { dataplaneSelector: opts.selector } : {}) },
     });
     return { sim, provider, recorder, hostPort };
   }
@@ -330,6 +334,15 @@ describe('--gateway-class as the gateway role of the kube provider', () => {
     const { provider, recorder } = await setup('envoy-gateway', { features: ['Gateway', 'TCPRoute'] });
     const outcome = await runScenario(build('gateway-delete-http'), { provider, recorder, signal: AbortSignal.timeout(10_000) });
     expect(outcome).toMatchObject({ verdict: 'skipped', reason: `GatewayClass ${CLASS} does not list HTTPRoute in status.supportedFeatures (it lists Gateway, TCPRoute)` });
+    expect(writes()).toEqual([]);
+    await provider.teardown();
+  });
+
+  it("a run stopped while the class is not yet Accepted stops waiting at once, not at the class's timeout", async () => {
+    const { provider } = await setup('envoy-gateway', { classAccepted: false, timeouts: { ...FAST, gatewayClassMustBeAccepted: 20_000 } });
+    const started = performance.now();
+    await expect(provider.deploy(build('gateway-delete-http').topology, { timeoutMs: 5_000, signal: AbortSignal.timeout(100) })).rejects.toThrow('aborted');
+    expect(performance.now() - started).toBeLessThan(3_000);
     expect(writes()).toEqual([]);
     await provider.teardown();
   });

@@ -163,7 +163,8 @@ export class KubeProvider implements Provider {
     this.assertRunning();
     // A GatewayClass's dataplane is no object of ours: its Services and workload leave the rendered topology.
     const { topology, classWorkload, listeners } = this.splitClassWorkload(full);
-    if (classWorkload && listeners) await this.checkGatewayClass(listeners);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.stopping.signal]) : this.stopping.signal;
+    if (classWorkload && listeners) await this.checkGatewayClass(listeners, signal);
     const fixtures: Record<string, string> = {};
     for (const path of fixturesOf(topology)) fixtures[path] = await readFile(join(this.opts.cwd, path), 'utf8');
     const nodePorts = KubeProvider.assignNodePorts(topology, this.opts.exposure);
@@ -227,7 +228,6 @@ export class KubeProvider implements Provider {
     }
 
     const timeoutMs = Math.max(opts.timeoutMs ?? DEFAULT_DEPLOY_TIMEOUT_MS, this.opts.minDeployTimeoutMs ?? MIN_DEPLOY_TIMEOUT_MS);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, this.stopping.signal]) : this.stopping.signal;
     if (classWorkload && listeners) await this.deployClassDataplane(full, classWorkload, listeners, signal);
     await this.pollUntil(async () => {
       for (const w of topology.workloads) if (!(await this.rolledOut(w.name, w.replicas))) return false;
@@ -408,10 +408,10 @@ export class KubeProvider implements Provider {
   }
 
   /** Before anything is created: the class is Accepted and carries every route kind, or the scenario is skipped. */
-  private async checkGatewayClass(listeners: readonly ListenerRoute[]): Promise<void> {
+  private async checkGatewayClass(listeners: readonly ListenerRoute[], signal: AbortSignal): Promise<void> {
     const settings = this.opts.gatewayClass;
     if (!settings) return;
-    const info = await waitForGatewayClass(this.client, settings.name, { timeoutMs: settings.timeouts.gatewayClassMustBeAccepted, pollMs: this.opts.pollMs ?? 1_000, signal: this.stopping.signal });
+    const info = await waitForGatewayClass(this.client, settings.name, { timeoutMs: settings.timeouts.gatewayClassMustBeAccepted, pollMs: this.opts.pollMs ?? 1_000, signal });
     const problems = [...new Set(listeners.map((l) => l.kind))].map((kind) => routeKindProblem(info.name, kind, info.supportedFeatures)).filter((p) => p !== undefined);
     if (problems.length > 0) throw new ScenarioSkipped(problems.join('; '));
   }

@@ -16,6 +16,7 @@ import { optionsFor } from '../runner/run-matrix.ts';
 import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
 import { CLUSTER_SYSTEM_FLAGS, clusterSystemSettings } from './cluster-system-args.ts';
+import { gatewayClassProfile } from '../scenarios/gateway-class-profile.ts';
 
 export const PROVIDERS = ['local', 'kind', 'k3s', 'cluster'] as const;
 
@@ -71,7 +72,10 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
   // --driver narrows an unnamed selection to the scenarios it can load (src/cli/driver.ts).
   const { driver, scenarios: selected } = chooseDriver(values.driver, scenarios.length > 0 ? scenarios : catalog.filter((s) => !s.control), scenarios.length > 0);
 
-  const chosen = profilesNamed(values.profile ?? ['reference'], defined);
+  const named = profilesNamed(values.profile ?? ['reference'], defined);
+  // The class plays the gateway role as a profile of its own, so that its rows are named for it.
+  const gatewayClass = providerSettings.gatewayClass;
+  const chosen = gatewayClass ? [...named, gatewayClassProfile(gatewayClass.name)] : named;
 
   const reportDir = values['report-dir'];
   const reportDirIssue = reportDir === undefined ? undefined : reportDirProblem(reportDir);

@@ -39,6 +39,12 @@ describe('--gateway-class, --dataplane-selector, --namespace-labels, --namespace
     expect(parseRunArgs(['--provider', 'cluster', '--gateway-class', 'istio']).providerSettings.gatewayClass?.timeouts).toEqual(CONFORMANCE_TIMEOUTS);
   });
 
+  it("adds the class's own profile, which plays the gateway scenarios, beside the backends' profiles", () => {
+    expect(parseRunArgs(['--provider', 'kind', '--gateway-class', 'eg']).profiles.map((p) => p.name)).toEqual(['reference', 'gatewayclass-eg']);
+    expect(parseRunArgs(['--provider', 'kind', '--gateway-class', 'eg', '--profile', 'mutant-exit-on-sigterm']).profiles.map((p) => p.name)).toEqual(['mutant-exit-on-sigterm', 'gatewayclass-eg']);
+    expect(parseRunArgs(['--provider', 'kind']).profiles.map((p) => p.name)).toEqual(['reference']);
+  });
+
   it.each([
     [['--gateway-class', 'eg'], '--gateway-class: needs a cluster (--provider kind, k3s or cluster); the local provider runs pods as processes'],
     [['--namespace-labels', 'a=b'], '--namespace-labels: needs a cluster'],

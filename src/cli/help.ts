@@ -28,7 +28,8 @@ Options:
                 (Docker), or cluster (an existing cluster from a kubeconfig)
   --kube-version  kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s)
   --cluster-name  kind: cluster to reuse, or create and delete afterwards (default zerodrop)
-  --kubeconfig, --context  cluster: which cluster; the run only touches its own namespaces
+  --kubeconfig, --context  cluster: which cluster; the run only touches its own namespaces (and, with
+                --gateway-class, the dataplane generated for its own Gateway)
   --gateway-class  kind, k3s, cluster: a Gateway API implementation installed on the cluster, by its
                 GatewayClass; the run creates a Gateway and routes for it (docs/gateway-class.md)
   --dataplane-selector  with --gateway-class: KEY=VALUE[,KEY=VALUE] selecting the dataplane pods when

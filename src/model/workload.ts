@@ -75,6 +75,17 @@ export interface Workload {
    * and execs it: cluster renderers run `argv` themselves and render `templates` in an init container.
    */
   defined?: DefinedPod;
+  /**
+   * What a gateway workload carries and where it forwards it, as a Gateway API route: the route
+   * that a GatewayClass's Gateway gets when the class plays this workload (`gatewayClass`).
+   */
+  route?: GatewayRoute;
+  /**
+   * The pods are not started from `command`: they are the dataplane that an installed Gateway API
+   * implementation generates for a Gateway of this GatewayClass (`--gateway-class`), found after
+   * the Gateway is programmed (src/providers/kube/gateway-class.ts). Only cluster providers run it.
+   */
+  gatewayClass?: string;
 }
 
 /** A defined pod's own form: the system's argv (with `${NAME}` placeholders) and its configuration templates. */
@@ -82,6 +93,15 @@ export interface DefinedPod {
   argv: string[];
   /** File name in the pod directory -> template text. */
   templates: Record<string, string>;
+}
+
+/** Gateway API route kinds a scenario's gateway may need (their feature names in GatewayClass status.supportedFeatures). */
+export type RouteKind = 'HTTPRoute' | 'GRPCRoute' | 'TCPRoute' | 'UDPRoute';
+
+export interface GatewayRoute {
+  kind: RouteKind;
+  /** The Service and port the route's backendRef names. */
+  backend: { service: string; port: number };
 }
 
 export interface ServicePort {

@@ -9,7 +9,7 @@ import { helmProfileSpec } from './helm-charts.ts';
 import type { Topology } from '../model/workload.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { renderTopology, validateManifests } from '../providers/kube/manifests.ts';
-import { PodObserver } from '../providers/kube/observers.ts';
+import { PodObserver, workloadBySelectors } from '../providers/kube/observers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'zerodrop-define-helm-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,7 +79,7 @@ describe('defineHelmProfile: dataplaneSelector', () => {
     expect(objects.find((o) => o.kind === 'Service')?.['spec']).toMatchObject({ selector });
     expect(objects.find((o) => o.kind === 'PodDisruptionBudget')?.['spec']).toMatchObject({ selector: { matchLabels: selector } });
     // The pod watch counts a pod the selector matches as the workload's; others stay unattributed.
-    const pods = new PodObserver(new Recorder(), undefined, new Map([['gateway', selector]]));
+    const pods = new PodObserver(new Recorder(), undefined, workloadBySelectors(new Map([['gateway', selector]])));
     pods.handle({ type: 'ADDED', relisted: false, object: { metadata: { name: 'gw-abc', labels: { ...selector, 'pod-template-hash': 'x' } } } as never });
     pods.handle({ type: 'ADDED', relisted: false, object: { metadata: { name: 'controller-1', labels: { 'app.kubernetes.io/name': 'my-gateway', 'app.kubernetes.io/component': 'controller' } } } as never });
     expect(pods.workloadOf('gw-abc')).toBe('gateway');

@@ -130,6 +130,35 @@ const DESCRIPTIONS: Record<string, string> = {
   'istio-ambient-naive': `[seed 003] Istio ${ISTIO_VERSION} ambient with ztunnel's grace period cut to 2 s: 1 s of drain`,
 };
 
+/**
+ * The scenarios a mesh's naive twin is expected to pass, each with why (expected.ts reads these as
+ * it reads a scenario's own `tolerates`; `*` is every scenario). The twins play the reference
+ * backend, so what differs is only the mesh's own shutdown:
+ * - linkerd-naive: on SIGTERM the proxy "refuses all new requests and allows existing requests to
+ *   complete" (https://linkerd.io/2/tasks/graceful-shutdown/), and it has no preStop, so it gets
+ *   SIGTERM at the delete while the backend's preStop keeps the pod programmed: new requests in
+ *   that window fail (backend-delete-http, -rollout-http, -sigterm-keeps-accepting, node-drain-http
+ *   catch it). A scenario whose connections all exist before the delete meets no refusal.
+ * - istio-ambient-naive: the twin cuts ztunnel's grace period, which only a ztunnel restart uses;
+ *   every scenario of the catalog deletes backend pods, never ztunnel, so none can tell the twin
+ *   apart (MESH_AWAITING_SCENARIO).
+ */
+export const MESH_TOLERATES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'linkerd-naive': {
+    'backend-idle-exit': 'no traffic: the proxy refuses new requests at SIGTERM, and none come',
+    'backend-long-request': 'its one request is in flight before SIGTERM, and the proxy lets existing requests complete; no other connection comes',
+    'backend-delete-tcp-stream': 'every stream is open before the delete and reconnects only once the backend has closed it, past deprogramming; the proxy keeps existing connections',
+  },
+  'istio-ambient-naive': {
+    '*': "the scenario deletes backend pods, never ztunnel: the twin's 2 s ztunnel grace period is never used",
+  },
+};
+
+/** Mesh twins no scenario of the catalog can catch yet, and the scenario each awaits. */
+export const MESH_AWAITING_SCENARIO: Readonly<Record<string, string>> = {
+  'istio-ambient-naive': "seed 003's ztunnel drain needs a scenario that restarts the ztunnel DaemonSet under load",
+};
+
 /** Why a mesh profile cannot run on this provider, or undefined when it can. */
 export function meshUnsupported(profile: Pick<Profile, 'name'>, provider: { name: string; capabilities: { meshes?: boolean } }): string | undefined {
   if (!(profile.name in MESHES)) return undefined;

@@ -12,6 +12,7 @@ import { newRunId, type ProviderSession, type ProviderSettings } from './index.t
 import type { LeftoverTracker } from '../state/run-record.ts';
 import type { ClusterSystemSettings } from './cluster-system.ts';
 import { MESHES } from '../profiles/meshes.ts';
+import { gatewayClassProfileName } from '../scenarios/gateway-class-profile.ts';
 
 /** A session on a cluster the caller already has a KubeConfig for (the kind suites' shared cluster). */
 export function kubeSession(
@@ -31,15 +32,17 @@ export function kubeSession(
   },
 ): ProviderSession {
   const gatewayClass = opts.system?.gatewayClass;
+  const classProfile = gatewayClass ? gatewayClassProfileName(gatewayClass.name) : undefined;
   return {
     name,
-    // The flow for a GatewayClass (kube/gateway-class.ts, openGatewayClassRun) is not yet the gateway
-    // role of a deploy: without this, the selected profile's own gateway would be measured under the
-    // class's name.
-    unsupported: (scenario) =>
-      gatewayClass && scenario.role === 'gateway'
-        ? `--gateway-class ${gatewayClass.name}: provider ${name} does not yet deploy a scenario's gateway as the class's dataplane (docs/gateway-class.md, "What is left"); nothing measured`
-        : undefined,
+    // With --gateway-class the class's dataplane is the gateway of the run (its own profile, named
+    // for the class); the other profiles play the backends.
+    unsupported: (scenario, profile) => {
+      if (!gatewayClass) return undefined;
+      if (profile.name === classProfile && scenario.role !== 'gateway') return `GatewayClass ${gatewayClass.name} plays the gateway role only; backend scenarios run with the other profiles`;
+      if (profile.name !== classProfile && scenario.role === 'gateway') return `--gateway-class ${gatewayClass.name}: the gateway in this run is the class's dataplane (profile ${classProfile}); profile ${profile.name} is not measured as a gateway`;
+      return undefined;
+    },
     create: ({ recorder, runId = newRunId(), cwd, profile }) => {
       const mesh = profile === undefined ? undefined : MESHES[profile];
       opts.tracker?.namespaceCreated(namespaceFor(runId));
@@ -57,6 +60,7 @@ export function kubeSession(
         ...(opts.system?.namespaceLabels ? { namespaceLabels: opts.system.namespaceLabels } : {}),
         ...(opts.system?.namespaceAnnotations ? { namespaceAnnotations: opts.system.namespaceAnnotations } : {}),
         ...(mesh ? { mesh } : {}),
+        ...(gatewayClass && profile === classProfile ? { gatewayClass } : {}),
       });
     },
     [Symbol.asyncDispose]: async () => {

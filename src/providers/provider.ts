@@ -3,7 +3,21 @@
 // Providers write what happens to the Recorder they are given: pod lifecycle events, endpoint
 // changes, balancer programming, connections routed, pod output.
 
+import type { Scenario } from '../model/scenario.ts';
 import type { Topology } from '../model/workload.ts';
+
+/**
+ * Thrown by `deploy` when the system on the cluster cannot carry the scenario at all (a GatewayClass
+ * that does not support its route kind): the scenario is `skipped` with this message, nothing judged.
+ */
+export class ScenarioSkipped extends Error {}
+
+/** Drain bounds a deployed dataplane's pods state (grace period, preStop), and which pod said so. */
+export interface StatedDrain {
+  minDrainSeconds: number;
+  drainTimeoutSeconds: number;
+  source: string;
+}
 
 export interface PodInfo {
   name: string;
@@ -92,6 +106,18 @@ export interface Provider extends AsyncDisposable {
 
   /** Resolves when the pod no longer exists (its processes ended and the object was removed). */
   waitForPodGone(pod: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
+
+  /**
+   * Asked after deploy, before any load: why the scenario's steps cannot be carried out on what was
+   * deployed (a dataplane whose controller owns its replicas), or undefined. The scenario is skipped.
+   */
+  cannotRun?(scenario: Scenario): string | undefined;
+
+  /**
+   * Asked after deploy: the drain bounds of a workload the provider did not start from the
+   * scenario's spec (a GatewayClass's dataplane), read from its pods; undefined for the others.
+   */
+  statedDrain?(workload: string): StatedDrain | undefined;
 
   /**
    * Stops everything at once: no preStop, no grace; kills every process, closes every listener,

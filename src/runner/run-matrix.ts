@@ -16,6 +16,8 @@ import { packageRoot, TOOL_VERSION } from '../paths.ts';
 import { runScenario, type ScenarioProgress } from './run-scenario.ts';
 import { attributionNotes } from './attribution.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
+import type { StatedDrain } from '../providers/provider.ts';
+import { isGatewayClassProfile, withDrain } from '../scenarios/gateway-class-profile.ts';
 
 export interface MatrixRequest {
   provider: ProviderName;
@@ -116,10 +118,13 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   const cannot = unsupported(scenario, provider) ?? meshUnsupported(profile, provider) ?? request.session?.unsupported?.(def, profile);
   if (cannot) return skipped(cannot);
   const attribution = attributionNotes(scenario);
+  // A class's dataplane states its drain bounds in its pods' spec, read after deploy (unless the profile states them).
+  const rebuild = isGatewayClassProfile(profile) && !profile.drain ? (drain: StatedDrain) => def.build(withDrain(profile, drain), optionsFor(def, request.overrides, request.nightly)) : undefined;
   const outcome = await runScenario(scenario, {
     provider,
     recorder,
     signal: request.signal,
+    ...(rebuild ? { rebuild } : {}),
     ...(request.driver ? { driver: request.driver } : {}),
     ...(request.tracker ? { tracker: request.tracker } : {}),
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),

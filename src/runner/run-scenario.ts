@@ -16,7 +16,7 @@ import { joinRequestsToConnections } from '../observe/join.ts';
 import { startLoopMonitor } from '../observe/loop-monitor.ts';
 import { startActiveConnectionSampler } from '../observe/active-connections.ts';
 import type { Recorder } from '../observe/recorder.ts';
-import type { Provider } from '../providers/provider.ts';
+import { ScenarioSkipped, type Provider, type StatedDrain } from '../providers/provider.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 import { attributionOf } from './attribution.ts';
 
@@ -37,10 +37,17 @@ export interface RunScenarioOptions {
   driver?: LoadDriver;
   /** The run's state record: an external driver's process group is listed there while it runs. */
   tracker?: LeftoverTracker;
+  /**
+   * Builds the scenario again with the drain bounds the deployed gateway's pods state, for a
+   * gateway whose bounds are known only once it exists (a GatewayClass's dataplane, whose profile
+   * states none): the loads and expectations that depend on the bounds are made from them.
+   */
+  rebuild?: (drain: StatedDrain) => Scenario;
 }
 
 export interface ScenarioOutcome {
-  verdict: Exclude<Verdict, 'skipped'>;
+  /** `skipped` only when the deployed system cannot carry the scenario (ScenarioSkipped, Provider.cannotRun). */
+  verdict: Verdict;
   assertions: AssertionResult[];
   /** Why the run could not be measured, when it could not. */
   reason?: string;
@@ -48,8 +55,9 @@ export interface ScenarioOutcome {
   loads: AnyLoadSummary[];
 }
 
-export async function runScenario(scenario: Scenario, opts: RunScenarioOptions): Promise<ScenarioOutcome> {
+export async function runScenario(built: Scenario, opts: RunScenarioOptions): Promise<ScenarioOutcome> {
   const { provider, recorder, signal } = opts;
+  let scenario = built;
   const progress = (phase: ScenarioProgress['phase'], message?: string) =>
     opts.onProgress?.({ scenario: scenario.id, profile: scenario.profile, phase, ...(message ? { message } : {}) });
 
@@ -58,7 +66,17 @@ export async function runScenario(scenario: Scenario, opts: RunScenarioOptions):
     await provider.deploy(scenario.topology, { signal, timeoutMs: opts.deployTimeoutMs ?? 30_000 });
   } catch (error) {
     signal.throwIfAborted();
+    if (error instanceof ScenarioSkipped) return { verdict: 'skipped', assertions: [], reason: error.message, loads: [] };
     return { verdict: 'inconclusive', assertions: [], reason: `deploy failed: ${message(error)}`, loads: [] };
+  }
+  const cannot = provider.cannotRun?.(scenario);
+  if (cannot !== undefined) return { verdict: 'skipped', assertions: [], reason: cannot, loads: [] };
+  if (opts.rebuild) {
+    const drain = scenario.topology.workloads.map((w) => provider.statedDrain?.(w.name)).find((d) => d !== undefined);
+    if (drain) {
+      scenario = { ...opts.rebuild(drain), topology: scenario.topology };
+      recorder.event('note', { message: `drain bounds from the deployed pods: minimum ${drain.minDrainSeconds} s, timeout ${drain.drainTimeoutSeconds} s (${drain.source})`, detail: { drain } });
+    }
   }
 
   // The scenario's own abort: the deadline, a failed step, or the caller's signal.

@@ -51,6 +51,7 @@ function topology(profile: Profile, o: Options): Topology {
           { name: 'health', containerPort: UDP_HEALTH_PORT, protocol: 'TCP' },
         ],
         graceSeconds: o.graceSeconds,
+        route: { kind: 'UDPRoute', backend: { service: UDP_BACKEND, port: UDP_ECHO_PORT } },
       }),
     ],
     services: [

@@ -57,6 +57,7 @@ function topology(profile: Profile, o: Options): Topology {
         replicas: o.gatewayReplicas,
         ports: [{ name: 'turn', containerPort: TURN_PORT, protocol: 'UDP' }],
         graceSeconds: o.graceSeconds,
+        route: { kind: 'UDPRoute', backend: { service: TURN_BACKEND, port: UDP_ECHO_PORT } },
       }),
     ],
     services: [

@@ -53,11 +53,12 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Pa
     graceSeconds: 5,
     programmingDelayMs: BACKEND_PROGRAMMING_DELAY_MS,
   });
+  const backendPort = backends.services[0]?.ports[0]?.port ?? 8080;
   const plan = profile.gateway({
     protocol: o.protocol ?? 'http',
     port: GATEWAY_PORT,
     backendService: 'backend',
-    backendPort: backends.services[0]?.ports[0]?.port ?? 8080,
+    backendPort,
     programmingDelayMs: o.programmingDelayMs,
     peak,
   });
@@ -67,6 +68,9 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Pa
     replicas: o.gateways,
     ports: [{ name: 'http', containerPort: GATEWAY_PORT, protocol: 'TCP' }],
     graceSeconds,
+    // h2c too: HTTPRoute routes HTTP/2 as HTTP/1.1 (GRPCRoute is for gRPC); whether a class's HTTP
+    // listener takes h2c with prior knowledge is for a run on a real cluster to show.
+    route: { kind: 'HTTPRoute', backend: { service: 'backend', port: backendPort } },
   });
   return {
     topology: {

@@ -2,8 +2,9 @@
 // profile decides command, probe, preStop, stop signal and (when its drain needs one) the grace
 // period; the scenario decides the name, replicas, ports and its default grace period.
 
-import type { ContainerPort, Workload } from '../model/workload.ts';
+import type { ContainerPort, GatewayRoute, Workload } from '../model/workload.ts';
 import type { GatewayPlan, Profile } from '../profiles/profile.ts';
+import { isGatewayClassProfile } from './gateway-class-profile.ts';
 
 export interface GatewayWorkloadOptions {
   name: string;
@@ -11,6 +12,8 @@ export interface GatewayWorkloadOptions {
   ports: ContainerPort[];
   /** terminationGracePeriodSeconds when the plan does not set its own. */
   graceSeconds: number;
+  /** What the gateway carries and where it forwards it (the route a GatewayClass's Gateway gets). */
+  route?: GatewayRoute;
 }
 
 export function gatewayWorkload(profile: Profile, plan: GatewayPlan, o: GatewayWorkloadOptions): Workload {
@@ -30,5 +33,7 @@ export function gatewayWorkload(profile: Profile, plan: GatewayPlan, o: GatewayW
     ...(plan.image ? { image: plan.image } : {}),
     ...(plan.attribution ? { attribution: { role: 'gateway' as const, header: plan.attribution === 'connection' ? undefined : plan.attribution.header } } : {}),
     ...(plan.defined ? { defined: plan.defined } : {}),
+    ...(o.route ? { route: o.route } : {}),
+    ...(isGatewayClassProfile(profile) ? { gatewayClass: profile.gatewayClass } : {}),
   };
 }

@@ -22,17 +22,20 @@ export async function deletePod(client: KubeClient, namespace: string, pod: stri
   });
 }
 
+/** The apps/v1 resource of a workload kind. */
+export type WorkloadResource = 'deployments' | 'statefulsets' | 'daemonsets';
+
 /** Returns the replica count before the change. */
-export async function scaleDeployment(client: KubeClient, namespace: string, name: string, replicas: number): Promise<number | undefined> {
-  const path = `/apis/apps/v1/namespaces/${namespace}/deployments/${name}/scale`;
+export async function scaleDeployment(client: KubeClient, namespace: string, name: string, replicas: number, resource: Exclude<WorkloadResource, 'daemonsets'> = 'deployments'): Promise<number | undefined> {
+  const path = `/apis/apps/v1/namespaces/${namespace}/${resource}/${name}/scale`;
   const { body: before } = await client.request<{ spec?: { replicas?: number } }>('GET', path);
   await client.request('PATCH', path, { contentType: PATCH.merge, body: { spec: { replicas } } });
   return before.spec?.replicas;
 }
 
 /** Returns the Deployment's new metadata.generation. */
-export async function rolloutRestart(client: KubeClient, namespace: string, name: string, now = new Date()): Promise<number | undefined> {
-  const { body } = await client.request<{ metadata?: { generation?: number } }>('PATCH', `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`, {
+export async function rolloutRestart(client: KubeClient, namespace: string, name: string, now = new Date(), resource: WorkloadResource = 'deployments'): Promise<number | undefined> {
+  const { body } = await client.request<{ metadata?: { generation?: number } }>('PATCH', `/apis/apps/v1/namespaces/${namespace}/${resource}/${name}`, {
     contentType: PATCH.strategic,
     body: { spec: { template: { metadata: { annotations: { [RESTARTED_AT]: now.toISOString() } } } } },
   });

@@ -15,6 +15,7 @@ import { kubeSession } from '../kube-session.ts';
 import { KubeClient } from './client.ts';
 import { FakeApiServer } from './fake-api-server.ts';
 import { KubeProvider } from './kube-provider.ts';
+import { gatewayClassProfile } from '../../scenarios/gateway-class-profile.ts';
 
 const RUN = 'c0ffee00';
 const NS = `zerodrop-${RUN}`;
@@ -75,7 +76,7 @@ describe("the run's namespace on a cluster", () => {
   });
 });
 
-describe('--gateway-class on a cluster session, until the provider deploys the class', () => {
+describe('--gateway-class on a cluster session', () => {
   const session = (gatewayClass?: string) =>
     kubeSession('kind', KubeClient.forServer('http://127.0.0.1:9'), { kind: 'loadBalancer' }, {
       allowNodeOperations: false,
@@ -90,12 +91,22 @@ describe('--gateway-class on a cluster session, until the provider deploys the c
     expect(meshProfiles.map((p) => p.name).every((name) => name in MESHES)).toBe(true);
   });
 
-  it('refuses gateway scenarios with the reason (never measures the selected profile under the class name), keeps backend scenarios', () => {
+  it("gateway scenarios go to the class's profile, backend scenarios to the others; each refusal says why", () => {
+    const classProfile = gatewayClassProfile('eg');
+    expect(classProfile.name).toBe('gatewayclass-eg');
+    expect(session('eg').unsupported?.(gatewayDelete, classProfile)).toBeUndefined();
     expect(session('eg').unsupported?.(gatewayDelete, referenceProfile)).toBe(
-      '--gateway-class eg: provider kind does not yet deploy a scenario\'s gateway as the class\'s dataplane (docs/gateway-class.md, "What is left"); nothing measured',
+      "--gateway-class eg: the gateway in this run is the class's dataplane (profile gatewayclass-eg); profile reference is not measured as a gateway",
     );
+    expect(session('eg').unsupported?.(deleteHttp, classProfile)).toBe('GatewayClass eg plays the gateway role only; backend scenarios run with the other profiles');
     expect(session('eg').unsupported?.(deleteHttp, referenceProfile)).toBeUndefined();
     expect(session().unsupported?.(gatewayDelete, referenceProfile)).toBeUndefined();
+  });
+
+  it("the provider made for the class's profile is given the class; the others are not", () => {
+    const given = (profile: string) => (session('eg').create({ recorder: new Recorder(), runId: RUN, cwd: packageRoot, profile }) as unknown as { opts: { gatewayClass?: { name: string } } }).opts.gatewayClass?.name;
+    expect(given('gatewayclass-eg')).toBe('eg');
+    expect(given('reference')).toBeUndefined();
   });
 
   it("runMatrix reports a session's refusal as skipped, with its words, and a mesh profile on local as skipped", async () => {

@@ -11,7 +11,9 @@
 // - a version older than the compacted history -> 200 and an ERROR event with a 410 Status (what
 //   the real server does for an expired version), or HTTP 410 when `goneAsHttp` is set;
 // - `dropWatches()` cuts every open watch connection (a load balancer or apiserver restart);
-// - `missing(path)` makes a collection answer 404 (a server without the EndpointSlice API).
+// - `missing(path)` makes a collection answer 404 (a server without the EndpointSlice API);
+// - `labelSelector` (equality `k=v` and existence `k` terms) on lists and watches, and the
+//   all-namespaces list (`/api/v1/pods`) as the union of the namespaced collections served.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -35,7 +37,18 @@ interface StoredEvent {
 interface Collection {
   objects: Map<string, Obj>;
   history: StoredEvent[];
-  watchers: Set<{ res: ServerResponse; bookmarks: boolean }>;
+  watchers: Set<{ res: ServerResponse; bookmarks: boolean; selector: string }>;
+}
+
+/** Whether an object's labels match an equality-based selector (`k=v`, `k==v`, `k!=v`, `k`). */
+export function selects(selector: string | undefined, object: Obj): boolean {
+  const labels = (object.metadata['labels'] ?? {}) as Record<string, string>;
+  return (selector ?? '').split(',').map((t) => t.trim()).filter(Boolean).every((term) => {
+    const m = /^([^!=]+)(!=|==|=)(.*)$/.exec(term);
+    if (!m) return term in labels;
+    const [, key = '', op, value] = m;
+    return op === '!=' ? labels[key] !== value : labels[key] === value;
+  });
 }
 
 export type Responder = (req: RecordedRequest) => { status: number; body?: unknown } | undefined;
@@ -178,7 +191,7 @@ export class FakeApiServer {
 
   private publish(collection: Collection, event: StoredEvent): void {
     collection.history.push(event);
-    for (const w of collection.watchers) w.res.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
+    for (const w of collection.watchers) if (selects(w.selector, event.object)) w.res.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -208,7 +221,13 @@ export class FakeApiServer {
     if (req.method === 'GET' && this.collections.has(path) && query['watch'] === 'true') return this.serveWatch(path, query, res);
     if (req.method === 'GET' && this.collections.has(path)) {
       const collection = this.collection(path);
-      return json(200, { kind: 'List', metadata: { resourceVersion: String(this.revision) }, items: [...collection.objects.values()] });
+      return json(200, { kind: 'List', metadata: { resourceVersion: String(this.revision) }, items: [...collection.objects.values()].filter((o) => selects(query['labelSelector'], o)) });
+    }
+    const across = req.method === 'GET' && query['watch'] !== 'true' ? /^(\/api\/v1|\/apis\/[^/]+\/[^/]+)\/([a-z]+)$/.exec(path) : null;
+    const namespaced = across ? [...this.collections.entries()].filter(([p]) => p.startsWith(`${across[1]}/namespaces/`) && p.endsWith(`/${across[2]}`) && p.split('/').length === across[1]!.split('/').length + 3) : [];
+    if (namespaced.length > 0) {
+      const items = namespaced.flatMap(([, c]) => [...c.objects.values()]).filter((o) => selects(query['labelSelector'], o));
+      return json(200, { kind: 'List', metadata: { resourceVersion: String(this.revision) }, items });
     }
 
     const recorded: RecordedRequest = { method: req.method ?? 'GET', path, query, contentType: req.headers['content-type'], body };
@@ -276,12 +295,13 @@ export class FakeApiServer {
     // The real server answers a watch with its headers at once, before any event.
     res.flushHeaders();
     // No version: the server starts with synthetic ADDED events for the current state.
+    const selector = query['labelSelector'] ?? '';
     if (since === undefined) {
-      for (const object of collection.objects.values()) res.write(`${JSON.stringify({ type: 'ADDED', object })}\n`);
+      for (const object of collection.objects.values()) if (selects(selector, object)) res.write(`${JSON.stringify({ type: 'ADDED', object })}\n`);
     } else {
-      for (const e of collection.history) if (e.rv > since) res.write(`${JSON.stringify({ type: e.type, object: e.object })}\n`);
+      for (const e of collection.history) if (e.rv > since && selects(selector, e.object)) res.write(`${JSON.stringify({ type: e.type, object: e.object })}\n`);
     }
-    const watcher = { res, bookmarks: query['allowWatchBookmarks'] === 'true' };
+    const watcher = { res, bookmarks: query['allowWatchBookmarks'] === 'true', selector };
     collection.watchers.add(watcher);
     res.on('close', () => collection.watchers.delete(watcher));
   }

@@ -161,7 +161,7 @@ export interface GatewayEndpoint {
   via: string;
 }
 
-type ServiceLike = KubeObject & { spec?: { type?: string; ports?: { port?: number; nodePort?: number; protocol?: string }[] } };
+export type ServiceLike = KubeObject & { spec?: { type?: string; ports?: { port?: number; nodePort?: number; protocol?: string }[] } };
 
 /**
  * Where to send a listener's traffic. On kind the host reaches only the NodePorts zerodrop's cluster
@@ -323,6 +323,18 @@ export function scaleProblem(workload: OwningWorkload | string, rule: DiscoveryR
   return undefined;
 }
 
+/**
+ * Why restarting the dataplane cannot be measured, or undefined when it can: a workload another
+ * object controls, or one the controller renders from its own configuration, has its pod template
+ * rewritten by that controller, which may undo the restart annotation rather than roll the pods.
+ */
+export function rollProblem(workload: OwningWorkload | string, rule: DiscoveryRule): string | undefined {
+  if (typeof workload === 'string') return workload;
+  if (workload.controlledBy) return `${workload.controlledBy.kind} ${workload.controlledBy.name} controls ${workload.kind} ${workload.namespace}/${workload.name} and owns its pod template`;
+  if (rule === 'envoy-gateway' || rule === 'stunner') return `${ruleText[rule].replace(/'s .*/, '')} renders ${workload.kind} ${workload.namespace}/${workload.name} from its own configuration and owns its pod template`;
+  return undefined;
+}
+
 type PreStopHandler = { sleep?: { seconds?: number }; exec?: { command?: string[] }; httpGet?: unknown };
 
 /**
@@ -407,9 +419,13 @@ export interface GatewayClassRun {
   /** Where each listener is reached, by listener port. */
   endpoints: Map<number, GatewayEndpoint>;
   discovery: Discovery;
+  /** The Services found with the dataplane (same selector, same namespace). */
+  services: ServiceLike[];
   workload: OwningWorkload | string;
   /** Why scaling cannot be measured on this dataplane, if it cannot. */
   scaleProblem: string | undefined;
+  /** Why a rollout restart cannot be measured on this dataplane, if it cannot. */
+  rollProblem: string | undefined;
   drain: ReturnType<typeof drainBoundsOf>;
   /** For the run's Timeline: what was found, by which rule, and where the traffic goes. */
   notes: string[];
@@ -436,7 +452,7 @@ export async function openGatewayClassRun(client: KubeClient, opts: GatewayClass
     const addresses = await waitForGateway(client, opts.namespace, gatewayName, { ...wait, conditionMs: settings.timeouts.gatewayMustHaveCondition, addressMs: settings.timeouts.gatewayMustHaveAddress });
     const discovery = await findDataplanePods(client, { namespace: opts.namespace, gateway: gatewayName, selector: settings.dataplaneSelector });
     const podNamespace = discovery.pods[0]?.metadata.namespace ?? opts.namespace;
-    const services = opts.provider === 'cluster' ? [] : ((await client.request<{ items?: ServiceLike[] }>('GET', `/api/v1/namespaces/${podNamespace}/services`, { query: { labelSelector: discovery.selector } })).body.items ?? []);
+    const services = (await client.request<{ items?: ServiceLike[] }>('GET', `/api/v1/namespaces/${podNamespace}/services`, { query: { labelSelector: discovery.selector } })).body.items ?? [];
     const endpoints = new Map<number, GatewayEndpoint>();
     for (const listener of opts.listeners) {
       const endpoint = chooseEndpoint({ provider: opts.provider, gateway: `${opts.namespace}/${gatewayName}`, listenerPort: listener.port, addresses, services, published: opts.published });
@@ -453,7 +469,7 @@ export async function openGatewayClassRun(client: KubeClient, opts: GatewayClass
       ...[...endpoints].map(([port, e]) => `listener ${port} reached at ${e.host}:${e.port} (${e.via})`),
       `drain bounds from ${drain.source}`,
     ];
-    return { info, objects, endpoints, discovery, workload, scaleProblem: scaleProblem(workload, discovery.rule), drain, notes, teardown };
+    return { info, objects, endpoints, discovery, services, workload, scaleProblem: scaleProblem(workload, discovery.rule), rollProblem: rollProblem(workload, discovery.rule), drain, notes, teardown };
   } catch (error) {
     await teardown().catch(() => undefined);
     throw error;

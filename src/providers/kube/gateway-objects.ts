@@ -15,15 +15,16 @@ import { GRPCRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s
 import { TCPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1alpha2/TCPRoute';
 import type { KubeObject } from './list-watch.ts';
 import { LABELS, validateManifests } from './manifests.ts';
+import type { RouteKind } from '../../model/workload.ts';
 
 export const ROUTE_KINDS = {
   HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', plural: 'httproutes', feature: 'HTTPRoute', protocol: 'HTTP' },
   GRPCRoute: { apiVersion: 'gateway.networking.k8s.io/v1', plural: 'grpcroutes', feature: 'GRPCRoute', protocol: 'HTTP' },
   TCPRoute: { apiVersion: 'gateway.networking.k8s.io/v1alpha2', plural: 'tcproutes', feature: 'TCPRoute', protocol: 'TCP' },
   UDPRoute: { apiVersion: 'gateway.networking.k8s.io/v1alpha2', plural: 'udproutes', feature: 'UDPRoute', protocol: 'UDP' },
-} as const;
+} as const satisfies Record<RouteKind, { apiVersion: string; plural: string; feature: string; protocol: string }>;
 
-export type RouteKind = keyof typeof ROUTE_KINDS;
+export type { RouteKind };
 
 export const INFRASTRUCTURE_FEATURE = 'GatewayInfrastructurePropagation';
 

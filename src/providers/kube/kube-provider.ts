@@ -7,7 +7,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Topology } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
-import type { DeleteOptions, DrainNodeOptions, PodInfo, Provider, ProviderCapabilities, ServiceAddress } from '../provider.ts';
+import type { Scenario } from '../../model/scenario.ts';
+import { ScenarioSkipped, type DeleteOptions, type DrainNodeOptions, type PodInfo, type Provider, type ProviderCapabilities, type ServiceAddress, type StatedDrain } from '../provider.ts';
+import type { GatewayClassSettings } from '../cluster-system.ts';
+import { openGatewayClassRun, waitForGatewayClass, type GatewayClassRun, type GatewayEndpoint } from './gateway-class.ts';
+import { routeKindProblem, type ListenerRoute } from './gateway-objects.ts';
 import { assertNamespaceFree, deleteRunNamespace, deleteRunObject, serverSideApply } from './apply.ts';
 import * as chaos from './chaos.ts';
 import { statusOf, type KubeClient } from './client.ts';
@@ -16,7 +20,7 @@ import { chartInstalls } from './helm-gateway.ts';
 import { enrolledNamespace, ensureMesh, type carryOutMeshInstall } from './mesh-install.ts';
 import type { MeshSpec } from '../../profiles/meshes.ts';
 import type { KubeObject } from './list-watch.ts';
-import { fixturesOf, namespaceFor, renderTopology, validateManifests } from './manifests.ts';
+import { fixturesOf, LABELS, namespaceFor, renderTopology, validateManifests } from './manifests.ts';
 import { observeNamespace, type NamespaceObservers } from './observers.ts';
 
 /** How the harness reaches Services from the host. */
@@ -62,6 +66,21 @@ export interface KubeProviderOptions {
   mesh?: MeshSpec;
   /** Carries out the mesh install (default: helm and the API server, mesh-install.ts); tests pass a stand-in. */
   meshInstall?: typeof carryOutMeshInstall;
+  /**
+   * `--gateway-class`: a workload of the topology marked `gatewayClass` is this class's dataplane:
+   * the provider creates a Gateway and routes for it instead of a Deployment (gateway-class.ts).
+   */
+  gatewayClass?: GatewayClassSettings;
+  /** Checks that the host reaches the Gateway (default: a TCP connection, gateway-class.ts probeTcp); tests pass a stand-in. */
+  gatewayProbe?: (endpoint: GatewayEndpoint) => Promise<void>;
+}
+
+/** The class's dataplane as deployed: the flow's result and the observers of its pods. */
+interface ClassDataplane {
+  workload: string;
+  run: GatewayClassRun;
+  namespace: string;
+  observers: NamespaceObservers;
 }
 
 const DEFAULT_DEPLOY_TIMEOUT_MS = 180_000;
@@ -112,6 +131,9 @@ export class KubeProvider implements Provider {
   private readonly cordoned = new Set<string>();
   /** Workloads whose pods a chart's controller creates: their rollout is read from the pods. */
   private readonly charted = new Set<string>();
+  /** The GatewayClass flow of this run, once its Gateway exists (teardown deletes its objects). */
+  private classRun?: GatewayClassRun;
+  private dataplane?: ClassDataplane;
 
   constructor(opts: KubeProviderOptions) {
     this.opts = opts;
@@ -137,8 +159,12 @@ export class KubeProvider implements Provider {
     return assigned;
   }
 
-  async deploy(topology: Topology, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+  async deploy(full: Topology, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
     this.assertRunning();
+    // A GatewayClass's dataplane is no object of ours: its Services and workload leave the rendered topology.
+    const { topology, classWorkload, listeners } = this.splitClassWorkload(full);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.stopping.signal]) : this.stopping.signal;
+    if (classWorkload && listeners) await this.checkGatewayClass(listeners, signal);
     const fixtures: Record<string, string> = {};
     for (const path of fixturesOf(topology)) fixtures[path] = await readFile(join(this.opts.cwd, path), 'utf8');
     const nodePorts = KubeProvider.assignNodePorts(topology, this.opts.exposure);
@@ -188,6 +214,8 @@ export class KubeProvider implements Provider {
       selectorOf: (service) => selectors.get(service),
       // A chart's dataplane labelled its own way (defineHelmProfile's dataplaneSelector).
       workloadSelectors: new Map(topology.workloads.flatMap((w) => (w.installedBy?.selector ? [[w.name, w.installedBy.selector] as const] : []))),
+      // Beside a class's dataplane, which the GEP-1762 rule finds in this namespace, only the run's own pods.
+      ...(classWorkload ? { only: { podSelector: LABELS.workload } } : {}),
     });
     for (const object of rest) await serverSideApply(this.client, object, opts.signal).catch((err: unknown) => Promise.reject(nodePortTaken(err, object, this.opts.exposure) ?? err));
     for (const chart of charts) {
@@ -202,7 +230,7 @@ export class KubeProvider implements Provider {
     }
 
     const timeoutMs = Math.max(opts.timeoutMs ?? DEFAULT_DEPLOY_TIMEOUT_MS, this.opts.minDeployTimeoutMs ?? MIN_DEPLOY_TIMEOUT_MS);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, this.stopping.signal]) : this.stopping.signal;
+    if (classWorkload && listeners) await this.deployClassDataplane(full, classWorkload, listeners, signal);
     await this.pollUntil(async () => {
       for (const w of topology.workloads) if (!(await this.rolledOut(w.name, w.replicas))) return false;
       for (const s of topology.services) {
@@ -235,29 +263,50 @@ export class KubeProvider implements Provider {
   }
 
   pods(workload: string): PodInfo[] {
+    if (this.dataplane?.workload === workload) return this.dataplane.observers.pods.podsOf(workload);
     return this.observers?.pods.podsOf(workload) ?? [];
   }
 
   async deletePod(pod: string, opts: DeleteOptions = {}): Promise<void> {
     this.assertRunning();
-    const observers = this.requireObservers();
+    // A class's dataplane pod is deleted where it lives (an Envoy Gateway proxy: in the controller's namespace).
+    const inDataplane = this.dataplane?.observers.pods.pods.has(pod) ? this.dataplane : undefined;
+    const observers = inDataplane?.observers ?? this.requireObservers();
     observers.pods.deletesIssued.add(pod);
     const t = this.recorder.now();
-    await chaos.deletePod(this.client, this.namespace, pod, opts.gracePeriodSeconds);
+    await chaos.deletePod(this.client, inDataplane?.namespace ?? this.namespace, pod, opts.gracePeriodSeconds);
     observers.pods.deleteAccepted(pod, opts.gracePeriodSeconds, t);
   }
 
   async scale(workload: string, replicas: number): Promise<void> {
     this.assertRunning();
-    const from = await chaos.scaleDeployment(this.client, this.namespace, workload, replicas);
-    this.recorder.event('scale', { workload, detail: { from, to: replicas } });
+    const target = this.workloadTarget(workload, 'scale');
+    if (target.resource === 'daemonsets') throw new Error(`workload ${workload} is a DaemonSet; it has no replicas to scale`);
+    const from = await chaos.scaleDeployment(this.client, target.namespace, target.name, replicas, target.resource);
+    this.recorder.event('scale', { workload, detail: { from, to: replicas, ...(target.name !== workload ? { object: `${target.resource}/${target.namespace}/${target.name}` } : {}) } });
   }
 
   async rolloutRestart(workload: string): Promise<void> {
     this.assertRunning();
-    const generation = await chaos.rolloutRestart(this.client, this.namespace, workload);
+    const target = this.workloadTarget(workload, 'rollout-restart');
+    const generation = await chaos.rolloutRestart(this.client, target.namespace, target.name, new Date(), target.resource);
     if (generation !== undefined) this.generations.set(workload, generation);
-    this.recorder.event('rollout-start', { workload, detail: { generation } });
+    this.recorder.event('rollout-start', { workload, detail: { generation, ...(target.name !== workload ? { object: `${target.resource}/${target.namespace}/${target.name}` } : {}) } });
+  }
+
+  cannotRun(scenario: Scenario): string | undefined {
+    const dataplane = this.dataplane;
+    if (!dataplane) return undefined;
+    for (const step of scenario.steps) {
+      if (!('workload' in step.action) || step.action.workload !== dataplane.workload) continue;
+      const problem = step.action.kind === 'scale' ? dataplane.run.scaleProblem : step.action.kind === 'rollout-restart' ? dataplane.run.rollProblem : undefined;
+      if (problem) return `${step.action.kind} of the ${dataplane.workload} workload (GatewayClass ${dataplane.run.info.name}'s dataplane): ${problem}`;
+    }
+    return undefined;
+  }
+
+  statedDrain(workload: string): StatedDrain | undefined {
+    return this.dataplane?.workload === workload ? { ...this.dataplane.run.drain } : undefined;
   }
 
   /** Cordons a node and evicts the run's pods from it, honouring PodDisruptionBudgets. */
@@ -280,7 +329,7 @@ export class KubeProvider implements Provider {
   }
 
   async waitForPodGone(pod: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
-    const state = this.observers?.pods.pods.get(pod);
+    const state = this.observers?.pods.pods.get(pod) ?? this.dataplane?.observers.pods.pods.get(pod);
     if (!state) throw new Error(`pod ${pod} not found`);
     if (state.info.phase === 'Gone') return;
     await this.recorder.waitFor((e) => e.kind === 'pod-removed' && e.pod === pod, {
@@ -304,7 +353,7 @@ export class KubeProvider implements Provider {
     // Let the watches and log streams close (bounded: a watch still waiting for its response
     // headers only notices the abort at client-node's own request timeout).
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.observers?.stopped(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
+    await Promise.race([Promise.all([this.observers?.stopped(), this.dataplane?.observers.stopped()]), new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
     clearTimeout(timer);
     const problems: unknown[] = [];
     const attempt = async (step: () => Promise<void>) => {
@@ -323,6 +372,10 @@ export class KubeProvider implements Provider {
       // Terminating for good, its finalizer's owner gone.
       const waitMs = this.opts.objectDeleteTimeoutMs ?? OBJECT_DELETE_TIMEOUT_MS;
       const pollMs = this.opts.pollMs ?? 250;
+      // The class's routes, then its Gateway, each gone before the next, while its controller runs;
+      // the GatewayClass is never written to.
+      const classRun = this.classRun;
+      if (classRun) await attempt(async () => void (await classRun.teardown()));
       for (const object of [...this.chartObjects].reverse()) await attempt(() => deleteRunObject(this.client, object, this.opts.runId, { waitMs, pollMs }));
       for (const uninstall of this.uninstalls.reverse()) await attempt(uninstall);
       if (this.created) await deleteRunNamespace(this.client, this.namespace, this.opts.runId);
@@ -332,8 +385,94 @@ export class KubeProvider implements Provider {
     if (problems.length > 0) throw new AggregateError(problems, `${this.name} teardown left something behind: ${problems.map((p) => (p as Error).message).join('; ')}`);
   }
 
+  /** The topology without the workload a GatewayClass plays, and that workload's listeners. */
+  private splitClassWorkload(topology: Topology): { topology: Topology; classWorkload?: string; listeners?: ListenerRoute[] } {
+    const marked = topology.workloads.filter((w) => w.gatewayClass !== undefined);
+    if (marked.length === 0) return { topology };
+    const [workload] = marked;
+    const settings = this.opts.gatewayClass;
+    if (!workload || marked.length > 1) throw new Error(`the topology has ${marked.length} workloads a GatewayClass plays (${marked.map((w) => w.name).join(', ')}); one Gateway per run`);
+    if (!settings || settings.name !== workload.gatewayClass) throw new Error(`workload ${workload.name} is GatewayClass ${workload.gatewayClass}'s dataplane, but provider ${this.name} was not given that class (--gateway-class)`);
+    const route = workload.route;
+    if (!route) throw new Error(`workload ${workload.name} states no route (what it carries and to which Service): a GatewayClass cannot play it`);
+    const services = topology.services.filter((s) => s.selector === workload.name);
+    const listeners = services.flatMap((s) => s.ports.map((p): ListenerRoute => ({ kind: route.kind, port: p.port, backend: route.backend })));
+    if (listeners.length === 0) throw new Error(`no Service selects workload ${workload.name}: its Gateway would have no listener`);
+    return {
+      topology: {
+        workloads: topology.workloads.filter((w) => w !== workload),
+        services: topology.services.filter((s) => !services.includes(s)),
+        ...(topology.disruptionBudgets ? { disruptionBudgets: topology.disruptionBudgets.filter((b) => b.workload !== workload.name) } : {}),
+      },
+      classWorkload: workload.name,
+      listeners,
+    };
+  }
+
+  /** Before anything is created: the class is Accepted and carries every route kind, or the scenario is skipped. */
+  private async checkGatewayClass(listeners: readonly ListenerRoute[], signal: AbortSignal): Promise<void> {
+    const settings = this.opts.gatewayClass;
+    if (!settings) return;
+    const info = await waitForGatewayClass(this.client, settings.name, { timeoutMs: settings.timeouts.gatewayClassMustBeAccepted, pollMs: this.opts.pollMs ?? 1_000, signal });
+    const problems = [...new Set(listeners.map((l) => l.kind))].map((kind) => routeKindProblem(info.name, kind, info.supportedFeatures)).filter((p) => p !== undefined);
+    if (problems.length > 0) throw new ScenarioSkipped(problems.join('; '));
+  }
+
+  /** Creates the class's Gateway and routes, finds its dataplane, watches its pods, and says where the harness reaches it. */
+  private async deployClassDataplane(full: Topology, workload: string, listeners: readonly ListenerRoute[], signal: AbortSignal): Promise<void> {
+    const settings = this.opts.gatewayClass;
+    if (!settings) return;
+    const exposure = this.opts.exposure;
+    const result = await openGatewayClassRun(this.client, {
+      settings,
+      provider: this.opts.name,
+      namespace: this.namespace,
+      runId: this.opts.runId,
+      listeners,
+      published: new Map(exposure.kind === 'nodePort' ? exposure.ports.map((p) => [p.nodePort, p.hostPort]) : []),
+      pollMs: this.opts.pollMs ?? 1_000,
+      signal,
+      ...(this.opts.gatewayProbe ? { probe: this.opts.gatewayProbe } : {}),
+    });
+    if ('skipped' in result) throw new ScenarioSkipped(result.skipped);
+    this.classRun = result;
+    for (const message of result.notes) this.recorder.event('note', { workload, message, detail: { gatewayClass: settings.name, discoveryRule: result.discovery.rule } });
+    const namespace = result.discovery.pods[0]?.metadata.namespace ?? this.namespace;
+    const scenarioServices = full.services.filter((s) => s.selector === workload);
+    const [generated] = result.services;
+    const [service] = scenarioServices;
+    const observers = await observeNamespace(this.client, namespace, this.recorder, this.stopping.signal, {
+      only: {
+        podSelector: result.discovery.selector,
+        workload,
+        ...(generated ? { sliceSelector: `kubernetes.io/service-name=${generated.metadata.name}` } : {}),
+        ...(service ? { serviceAlias: service.name } : {}),
+      },
+    });
+    this.dataplane = { workload, run: result, namespace, observers };
+    for (const s of scenarioServices) {
+      const ports = new Map<string, ServiceAddress>();
+      for (const p of s.ports) {
+        const endpoint = result.endpoints.get(p.port);
+        if (endpoint) ports.set(p.name, { host: endpoint.host, port: endpoint.port });
+      }
+      this.addresses.set(s.name, ports);
+    }
+  }
+
+  /** The object a scale or restart of `workload` acts on: the run's Deployment, or the owning workload of a class's dataplane. */
+  private workloadTarget(workload: string, action: 'scale' | 'rollout-restart'): { namespace: string; name: string; resource: chaos.WorkloadResource } {
+    const dataplane = this.dataplane;
+    if (dataplane?.workload !== workload) return { namespace: this.namespace, name: workload, resource: 'deployments' };
+    const problem = action === 'scale' ? dataplane.run.scaleProblem : dataplane.run.rollProblem;
+    const owner = dataplane.run.workload;
+    if (problem || typeof owner === 'string') throw new Error(`${action} of ${workload}: ${problem ?? String(owner)}`);
+    return { namespace: owner.namespace, name: owner.name, resource: owner.kind === 'Deployment' ? 'deployments' : owner.kind === 'StatefulSet' ? 'statefulsets' : 'daemonsets' };
+  }
+
   /** Deployment status says the rollout is done: new generation observed, every replica updated and ready, no old pod left. */
   private async rolledOut(workload: string, expected?: number): Promise<boolean> {
+    if (this.dataplane?.workload === workload) return this.classRolledOut(workload);
     if (this.charted.has(workload)) {
       // The chart's controller names its Deployment: the pods that carry the workload's label say it.
       const pods = this.pods(workload);
@@ -354,6 +493,33 @@ export class KubeProvider implements Provider {
       (s.availableReplicas ?? 0) === want &&
       (s.replicas ?? 0) === want &&
       !terminating
+    );
+  }
+
+  /**
+   * The class's owning workload is rolled out: its controller saw the new generation, every
+   * replica it wants is updated, and the dataplane pods the run watches are that many, ready, none
+   * terminating (apps/v1 status: Deployment and StatefulSet `replicas`/`updatedReplicas`, DaemonSet
+   * `desiredNumberScheduled`/`updatedNumberScheduled`).
+   */
+  private async classRolledOut(workload: string): Promise<boolean> {
+    const owner = this.dataplane?.run.workload;
+    if (!owner || typeof owner === 'string') return false;
+    const resource = owner.kind === 'Deployment' ? 'deployments' : owner.kind === 'StatefulSet' ? 'statefulsets' : 'daemonsets';
+    const { body } = await this.client.request<{
+      metadata?: { generation?: number };
+      spec?: { replicas?: number };
+      status?: { observedGeneration?: number; updatedReplicas?: number; desiredNumberScheduled?: number; updatedNumberScheduled?: number };
+    }>('GET', `/apis/apps/v1/namespaces/${owner.namespace}/${resource}/${owner.name}`);
+    const s = body.status ?? {};
+    const want = owner.kind === 'DaemonSet' ? (s.desiredNumberScheduled ?? 0) : (body.spec?.replicas ?? 0);
+    const updated = owner.kind === 'DaemonSet' ? s.updatedNumberScheduled : s.updatedReplicas;
+    const pods = this.pods(workload);
+    return (
+      (s.observedGeneration ?? 0) >= (body.metadata?.generation ?? 0) &&
+      (updated ?? 0) === want &&
+      pods.length === want &&
+      pods.every((p) => p.phase === 'Running' && p.ready)
     );
   }
 

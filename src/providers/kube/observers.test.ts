@@ -195,9 +195,30 @@ describe('observers against a list/watch API server', () => {
   it("follows the first container of a chart's dataplane pod, which is not called main", async () => {
     const { fake } = await setup();
     // An Envoy Gateway proxy pod: the API server answers 400 to a log request for a container it lacks.
-    fake.put(PODS, { ...pod('envoy-1', { running: true, ready: true }), spec: { containers: [{ name: 'envoy' }, { name: 'shutdown-manager' }] } });
+    const envoy = pod('envoy-1', { running: true, ready: true });
+    envoy.status.containerStatuses = envoy.status.containerStatuses.map((c) => ({ ...c, name: 'envoy' }));
+    fake.put(PODS, { ...envoy, spec: { containers: [{ name: 'envoy' }, { name: 'shutdown-manager' }] } });
     await until(() => fake.logRequests.length === 1, 'the log to be followed');
     expect(fake.logRequests[0]?.query).toMatchObject({ container: 'envoy', follow: 'true' });
+  });
+
+  it("judges zerodrop's main container, not the sidecar a mesh injects, whose status the kubelet sorts first", async () => {
+    const { fake, kinds, recorder } = await setup();
+    // Linkerd injects its proxy as the first container; the kubelet lists statuses by name.
+    const injected = (main: object, proxy: object) => ({
+      ...pod('backend-1'),
+      spec: { containers: [{ name: 'linkerd-proxy' }, { name: 'main' }] },
+      status: { podIP: '10.244.1.5', conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [{ name: 'linkerd-proxy', restartCount: 0, state: proxy }, { name: 'main', restartCount: 0, state: main }] },
+    });
+    fake.put(PODS, injected({ waiting: { reason: 'ContainerCreating' } }, { running: { startedAt: '2026-01-01T00:00:00Z' } }));
+    fake.put(PODS, injected({ running: { startedAt: '2026-01-01T00:00:02Z' } }, { running: { startedAt: '2026-01-01T00:00:00Z' } }));
+    fake.put(PODS, injected({ terminated: { exitCode: 0, reason: 'Completed', finishedAt: '2026-01-01T00:00:09Z' } }, { running: { startedAt: '2026-01-01T00:00:00Z' } }));
+    fake.put(PODS, injected({ terminated: { exitCode: 0, reason: 'Completed', finishedAt: '2026-01-01T00:00:09Z' } }, { terminated: { exitCode: 137, reason: 'Error', finishedAt: '2026-01-01T00:00:19Z' } }));
+    await until(() => kinds('exit').length === 1 && fake.logRequests.length === 1, 'the exit and the log follow');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(recorder.timeline.events.find((e) => e.kind === 'pod-started')?.detail).toMatchObject({ startedAt: '2026-01-01T00:00:02Z' });
+    expect(recorder.timeline.events.filter((e) => e.kind === 'exit').map((e) => e.detail)).toEqual([expect.objectContaining({ code: 0, finishedAt: '2026-01-01T00:00:09Z' })]);
+    expect(fake.logRequests[0]?.query).toMatchObject({ container: 'main' });
   });
 
   it('does not record the delete twice when the harness issued it, and reports restarts with the last exit', async () => {

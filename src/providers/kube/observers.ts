@@ -23,7 +23,7 @@ import { eligibleEndpoints, type Conditions } from '../endpoint-eligibility.ts';
 import type { PodInfo } from '../provider.ts';
 import type { KubeClient } from './client.ts';
 import { CollectionMissing, ListWatch, type Change, type KubeObject } from './list-watch.ts';
-import { LABELS } from './manifests.ts';
+import { LABELS, MAIN_CONTAINER } from './manifests.ts';
 import { PodLogs } from './pod-logs.ts';
 
 export interface PodObject extends KubeObject {
@@ -97,6 +97,17 @@ interface PodState {
   restarts: number;
 }
 
+/**
+ * The container whose life is the pod's: `main` in zerodrop's Deployments, else the pod's first
+ * (a chart's or a class's dataplane: envoy, stunnerd, controller). Never by the order of
+ * status.containerStatuses, which the kubelet sorts by name (kubernetes pkg/kubelet/kubelet_pods.go,
+ * SortedContainerStatuses): a mesh's injected `linkerd-proxy` sorts before `main`.
+ */
+export function mainContainer(pod: PodObject): string | undefined {
+  const names = pod.spec?.containers?.map((c) => c.name) ?? [];
+  return names.includes(MAIN_CONTAINER) ? MAIN_CONTAINER : names[0];
+}
+
 /** Watches the run's pods; keeps the pod list the provider answers `pods()` from. */
 export class PodObserver {
   readonly pods = new Map<string, PodState>();
@@ -104,22 +115,17 @@ export class PodObserver {
   readonly deletesIssued = new Set<string>();
   private readonly recorder: Recorder;
   private readonly onStarted: ((pod: string, workload: string, container: string | undefined) => void) | undefined;
+  private readonly workloadLabel: (pod: PodObject) => string;
 
-  /** Workloads whose pods a chart labels its own way (ChartedDataplane.selector): workload -> labels. */
-  private readonly selectors: ReadonlyMap<string, Record<string, string>>;
-
-  constructor(recorder: Recorder, onStarted?: (pod: string, workload: string, container: string | undefined) => void, selectors: ReadonlyMap<string, Record<string, string>> = new Map()) {
+  constructor(
+    recorder: Recorder,
+    onStarted?: (pod: string, workload: string, container: string | undefined) => void,
+    /** The workload a pod belongs to: its zerodrop.dev/workload label unless told otherwise (a GatewayClass's dataplane). */
+    workloadOf?: (pod: PodObject) => string,
+  ) {
     this.recorder = recorder;
     this.onStarted = onStarted;
-    this.selectors = selectors;
-  }
-
-  /** The workload a pod belongs to: zerodrop's label, or the first workload whose selector its labels match. */
-  private workloadLabelled(labels: Record<string, string>): string {
-    const own = labels[LABELS.workload];
-    if (own !== undefined) return own;
-    for (const [workload, selector] of this.selectors) if (Object.entries(selector).every(([k, v]) => labels[k] === v)) return workload;
-    return '';
+    this.workloadLabel = workloadOf ?? ((pod) => pod.metadata.labels?.[LABELS.workload] ?? '');
   }
 
   podsOf(workload: string): PodInfo[] {
@@ -147,7 +153,7 @@ export class PodObserver {
   handle(change: Change<PodObject>): void {
     const pod = change.object;
     const name = pod.metadata.name;
-    const workload = this.workloadLabelled(pod.metadata.labels ?? {});
+    const workload = this.workloadLabel(pod);
     const base = { pod: name, ...(workload ? { workload } : {}) };
     let state = this.pods.get(name);
     if (!state) {
@@ -173,13 +179,14 @@ export class PodObserver {
     const info = state.info;
     if (pod.status?.podIP) info.ip = pod.status.podIP;
     if (pod.spec?.nodeName) info.node = pod.spec.nodeName;
-    const main = pod.status?.containerStatuses?.[0];
+    const container = mainContainer(pod);
+    const statuses = pod.status?.containerStatuses ?? [];
+    const main = container === undefined ? statuses[0] : statuses.find((c) => c.name === container);
     if (!state.started && main?.state?.running) {
       state.started = true;
       if (info.phase === 'Pending') info.phase = 'Running';
       this.recorder.event('pod-started', { ...base, detail: { startedAt: main.state.running.startedAt } });
-      // The pod's first container: `main` in zerodrop's Deployments, the dataplane in a chart's (envoy, stunnerd, controller).
-      this.onStarted?.(info.name, info.workload, pod.spec?.containers?.[0]?.name);
+      this.onStarted?.(info.name, info.workload, container);
     }
     const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
     if (ready !== info.ready) {
@@ -230,6 +237,12 @@ export class PodObserver {
       },
     });
   }
+}
+
+/** The slice as if it belonged to Service `service` (a generated Service, seen as the scenario's). */
+function aliased(change: Change<EndpointSliceObject>, service: string): Change<EndpointSliceObject> {
+  const object = { ...change.object, metadata: { ...change.object.metadata, labels: { ...change.object.metadata.labels, 'kubernetes.io/service-name': service } } };
+  return { ...change, object } as Change<EndpointSliceObject>;
 }
 
 /** The union of a Service's endpoints over its slices, by pod. */
@@ -350,26 +363,55 @@ export interface NamespaceObservers {
  * Starts the pod, endpoint and event watches of one namespace and waits for their first lists.
  * Falls back to legacy Endpoints when the server has no EndpointSlice API, and notes it.
  */
+/** The workload a pod belongs to: zerodrop's label, or the first workload whose chart selector its labels match. */
+export function workloadBySelectors(selectors: ReadonlyMap<string, Record<string, string>>): (pod: PodObject) => string {
+  return (pod) => {
+    const labels = pod.metadata.labels ?? {};
+    const own = labels[LABELS.workload];
+    if (own !== undefined) return own;
+    for (const [workload, selector] of selectors) if (Object.entries(selector).every(([k, v]) => labels[k] === v)) return workload;
+    return '';
+  };
+}
+
 export async function observeNamespace(
   client: KubeClient,
   namespace: string,
   recorder: Recorder,
   signal: AbortSignal,
-  opts: { selectorOf?: (service: string) => string | undefined; retryDelayMs?: number; followLogs?: boolean; workloadSelectors?: ReadonlyMap<string, Record<string, string>> } = {},
+  opts: {
+    selectorOf?: (service: string) => string | undefined;
+    retryDelayMs?: number;
+    followLogs?: boolean;
+    /** Workloads whose pods a chart labels its own way (ChartedDataplane.selector): workload -> labels. */
+    workloadSelectors?: ReadonlyMap<string, Record<string, string>>;
+    /**
+     * Only some of the namespace's pods, slices and events: a GatewayClass's dataplane in its
+     * controller's namespace (pods by the selector that found them, counted as `workload`; the
+     * slices of its Services; the events of those pods), or the run's own pods beside it.
+     */
+    only?: { podSelector: string; workload?: string; sliceSelector?: string; serviceAlias?: string };
+  } = {},
 ): Promise<NamespaceObservers> {
+  const only = opts.only;
   const logs = opts.followLogs === false ? undefined : new PodLogs(client, namespace, recorder, signal);
-  const pods = new PodObserver(recorder, logs ? (pod, workload, container) => logs.follow(pod, workload, container) : undefined, opts.workloadSelectors);
+  const pods = new PodObserver(
+    recorder,
+    logs ? (pod, workload, container) => logs.follow(pod, workload, container) : undefined,
+    only?.workload !== undefined ? () => only.workload ?? '' : opts.workloadSelectors ? workloadBySelectors(opts.workloadSelectors) : undefined,
+  );
   const endpoints = new EndpointObserver(recorder, (pod, service) => pods.workloadOf(pod) ?? opts.selectorOf?.(service));
   const onGap = (what: string) => recorder.event('note', { message: what, detail: { observer: 'watch-gap' } });
   const common = { client, signal, onGap, ...(opts.retryDelayMs !== undefined ? { retryDelayMs: opts.retryDelayMs } : {}) };
-  const podWatch = new ListWatch<PodObject>({ ...common, path: `/api/v1/namespaces/${namespace}/pods`, onChange: (c) => pods.handle(c) });
+  const podWatch = new ListWatch<PodObject>({ ...common, path: `/api/v1/namespaces/${namespace}/pods`, ...(only ? { labelSelector: only.podSelector } : {}), onChange: (c) => pods.handle(c) });
   const watches: ListWatch<KubeObject>[] = [podWatch as unknown as ListWatch<KubeObject>];
   await podWatch.start();
 
   const sliceWatch = new ListWatch<EndpointSliceObject>({
     ...common,
     path: `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices`,
-    onChange: (c) => endpoints.handleSlice(c),
+    ...(only?.sliceSelector !== undefined ? { labelSelector: only.sliceSelector } : {}),
+    onChange: (c) => endpoints.handleSlice(only?.serviceAlias !== undefined ? aliased(c, only.serviceAlias) : c),
   });
   try {
     await sliceWatch.start();
@@ -398,6 +440,8 @@ export async function observeNamespace(
       const e = c.object;
       const pod = e.involvedObject?.kind === 'Pod' ? e.involvedObject.name : undefined;
       const workload = pod ? pods.workloadOf(pod) : undefined;
+      // In a namespace the run shares (a controller's), only what happens to the pods it watches.
+      if (only && workload === undefined) return;
       recorder.event('note', {
         ...(pod ? { pod } : {}),
         ...(workload ? { workload } : {}),

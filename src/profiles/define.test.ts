@@ -93,6 +93,9 @@ describe('defineProfile', () => {
     const nginx = defineProfile(gateway({ name: 'nginx' }));
     expect(() => validateConfig({ profiles: [nginx] }, 'cfg')).toThrow(/profiles\[0\] = defineProfile\(nginx\): defineProfile name "nginx" is a built-in profile's/);
     expect(() => validateConfig({ profiles: [p, p] }, 'cfg')).toThrow(/profile "my-proxy" is listed twice/);
+    // A built-in is itself a defined profile: selecting its own object is selecting it by name.
+    const builtIn = profiles.find((b) => b.name === 'nginx')!;
+    expect(validateConfig({ profiles: [builtIn] }, 'cfg').profiles).toEqual([builtIn]);
     expect(() => validateConfig({ profiles: [{ name: 'fake' }] }, 'cfg')).toThrow(/unknown profile; allowed: reference.*or a profile made with defineProfile/);
   });
 });

@@ -96,7 +96,7 @@ function uniqueProfileNames(list: (string | Profile)[], ctx: z.RefinementCtx): v
   const seen = new Set<string>();
   list.forEach((p, i) => {
     const name = typeof p === 'string' ? p : p.name;
-    if (typeof p !== 'string' && profiles.some((b) => b.name === name)) {
+    if (typeof p !== 'string' && profiles.some((b) => b.name === name && b !== p)) {
       ctx.addIssue({ code: 'custom', path: [i], message: `defineProfile name "${name}" is a built-in profile's; choose another name` });
     } else if (seen.has(name)) {
       ctx.addIssue({ code: 'custom', path: [i], message: `profile "${name}" is listed twice` });

@@ -93,6 +93,9 @@ describe('defineProfile', () => {
     const nginx = defineProfile(gateway({ name: 'nginx' }));
     expect(() => validateConfig({ profiles: [nginx] }, 'cfg')).toThrow(/profiles\[0\] = defineProfile\(nginx\): defineProfile name "nginx" is a built-in profile's/);
     expect(() => validateConfig({ profiles: [p, p] }, 'cfg')).toThrow(/profile "my-proxy" is listed twice/);
+    // A built-in is itself a defined profile: selecting its own object is selecting it by name.
+    const builtIn = profiles.find((b) => b.name === 'nginx')!;
+    expect(validateConfig({ profiles: [builtIn] }, 'cfg').profiles).toEqual([builtIn]);
     expect(() => validateConfig({ profiles: [{ name: 'fake' }] }, 'cfg')).toThrow(/unknown profile; allowed: reference.*or a profile made with defineProfile/);
   });
 });
@@ -143,6 +146,9 @@ describe('defineProfile: the fields the built-ins need', () => {
     expect(() => defineProfile(gateway({ attribution: 'header' as never }))).toThrow(/\.attribution = "header": must be \{ header: "x-served-by" \}.* or "connection"/);
     expect(() => defineProfile(gateway({ image: 'Not An Image' }))).toThrow(/\.image = "Not An Image": must be an image reference, e.g. "httpd:2.4-alpine"/);
     expect(() => defineProfile(gateway({ directory: join(dir, 'nowhere') }))).toThrow(/\.directory = ".*nowhere": no directory at/);
+    expect(() => defineProfile(gateway({ placeholders: ['workers'] }))).toThrow(/\.placeholders\[0\] = "workers": variable names are upper case, digits and _/);
+    expect(() => defineProfile(gateway({ role: 'proxy' as never }))).toThrow(/\.role = "proxy": must be "gateway", "backend" or both/);
+    expect(() => defineProfile(gateway({ env: 'A=1' as never }))).toThrow(/\.env = "A=1": must be \{ NAME: "value" \} or a function of the pod/);
   });
 });
 

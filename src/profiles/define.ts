@@ -75,8 +75,8 @@ export interface ProfileFields {
   command: PerPod<string[]>;
   /**
    * Configuration files rendered for each pod into its own directory (`${POD_DIR}`) before the
-   * command starts: file name in the pod directory -> template path (relative to the working
-   * directory, or absolute). Every `${NAME}` in a template is replaced the same way.
+   * command starts: file name in the pod directory -> template path (relative to `directory`, or
+   * absolute). Every `${NAME}` in a template is replaced the same way.
    */
   config?: Record<string, string>;
   /**

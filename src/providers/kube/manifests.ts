@@ -3,9 +3,11 @@
 //
 // One Namespace per run holds everything the run creates, so that teardown is one namespace delete
 // and can never touch anything else. The reference apps (fixtures/*.mjs) are shipped in a ConfigMap
-// and run on a stock Node.js image: no image is built or loaded. The Workload's fields are named
-// after core/v1 and apps/v1 and map one to one; where Kubernetes is coarser than the local provider
-// (probe periods in whole seconds, minimum 1) the value is rounded up.
+// and run on a stock Node.js image: no image is built or loaded. A profile defined with defineProfile
+// runs its own argv on its image (or its program's stock one), its configuration templates shipped in
+// a ConfigMap of their own and rendered into the pod's emptyDir by an init container. The Workload's
+// fields are named after core/v1 and apps/v1 and map one to one; where Kubernetes is coarser than the
+// local provider (probe periods in whole seconds, minimum 1) the value is rounded up.
 
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';

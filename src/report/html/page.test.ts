@@ -111,6 +111,13 @@ describe('the HTML report', () => {
     expect(html).toContain('No pod wrote any output.');
   });
 
+  it('says how requests were attributed to pods, as the result records it', () => {
+    const line = "requests to Service gateway are attributed to its gateway pods (gateway) through the load balancer's connection records";
+    const html = renderHtml(runOf({ ...resultOf(drained().build()), attribution: [line] }));
+    expect(html).toContain(`<p class="attribution">Attribution: requests to Service gateway are attributed to its gateway pods (gateway) through the load balancer&#39;s connection records</p>`);
+    expect(renderHtml(runOf(resultOf(drained().build())))).not.toContain('class="attribution"');
+  });
+
   it('escapes pod output and names, and renders a skipped run without a timeline', () => {
     const timeline = drained().build();
     timeline.podOutput['backend-1'] = [{ t: 10, stream: 'stderr', line: '</script><script>alert(1)</script>' }];

@@ -13,7 +13,8 @@
 import type { Topology } from '../model/workload.ts';
 import { BACKEND } from './backend-topology.ts';
 import { defineScenario } from './definition.ts';
-import { gatewayOptionDocs, gatewayTopology, gatewayTraffic, noFailedGatewayRequests } from './gateway-http-topology.ts';
+import { gatewayOptionDocs, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
+import { trafficExpectations } from './dense-traffic.ts';
 
 /** The backends' preStop (gatewayTopology's): long enough for the backend Service to deprogram them. */
 const BACKEND_PRESTOP_MS = 1000;
@@ -97,7 +98,7 @@ export default defineScenario({
       end: { rolloutComplete: BACKEND, settleMs: o.settleMs },
       maxDurationMs: o.rolloutAtMs + o.backends * (o.backendGraceSeconds * 1000 + 10_000) + o.settleMs + 15_000,
       expectations: [
-        ...noFailedGatewayRequests(loads, { ratePerClient: traffic.ratePerClient, thinkMs: o.thinkMs }),
+        ...trafficExpectations(loads, { ratePerClient: traffic.ratePerClient, thinkMs: o.thinkMs }),
         { assert: 'notKilled', pod: { workload: BACKEND } },
         { assert: 'rolloutCompletesWithin', workload: BACKEND, maxMs: o.backends * (o.backendGraceSeconds * 1000 + 5000) },
       ],

@@ -96,7 +96,13 @@ export type Expectation =
    * No HTTP/1.1 keep-alive connection of the run's loads was closed by the server between two
    * requests without Connection: close, unless it had been idle `idleTimeoutMs` or more.
    */
-  | { assert: 'keepAliveClosedPolitely'; idleTimeoutMs: number };
+  | { assert: 'keepAliveClosedPolitely'; idleTimeoutMs: number }
+  /**
+   * No connection a client (a gateway) kept open to the pod after a request was still idle when the
+   * pod's drain closed it: a request sent on one at that moment is lost. Read from the reference
+   * backend's `idle-close` lines.
+   */
+  | { assert: 'noIdleUpstreamAtDrain'; pod: PodRef };
 
 export type AssertionName = Expectation['assert'];
 

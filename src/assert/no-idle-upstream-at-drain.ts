@@ -1,11 +1,13 @@
-// noIdleUpstreamAtDrain: no connection a client (here a gateway) kept open to a backend after a
-// request was still idle when that backend's drain closed it. A backend may close an idle
+// noIdleUpstreamAtDrain: no connection a client (here a gateway) kept using after the backend was
+// deprogrammed was still idle when that backend's drain closed it. A backend may close an idle
 // connection at any time (RFC 9112 section 9.6), and a draining one does; a request the gateway is
 // sending over it at that moment is lost, and whether one was is luck (the window is the path's
 // latency). That the gateway left the connection to be closed under it is not luck: counted here
 // from the reference backend's own `idle-close` lines, every run. A gateway avoids it by opening a
 // connection per request, or by closing its pooled connections to an endpoint once the endpoint is
-// removed, before the backend's SIGTERM.
+// removed, before the backend's SIGTERM. A connection last used before the deprogramming (idle longer
+// than usedWithinMs at its close) is one a gateway balancing over endpoints no longer sends on: let
+// through.
 
 import type { Expectation } from '../model/scenario.ts';
 import type { AssertionResult } from '../model/verdict.ts';
@@ -16,7 +18,7 @@ export type NoIdleUpstreamAtDrain = Extract<Expectation, { assert: 'noIdleUpstre
 interface PodLine {
   t: number;
   ev?: unknown;
-  connections?: unknown;
+  idleMs?: unknown;
 }
 
 function events(lines: readonly { t: number; stream: string; line: string }[]): PodLine[] {
@@ -39,13 +41,17 @@ export function noIdleUpstreamAtDrain(expectation: NoIdleUpstreamAtDrain, ctx: A
     if (!lines.some((l) => l.ev === 'sigterm')) {
       return { verdict: 'inconclusive', message: `${pod} reported no SIGTERM on stdout: its idle closes are unknown` };
     }
-    const closes = lines.filter((l) => l.ev === 'idle-close' && typeof l.connections === 'number');
-    const n = closes.reduce((sum, l) => sum + (l.connections as number), 0);
-    if (n === 0) return { verdict: 'pass', message: `${pod}'s drain closed no connection left idle after a request`, details: { closed: 0 } };
+    const closes = lines.filter((l) => l.ev === 'idle-close' && Array.isArray(l.idleMs));
+    const idle = closes.flatMap((l) => (l.idleMs as unknown[]).filter((ms): ms is number => typeof ms === 'number'));
+    const used = idle.filter((ms) => ms <= expectation.usedWithinMs);
+    const older = idle.length - used.length;
+    const letThrough = older > 0 ? ` (${plural(older, 'connection')} idle longer than ${expectation.usedWithinMs} ms, last used before the deprogramming, let through)` : '';
+    if (used.length === 0) return { verdict: 'pass', message: `${pod}'s drain closed no connection still in use after its deprogramming${letThrough}`, details: { closed: 0, older } };
+    const first = closes.find((l) => (l.idleMs as unknown[]).some((ms) => typeof ms === 'number' && ms <= expectation.usedWithinMs))!;
     return {
       verdict: 'fail',
-      message: `${pod}'s drain closed ${plural(n, 'connection')} its client had left idle after a request, first at ${at(closes[0]!.t)}: a request sent on one as it closed was lost`,
-      details: { closed: n, at: closes.map((l) => l.t) },
+      message: `${pod}'s drain closed ${plural(used.length, 'connection')} its client had left idle between requests after its deprogramming, first at ${at(first.t)}: a request sent on one as it closed was lost${letThrough}`,
+      details: { closed: used.length, older, at: closes.map((l) => l.t) },
     };
   });
 }

@@ -98,11 +98,13 @@ export type Expectation =
    */
   | { assert: 'keepAliveClosedPolitely'; idleTimeoutMs: number }
   /**
-   * No connection a client (a gateway) kept open to the pod after a request was still idle when the
-   * pod's drain closed it: a request sent on one at that moment is lost. Read from the reference
-   * backend's `idle-close` lines.
+   * No connection a client (a gateway) kept using after the pod was deprogrammed was still open, idle,
+   * when the pod's drain closed it: a request sent on one at that moment is lost. A connection idle
+   * longer than `usedWithinMs` at its close was last used before the deprogramming (a gateway that
+   * balances over endpoints stops using it), and is let through. Read from the reference backend's
+   * `idle-close` lines.
    */
-  | { assert: 'noIdleUpstreamAtDrain'; pod: PodRef };
+  | { assert: 'noIdleUpstreamAtDrain'; pod: PodRef; usedWithinMs: number };
 
 export type AssertionName = Expectation['assert'];
 

@@ -15,7 +15,7 @@
 import type { Topology } from '../model/workload.ts';
 import { BACKEND } from './backend-topology.ts';
 import { defineScenario } from './definition.ts';
-import { gatewayOptionDocs, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
+import { BACKEND_PROGRAMMING_DELAY_MS, gatewayOptionDocs, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
 import { trafficExpectations } from './dense-traffic.ts';
 
 /** The backends' preStop (gatewayTopology's): long enough for the backend Service to deprogram them. */
@@ -102,7 +102,8 @@ export default defineScenario({
       expectations: [
         ...trafficExpectations(loads, { ratePerClient: traffic.ratePerClient, thinkMs: o.thinkMs }),
         // The race counted whole, every run: each upstream connection a backend's drain closed under the gateway.
-        { assert: 'noIdleUpstreamAtDrain', pod: { workload: BACKEND } },
+        // Used after the backend Service deprogrammed the pod: idle at most the rest of the preStop at SIGTERM, plus the idle close.
+        { assert: 'noIdleUpstreamAtDrain', pod: { workload: BACKEND }, usedWithinMs: BACKEND_PRESTOP_MS - BACKEND_PROGRAMMING_DELAY_MS + o.backendIdleCloseMs },
         { assert: 'notKilled', pod: { workload: BACKEND } },
         { assert: 'rolloutCompletesWithin', workload: BACKEND, maxMs: o.backends * (o.backendGraceSeconds * 1000 + 5000) },
       ],

@@ -18,7 +18,7 @@ import { gatewayWorkload } from './gateway-workload.ts';
 export const GATEWAY = 'gateway';
 export const GATEWAY_PORT = 8000;
 /** The backend Service's own programming delay: short, since its pods are never deleted here. */
-const BACKEND_PROGRAMMING_DELAY_MS = 100;
+export const BACKEND_PROGRAMMING_DELAY_MS = 100;
 
 export interface GatewayTopologyOptions {
   gateways: number;

@@ -47,6 +47,9 @@ export default defineScenario({
     'nginx-naive': `${NOT_STOPPED} nginx as packaged opens an upstream connection per request (no upstream keepalive)`,
     'haproxy-naive': `${NOT_STOPPED} the naive HAProxy keeps \`option http-server-close\` (an upstream connection per request)`,
     'caddy-naive': `${NOT_STOPPED} the naive Caddy keeps the transport's \`keepalive off\` (an upstream connection per request)`,
+    // Their twins differ from the drain-correct charts in the gateway pod's own drain only.
+    'envoy-gateway-naive': `${NOT_STOPPED} its upstream connection pools are those of the drain-correct chart`,
+    'ingress-nginx-naive': `${NOT_STOPPED} its upstream connection pools are those of the drain-correct chart`,
   },
   defaults: {
     gateways: 2,

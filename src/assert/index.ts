@@ -16,6 +16,7 @@ import { exitsPromptlyWhenIdle } from './exits-promptly-when-idle.ts';
 import { http2Goaway } from './http2-goaway.ts';
 import { keepAliveClosedPolitely } from './keep-alive-closed-politely.ts';
 import { noFailedRequests } from './no-failed-requests.ts';
+import { noIdleUpstreamAtDrain } from './no-idle-upstream-at-drain.ts';
 import { newAllocationsSucceed } from './new-allocations-succeed.ts';
 import { noLostPackets } from './no-lost-packets.ts';
 import { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
@@ -34,6 +35,7 @@ export { http2Goaway } from './http2-goaway.ts';
 export { exitsPromptlyWhenIdle } from './exits-promptly-when-idle.ts';
 export { keepAliveClosedPolitely } from './keep-alive-closed-politely.ts';
 export { noFailedRequests } from './no-failed-requests.ts';
+export { noIdleUpstreamAtDrain } from './no-idle-upstream-at-drain.ts';
 export { noLostPackets, packetPhase, servingPod, type PacketPhase } from './no-lost-packets.ts';
 export { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
 export { notKilled } from './not-killed.ts';
@@ -74,6 +76,8 @@ export function assertOne(expectation: Expectation, ctx: AssertContext): Asserti
       return newAllocationsSucceed(expectation, ctx);
     case 'keepAliveClosedPolitely':
       return keepAliveClosedPolitely(expectation, ctx);
+    case 'noIdleUpstreamAtDrain':
+      return noIdleUpstreamAtDrain(expectation, ctx);
     default: {
       const unknown: never = expectation;
       throw new Error(`unknown assertion ${JSON.stringify(unknown)}`);

@@ -342,6 +342,24 @@ describe('connections', () => {
     expect(server.sockets).toBe(1);
   });
 
+  it('postBytes: each request is a POST carrying that many bytes, and keep-alive still reuses the socket', async () => {
+    const bodies: { method: string; body: string }[] = [];
+    const server = await startServer((req, res) => {
+      let body = '';
+      req.setEncoding('latin1');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        bodies.push({ method: req.method ?? '', body });
+        reply(res);
+      });
+    });
+    const recorder = new Recorder();
+    const load = track(startHttpLoad('post', http11({ keepAlive: true, postBytes: 64 }), { host: '127.0.0.1', port: server.port }, recorder, { maxRequests: 3 }));
+    expect(await load.done).toMatchObject({ sent: 3, completed: 3, failed: 0 });
+    expect(bodies).toEqual(Array.from({ length: 3 }, () => ({ method: 'POST', body: 'x'.repeat(64) })));
+    expect(server.sockets).toBe(1);
+  });
+
   it('keep-alive off opens a fresh socket for every request', async () => {
     const server = await startServer((_req, res) => reply(res));
     const recorder = new Recorder();
@@ -560,5 +578,7 @@ describe('stopping', () => {
     expect(() => startHttpLoad('x', http11({ mode: 'open' }), target, recorder)).toThrow(/rate/);
     expect(() => startHttpLoad('x', http11({ connections: 0 }), target, recorder)).toThrow(/connections/);
     expect(() => startHttpLoad('x', http11({ timeoutMs: 0 }), target, recorder)).toThrow(/timeoutMs/);
+    expect(() => startHttpLoad('x', http11({ postBytes: 1.5 }), target, recorder)).toThrow(/postBytes/);
+    expect(() => startHttpLoad('x', http11({ postBytes: 70_000 }), target, recorder)).toThrow(/postBytes/);
   });
 });

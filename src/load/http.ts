@@ -129,6 +129,7 @@ function validate(spec: HttpLoadSpec | SingleRequestSpec): void {
   if (spec.mode === 'closed' && spec.ratePerWorker !== undefined) positive('ratePerWorker', spec.ratePerWorker);
   if (spec.mode === 'closed' && spec.heldRatePerWorker !== undefined) positive('heldRatePerWorker', spec.heldRatePerWorker);
   if (spec.mode === 'closed' && spec.thinkMs !== undefined && !(Number.isFinite(spec.thinkMs) && spec.thinkMs >= 0)) throw new RangeError(`load spec: thinkMs must be 0 or more, got ${spec.thinkMs}`);
+  if (spec.postBytes !== undefined && !(Number.isInteger(spec.postBytes) && spec.postBytes >= 0 && spec.postBytes <= MAX_POST_BYTES)) throw new RangeError(`load spec: postBytes must be an integer in [0, ${MAX_POST_BYTES}], got ${spec.postBytes}`);
 }
 
 /** One TCP connection of a worker. */
@@ -422,7 +423,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
     this.target = target;
     this.keepAlive = spec.kind === 'http' && spec.keepAlive;
     this.names = opts.names ?? DEFAULT_NAME_HEADERS;
-    this.request = requestBytes(spec.path, this.origin, this.keepAlive);
+    this.request = requestBytes(spec.path, this.origin, this.keepAlive, spec.kind === 'http' ? spec.postBytes : undefined);
     this.mode = spec.kind === 'single' ? 'single' : spec.mode;
     this.notesBounds = this.mode !== 'single';
   }
@@ -539,8 +540,13 @@ class HttpLoad extends RequestLoad implements WorkerSink {
   }
 }
 
-/** The request every worker writes: a GET with the Host its origin names, closing the connection unless kept alive. */
-function requestBytes(path: string, origin: string, keepAlive: boolean): Buffer {
+/** A request body is written with the request in one buffer: small, as a form or an API call is. */
+const MAX_POST_BYTES = 65_536;
+
+/** The request every worker writes: a GET (or a POST of `postBytes`) with the Host its origin names, closing the connection unless kept alive. */
+function requestBytes(path: string, origin: string, keepAlive: boolean, postBytes?: number): Buffer {
   const host = origin.slice('http://'.length);
-  return Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: zerodrop\r\n${keepAlive ? '' : 'Connection: close\r\n'}\r\n`, 'latin1');
+  const close = keepAlive ? '' : 'Connection: close\r\n';
+  if (postBytes === undefined) return Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: zerodrop\r\n${close}\r\n`, 'latin1');
+  return Buffer.from(`POST ${path} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: zerodrop\r\nContent-Type: text/plain\r\nContent-Length: ${postBytes}\r\n${close}\r\n${'x'.repeat(postBytes)}`, 'latin1');
 }

@@ -30,6 +30,12 @@ export interface HttpLoadSpec {
    * client whose request crosses the server's FIN on the wire.
    */
   thinkMs?: number;
+  /**
+   * Each request a POST carrying this many bytes, rather than a GET: a request that is not
+   * idempotent, which no client or proxy may send again on its own (RFC 9110 section 9.2.2), so
+   * that a proxy that retries a GET its backend closed under it cannot hide the close.
+   */
+  postBytes?: number;
   /** Per request timeout. A request slower than this is a `timeout`. */
   timeoutMs: number;
 }

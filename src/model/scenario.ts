@@ -96,7 +96,15 @@ export type Expectation =
    * No HTTP/1.1 keep-alive connection of the run's loads was closed by the server between two
    * requests without Connection: close, unless it had been idle `idleTimeoutMs` or more.
    */
-  | { assert: 'keepAliveClosedPolitely'; idleTimeoutMs: number };
+  | { assert: 'keepAliveClosedPolitely'; idleTimeoutMs: number }
+  /**
+   * No connection a client (a gateway) kept using after the pod was deprogrammed was still open, idle,
+   * when the pod's drain closed it: a request sent on one at that moment is lost. A connection idle
+   * longer than `usedWithinMs` at its close was last used before the deprogramming (a gateway that
+   * balances over endpoints stops using it), and is let through. Read from the reference backend's
+   * `idle-close` lines.
+   */
+  | { assert: 'noIdleUpstreamAtDrain'; pod: PodRef; usedWithinMs: number };
 
 export type AssertionName = Expectation['assert'];
 

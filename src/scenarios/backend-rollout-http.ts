@@ -1,4 +1,5 @@
-import { backendOptionDocs, backendTopology, BACKEND, inFlightLoad, pick } from './backend-topology.ts';
+import { backendOptionDocs, backendTopology, backendTraffic, backendTrafficDefaults, backendTrafficOptionDocs, BACKEND, inFlightLoad, pick } from './backend-topology.ts';
+import { trafficExpectations } from './dense-traffic.ts';
 import { defineScenario } from './definition.ts';
 
 export default defineScenario({
@@ -22,25 +23,30 @@ export default defineScenario({
     restartAtMs: 1000,
     rolloutMaxMs: 20_000,
     settleMs: 500,
+    ...backendTrafficDefaults,
   },
-  nightly: { preStopSeconds: 15, graceSeconds: 60, programmingDelayMs: 5000, connections: 100, restartAtMs: 10_000, rolloutMaxMs: 300_000, settleMs: 5000 },
+  nightly: { preStopSeconds: 15, graceSeconds: 60, programmingDelayMs: 5000, connections: 100, restartAtMs: 10_000, rolloutMaxMs: 300_000, settleMs: 5000, keepAliveConnections: 100 },
   optionDocs: {
     ...pick(backendOptionDocs, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'connections', 'requestMs', 'settleMs']),
+    ...backendTrafficOptionDocs,
     restartAtMs: 'when the rollout restart is issued, after load starts',
     rolloutMaxMs: 'bound on the rollout, from restart to the last old pod gone',
   },
-  build: (profile, o) => ({
-    id: 'backend-rollout-http',
-    profile: profile.name,
-    topology: backendTopology(profile, { ...o, maxSurge: 1, maxUnavailable: 0 }),
-    loads: [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }],
-    steps: [{ id: 'restart', when: { atMs: o.restartAtMs }, action: { kind: 'rollout-restart', workload: BACKEND } }],
-    end: { rolloutComplete: BACKEND, settleMs: o.settleMs },
-    maxDurationMs: o.restartAtMs + o.rolloutMaxMs + o.graceSeconds * 1000 + o.settleMs + 10_000,
-    expectations: [
-      { assert: 'noFailedRequests' },
-      { assert: 'notKilled', pod: { workload: BACKEND } },
-      { assert: 'rolloutCompletesWithin', workload: BACKEND, maxMs: o.rolloutMaxMs },
-    ],
-  }),
+  build: (profile, o) => {
+    const loads = [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }, ...backendTraffic(o, o.restartAtMs, o.connections)];
+    return {
+      id: 'backend-rollout-http',
+      profile: profile.name,
+      topology: backendTopology(profile, { ...o, maxSurge: 1, maxUnavailable: 0 }),
+      loads,
+      steps: [{ id: 'restart', when: { atMs: o.restartAtMs }, action: { kind: 'rollout-restart', workload: BACKEND } }],
+      end: { rolloutComplete: BACKEND, settleMs: o.settleMs },
+      maxDurationMs: o.restartAtMs + o.rolloutMaxMs + o.graceSeconds * 1000 + o.settleMs + 10_000,
+      expectations: [
+        ...trafficExpectations(loads, o),
+        { assert: 'notKilled', pod: { workload: BACKEND } },
+        { assert: 'rolloutCompletesWithin', workload: BACKEND, maxMs: o.rolloutMaxMs },
+      ],
+    };
+  },
 });

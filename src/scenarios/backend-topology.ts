@@ -4,6 +4,8 @@
 import type { Topology, Workload } from '../model/workload.ts';
 import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
 import { checkHarnessFiles } from '../profiles/limits.ts';
+import { denseConnections, denseTraffic, denseTrafficDefaults, type DenseTrafficOptions } from './dense-traffic.ts';
+import type { LoadPhase } from '../model/scenario.ts';
 
 export const BACKEND = 'backend';
 export const BACKEND_PORT = 8080;
@@ -71,6 +73,22 @@ export function inFlightLoad(o: { connections: number; requestMs: number }) {
   };
 }
 
+/** The dense traffic of the backend scenarios: that of the gateway scenarios (dense-traffic.ts). */
+export const backendTrafficDefaults: DenseTrafficOptions = { ...denseTrafficDefaults, ratePerClient: 10 };
+
+/**
+ * Dense traffic to the backends beside a scenario's own load (issue 19): keep-alive connections with
+ * a think time, fresh connections, and long requests in flight at the SIGTERM (after the preStop)
+ * that end halfway to the grace period less 2 s, the reference backend's idle exit (1 s) and a
+ * second of margin, so that a correct backend still exits on its own on a busy machine.
+ */
+export function backendTraffic(o: DenseTrafficOptions & { preStopSeconds: number; graceSeconds: number }, stopAtMs: number, ownConnections: number): LoadPhase[] {
+  checkHarnessFiles(ownConnections + denseConnections(o), 'connections (connections, keepAliveConnections, freshClients, longRequests)');
+  const minDrainMs = o.preStopSeconds * 1000;
+  return denseTraffic(BACKEND, o, { minDrainMs, drainTimeoutMs: Math.max(minDrainMs, (o.graceSeconds - BACKEND_EXIT_MARGIN_SECONDS) * 1000) }, stopAtMs);
+}
+const BACKEND_EXIT_MARGIN_SECONDS = 2;
+
 /** What the options shared by the backend scenarios mean, for `zerodrop list`. */
 export const backendOptionDocs = {
   replicas: 'backend replicas',
@@ -80,6 +98,15 @@ export const backendOptionDocs = {
   connections: 'concurrent keep-alive connections of the load',
   requestMs: 'server time of each request (/delay?ms=)',
   settleMs: 'load kept running after the last pod is gone',
+} as const;
+
+/** What the options of backendTraffic mean, for `zerodrop list`. */
+export const backendTrafficOptionDocs = {
+  keepAliveConnections: 'keep-alive connections beside the load, each thinking thinkMs between requests: a close between two requests races the next one',
+  thinkMs: 'think time of a keep-alive connection between a response and its next request, on a timer',
+  freshClients: 'clients opening a new connection per request (at ratePerClient)',
+  ratePerClient: 'requests per second of each fresh client',
+  longRequests: 'requests in flight at SIGTERM, lasting halfway from the preStop to the grace period less 2 s',
 } as const;
 
 export function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {

@@ -10,10 +10,9 @@ import {
   gatewayOptionDocs,
   gatewayTopology,
   gatewayTraffic,
-  gatewayTrafficDefaults,
   gatewayTrafficNightly,
-  noFailedGatewayRequests,
 } from './gateway-http-topology.ts';
+import { denseTrafficDefaults, trafficExpectations } from './dense-traffic.ts';
 
 export interface GatewayDeleteShape {
   id: string;
@@ -45,7 +44,7 @@ export function gatewayDeleteScenario(shape: GatewayDeleteShape): ScenarioDefini
       deleteAtMs: 1000,
       settleMs: 500,
       idleExitMs: 1500,
-      ...gatewayTrafficDefaults,
+      ...denseTrafficDefaults,
       // Without keep-alive every request crosses the balancer: no keep-alive connection to race, and the
       // main load is already all new connections.
       ...(shape.keepAlive ? {} : { keepAliveConnections: 0, freshClients: 0 }),
@@ -73,7 +72,7 @@ export function gatewayDeleteScenario(shape: GatewayDeleteShape): ScenarioDefini
         steps: [{ id: 'delete', when: { atMs: o.deleteAtMs }, action: { kind: 'delete-pod', workload: GATEWAY, pick: 'oldest' } }],
         end: { podGone: { step: 'delete' }, settleMs: o.settleMs },
         maxDurationMs: o.deleteAtMs + setup.graceSeconds * 1000 + o.settleMs + 15_000,
-        expectations: [...noFailedGatewayRequests(loads, o), ...drainExpectations({ step: 'delete' }, setup, o.idleExitMs)],
+        expectations: [...trafficExpectations(loads, o), ...drainExpectations({ step: 'delete' }, setup, o.idleExitMs)],
       };
     },
   });

@@ -12,12 +12,13 @@ import { ProfileCannotPlay } from '../profiles/profile.ts';
 import { checkHarnessFiles } from '../profiles/limits.ts';
 import { referenceProfile } from '../profiles/reference.ts';
 import { backendTopology } from './backend-topology.ts';
+import { denseTraffic, longRequestStart, OVERLONG, type DenseTrafficOptions } from './dense-traffic.ts';
 import { gatewayWorkload } from './gateway-workload.ts';
 
 export const GATEWAY = 'gateway';
 export const GATEWAY_PORT = 8000;
 /** The backend Service's own programming delay: short, since its pods are never deleted here. */
-const BACKEND_PROGRAMMING_DELAY_MS = 100;
+export const BACKEND_PROGRAMMING_DELAY_MS = 100;
 
 export interface GatewayTopologyOptions {
   gateways: number;
@@ -109,81 +110,25 @@ export function gatewayLoad(o: { clients: number; ratePerClient: number; keepAli
 }
 
 /** The options of the traffic every HTTP/1.1 gateway scenario carries (gatewayTraffic). */
-export interface GatewayTrafficOptions {
+export interface GatewayTrafficOptions extends DenseTrafficOptions {
   clients: number;
-  ratePerClient: number;
-  keepAliveConnections: number;
-  thinkMs: number;
-  freshClients: number;
-  longRequests: number;
   /** Requests outlasting the drain timeout (gateway-delete-http only): not judged; the pod must still leave by its drain timeout. */
   overlongRequests?: number;
 }
-
-export const gatewayTrafficDefaults: Omit<GatewayTrafficOptions, 'clients' | 'ratePerClient' | 'overlongRequests'> = {
-  keepAliveConnections: 60,
-  thinkMs: 200,
-  freshClients: 4,
-  longRequests: 8,
-};
 
 /** Nightly: the seed's `hey -c 100`, as keep-alive connections beside the clients. */
 export const gatewayTrafficNightly: Partial<GatewayTrafficOptions> = { keepAliveConnections: 100 };
 
 /**
- * A long request ends halfway between the profile's minimum drain (its stop signal) and its drain
- * timeout: in flight at the stop signal and well into the drain, so that a grace period below the
- * drain timeout or a stop that cuts what is in flight fails it, yet clear of the drain timeout by
- * seconds, so that a machine too busy to answer on time does not read as a drain failure (ending 2 s
- * before the timeout, one run of a correct nginx under a load average of 8 on 2 cores was cut).
- */
-const LONG_REQUEST_SHARE_OF_DRAIN = 0.5;
-/** Long requests start this long before the stop, so that they are in flight on every pod then. */
-const LONG_LEAD_MS = 500;
-
-/**
- * The traffic a real gateway carries, at the moment one of its pods is stopped:
- * - `http`: the hey-like clients (keep-alive or not, by the scenario), mostly idle between requests;
- * - `keepalive`: many keep-alive connections, each thinking `thinkMs` on a timer between a response
- *   and its next request. A gateway that closes one between two requests (an idle close at its stop
- *   signal) races the client's next request: a request already on the wire fails, and every such
- *   close is counted by keepAliveClosedPolitely whether a request crossed it or not, so the race is
- *   seen every run, not by luck (issue 19). Connections mostly idle are what a graceful stop closes
- *   at once; connections mid-request are closed politely after their response by every system here,
- *   so many connections with a think time show the race more surely than a few busy ones. A polite
- *   drain needs one request on each connection while it drains (a response saying Connection:
- *   close), so each must send at least every thinkMs + 100 ms, or the run is inconclusive;
- * - `fresh`: a new connection per request alongside, crossing the load balancer all the time;
- * - `long`: requests started just before the stop, lasting halfway into the drain the profile promises:
- *   in flight at the stop signal, they must complete;
- * - `overlong` (when asked for): requests outlasting the grace period, cut at the drain timeout by
- *   design and not judged; the pod must still leave by its drain timeout, not by SIGKILL.
+ * The traffic a real gateway carries, at the moment one of its pods is stopped: the hey-like clients
+ * (`http`: keep-alive or not, by the scenario, mostly idle between requests), the dense traffic of
+ * denseTraffic (keep-alive connections with a think time, new connections, long requests), and,
+ * when asked for, `overlong` requests outlasting the grace period, cut at the drain timeout by
+ * design and not judged: the pod must still leave by its drain timeout, not by SIGKILL.
  */
 export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }, setup: GatewaySetup, stopAtMs: number): LoadPhase[] {
-  const loads: LoadPhase[] = [{ id: 'http', startMs: 0, spec: gatewayLoad(o) }];
-  if (o.keepAliveConnections > 0) {
-    loads.push({
-      id: 'keepalive',
-      startMs: 0,
-      spec: {
-        kind: 'http',
-        service: GATEWAY,
-        path: '/',
-        thinkMs: o.thinkMs,
-        keepAlive: true,
-        mode: 'closed',
-        connections: o.keepAliveConnections,
-        heldRatePerWorker: 1000 / (o.thinkMs + TURNAROUND_MS),
-        timeoutMs: 5_000,
-      },
-    });
-  }
-  if (o.freshClients > 0) loads.push({ id: 'fresh', startMs: 0, spec: gatewayLoad({ clients: o.freshClients, ratePerClient: o.ratePerClient, keepAlive: false }) });
-  const longStart = Math.max(0, stopAtMs - LONG_LEAD_MS);
-  const longMs = Math.round(stopAtMs - longStart + setup.minDrainMs + (setup.drainTimeoutMs - setup.minDrainMs) * LONG_REQUEST_SHARE_OF_DRAIN);
-  for (let i = 0; i < o.longRequests && longMs > 0; i++) {
-    loads.push({ id: `long-${i + 1}`, startMs: longStart, spec: { kind: 'single', service: GATEWAY, path: `/delay?ms=${longMs}`, timeoutMs: longMs + 5_000 } });
-  }
+  const loads: LoadPhase[] = [{ id: 'http', startMs: 0, spec: gatewayLoad(o) }, ...denseTraffic(GATEWAY, o, setup, stopAtMs)];
+  const longStart = longRequestStart(stopAtMs);
   // Past the grace period too: a gateway that does not bound its drain is then SIGKILLed with it.
   const overlongMs = stopAtMs - longStart + Math.max(setup.drainTimeoutMs, setup.graceSeconds * 1000) + OVERLONG_PAST_GRACE_MS;
   for (let i = 0; i < (o.overlongRequests ?? 0); i++) {
@@ -192,31 +137,8 @@ export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }
   return loads;
 }
 
-const OVERLONG = 'overlong-';
-/** What a keep-alive connection may spend per request beyond its think time, and still count as held. */
-const TURNAROUND_MS = 100;
 /** How far an overlong request outlasts the grace period (and so the drain timeout below it). */
 const OVERLONG_PAST_GRACE_MS = 1000;
-
-/**
- * No request of `loads` may fail, except the overlong ones: those outlast the drain by design and
- * are cut at the drain timeout; what holds the pod to that timeout is drainTiming and notKilled.
- */
-export function noFailedGatewayRequests(loads: readonly LoadPhase[], o: { ratePerClient: number; thinkMs?: number }): Expectation[] {
-  const exceptLoads = loads.filter((l) => l.id.startsWith(OVERLONG)).map((l) => l.id);
-  const keepAlive = loads.some((l) => l.spec.kind === 'http' && l.spec.keepAlive);
-  return [
-    exceptLoads.length > 0 ? { assert: 'noFailedRequests', exceptLoads } : { assert: 'noFailedRequests' },
-    // Every keep-alive connection sends at least every 1/ratePerClient s or thinkMs: idle for twice
-    // the longer (and at least a second), it may have met a keep-alive timeout, which is no drain.
-    ...(keepAlive
-      ? [{ assert: 'keepAliveClosedPolitely', idleTimeoutMs: Math.max(KEEPALIVE_IDLE_TIMEOUT_MS, 2000 / o.ratePerClient, 2 * (o.thinkMs ?? 0)) } as const]
-      : []),
-  ];
-}
-
-/** Idle this long at least, a keep-alive connection may be closed without notice (a keep-alive timeout). */
-const KEEPALIVE_IDLE_TIMEOUT_MS = 1000;
 
 /**
  * Pooled h2c clients through the gateway, each stream held `requestMs` by the backend, so that a

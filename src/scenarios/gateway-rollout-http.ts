@@ -8,10 +8,9 @@ import {
   gatewayOptionDocs,
   gatewayTopology,
   gatewayTraffic,
-  gatewayTrafficDefaults,
   gatewayTrafficNightly,
-  noFailedGatewayRequests,
 } from './gateway-http-topology.ts';
+import { denseTrafficDefaults, trafficExpectations } from './dense-traffic.ts';
 
 export default defineScenario({
   id: 'gateway-rollout-http',
@@ -30,7 +29,7 @@ export default defineScenario({
     rolloutAtMs: 1000,
     settleMs: 500,
     idleExitMs: 1500,
-    ...gatewayTrafficDefaults,
+    ...denseTrafficDefaults,
   },
   nightly: { gateways: 3, backends: 3, clients: 100, programmingDelayMs: 1000, graceSeconds: 30, rolloutAtMs: 10_000, settleMs: 5000, ...gatewayTrafficNightly },
   optionDocs: { ...gatewayOptionDocs, rolloutAtMs: 'when the rollout restart starts, after load starts' },
@@ -46,7 +45,7 @@ export default defineScenario({
       end: { rolloutComplete: GATEWAY, settleMs: o.settleMs },
       maxDurationMs: o.rolloutAtMs + o.gateways * (setup.graceSeconds * 1000 + 10_000) + o.settleMs + 15_000,
       expectations: [
-        ...noFailedGatewayRequests(loads, o),
+        ...trafficExpectations(loads, o),
         ...drainExpectations({ workload: GATEWAY }, setup, o.idleExitMs),
         // Pods drain one after another: each takes at most its drain timeout, plus a new pod's start.
         { assert: 'rolloutCompletesWithin', workload: GATEWAY, maxMs: o.gateways * (setup.drainTimeoutMs + 5000) },

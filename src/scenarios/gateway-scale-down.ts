@@ -8,10 +8,9 @@ import {
   gatewayOptionDocs,
   gatewayTopology,
   gatewayTraffic,
-  gatewayTrafficDefaults,
   gatewayTrafficNightly,
-  noFailedGatewayRequests,
 } from './gateway-http-topology.ts';
+import { denseTrafficDefaults, trafficExpectations } from './dense-traffic.ts';
 
 export default defineScenario({
   id: 'gateway-scale-down',
@@ -31,7 +30,7 @@ export default defineScenario({
     scaleAtMs: 1000,
     settleMs: 500,
     idleExitMs: 1500,
-    ...gatewayTrafficDefaults,
+    ...denseTrafficDefaults,
   },
   nightly: { backends: 3, clients: 100, programmingDelayMs: 1000, graceSeconds: 30, scaleAtMs: 10_000, settleMs: 5000, ...gatewayTrafficNightly },
   optionDocs: {
@@ -51,7 +50,7 @@ export default defineScenario({
       steps: [{ id: 'scale-down', when: { atMs: o.scaleAtMs }, action: { kind: 'scale', workload: GATEWAY, replicas: o.replicasAfter } }],
       end: { podGone: { step: 'scale-down' }, settleMs: o.settleMs },
       maxDurationMs: o.scaleAtMs + setup.graceSeconds * 1000 + o.settleMs + 15_000,
-      expectations: [...noFailedGatewayRequests(loads, o), ...drainExpectations({ step: 'scale-down' }, setup, o.idleExitMs)],
+      expectations: [...trafficExpectations(loads, o), ...drainExpectations({ step: 'scale-down' }, setup, o.idleExitMs)],
     };
   },
 });

@@ -37,4 +37,17 @@ describe('gateway traffic', () => {
     expect(s.loads.map((l) => l.id)).toEqual(['http', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`)]);
     expect(s.expectations.map((e) => e.assert)).not.toContain('keepAliveClosedPolitely');
   });
+
+  it('gateway-backend-rollout-http: POSTing keep-alive connections and long requests held to the backends\' drain; backends close idle connections 30 ms after SIGTERM', () => {
+    const s = build('gateway-backend-rollout-http');
+    expect(s.loads.map((l) => l.id)).toEqual(['keepalive', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`)]);
+    expect(s.loads[0]!.spec).toMatchObject({ kind: 'http', keepAlive: true, connections: 120, thinkMs: 200, postBytes: 64 });
+    // The backends' preStop is 1 s and their grace 8 s: halfway is 4.5 s after the SIGTERM, plus the 0.5 s lead.
+    expect(s.loads.find((l) => l.id === 'long-1')!.spec).toMatchObject({ path: '/delay?ms=5000' });
+    const backend = s.topology.workloads.find((w) => w.name === 'backend')!;
+    expect(backend).toMatchObject({ env: { DRAIN_IDLE_CLOSE_MS: '30' }, terminationGracePeriodSeconds: 8, strategy: { maxSurge: 1, maxUnavailable: 0 } });
+    expect(s.steps).toEqual([{ id: 'rollout', when: { atMs: 1000 }, action: { kind: 'rollout-restart', workload: 'backend' } }]);
+    expect(s.expectations.map((e) => e.assert)).toEqual(['noFailedRequests', 'keepAliveClosedPolitely', 'noIdleUpstreamAtDrain', 'notKilled', 'rolloutCompletesWithin']);
+    expect(build('gateway-backend-rollout-http', { postBytes: 0 }).loads[0]!.spec).not.toHaveProperty('postBytes');
+  });
 });

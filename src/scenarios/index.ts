@@ -9,6 +9,7 @@ import backendLongRequest from './backend-long-request.ts';
 import backendRolloutHttp from './backend-rollout-http.ts';
 import backendSigtermKeepsAccepting from './backend-sigterm-keeps-accepting.ts';
 import forceDelete from './force-delete.ts';
+import gatewayBackendRolloutHttp from './gateway-backend-rollout-http.ts';
 import gatewayDeleteHttp from './gateway-delete-http.ts';
 import gatewayDeleteHttpNoKeepalive from './gateway-delete-http-no-keepalive.ts';
 import gatewayDeleteTurn from './gateway-delete-turn.ts';
@@ -32,6 +33,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewayRolloutHttp,
   gatewayScaleDown,
   gatewaySlowLb,
+  gatewayBackendRolloutHttp,
   gatewayHttp2Goaway,
   gatewayDeleteTurn,
   nodeDrainHttp,

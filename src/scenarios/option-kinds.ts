@@ -31,6 +31,7 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   longRequests: count(0, 1_000),
   overlongRequests: count(0, 1_000),
   thinkMs: ms(0, 60_000),
+  postBytes: count(0, 65_536),
   streams: count(1, 1_000),
   sessions: count(1, 1_000),
   streamsPerSession: count(1, 1_000),
@@ -38,6 +39,7 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   newFlows: count(1, 1_000),
   // Kubernetes: terminationGracePeriodSeconds is an integer; 0 means SIGKILL at once.
   graceSeconds: { integer: true, min: 0, max: 3600, unit: 'seconds' },
+  backendGraceSeconds: { integer: true, min: 0, max: 3600, unit: 'seconds' },
   // The local provider sleeps fractions of a second; 0 means no preStop hook.
   preStopSeconds: { integer: false, min: 0, max: 3600, unit: 'seconds' },
   programmingDelayMs: ms(0),
@@ -54,6 +56,7 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   newFlowMs: ms(1),
   echoIdleMs: ms(1),
   idleExitMs: ms(1),
+  backendIdleCloseMs: ms(0, 60_000),
   // PodDisruptionBudget minAvailable; 0 means no budget.
   minAvailable: count(0, 20),
   // Kubernetes: readiness initialDelaySeconds is an integer.

@@ -28,6 +28,11 @@ describe('heyPlan and heyArgs', () => {
     expect(plan).toMatchObject({ workers: 10, qps: 10, perWorker: 10 });
     expect(heyArgs(plan)).toContain('-disable-keepalive');
   });
+
+  it('send a POST of postBytes with -m POST -d', () => {
+    const args = heyArgs(heyPlan({ ...spec, postBytes: 8 }, { host: '127.0.0.1', port: 1 }, 1_000));
+    expect(args.slice(-7)).toEqual(['-m', 'POST', '-T', 'text/plain', '-d', 'xxxxxxxx', 'http://127.0.0.1:1/']);
+  });
 });
 
 describe('parseHeyCsv on captured hey 0.1.4 output', () => {

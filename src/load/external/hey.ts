@@ -41,6 +41,8 @@ export interface HeyPlan {
   /** Requests each worker sends (hey -n is workers x perWorker). */
   perWorker: number;
   keepAlive: boolean;
+  /** The body of each request, a POST (hey -m POST -d); a GET when undefined. */
+  postBody?: string;
   /** hey -t, whole seconds. */
   timeoutS: number;
   url: string;
@@ -64,6 +66,7 @@ export function heyPlan(spec: HttpLoadSpec, target: LoadTarget, plannedMs: numbe
     // The first request of each worker waits one tick, so n / c ticks end at plannedMs.
     perWorker: Math.max(1, Math.ceil((plannedMs / 1000) * qps)),
     keepAlive: spec.keepAlive,
+    ...(spec.postBytes === undefined ? {} : { postBody: 'x'.repeat(spec.postBytes) }),
     timeoutS: Math.max(1, Math.ceil(spec.timeoutMs / 1000)),
     url: `${originOf(target)}${spec.path}`,
   };
@@ -79,6 +82,7 @@ export function heyArgs(plan: HeyPlan): string[] {
     // The built-in generator follows no redirect either; compression is irrelevant to drains.
     '-disable-redirects',
     ...(plan.keepAlive ? [] : ['-disable-keepalive']),
+    ...(plan.postBody === undefined ? [] : ['-m', 'POST', '-T', 'text/plain', '-d', plan.postBody]),
     plan.url,
   ];
 }

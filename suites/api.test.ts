@@ -36,11 +36,12 @@ describe('run()', () => {
     dirs.push(dir);
     let written: Record<string, string> = {};
     const result = await run({ scenarios: ['backend-idle-exit'], reportDir: dir, implementation: { project: 'api-test' }, onReports: (w) => (written = w as Record<string, string>) });
-    expect((await readdir(dir)).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'results.json']);
+    expect((await readdir(dir)).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'records', 'results.json']);
     expect(Object.keys(written).sort()).toEqual(['conformance', 'html', 'json', 'junit']);
     const saved = await readResults(dir);
     expect(saved.implementation).toEqual({ project: 'api-test' });
-    expect(saved.scenarios.map(({ timeline: _t, ...s }) => s)).toEqual(result.scenarios.map(({ timeline: _t, ...s }) => s));
+    expect(saved.scenarios.map(({ timeline: _t, records: _r, ...s }) => s)).toEqual(result.scenarios.map(({ timeline: _t, ...s }) => s));
+    expect(saved.scenarios.map((s) => s.timeline?.requests.toArray())).toEqual(result.scenarios.map((s) => s.timeline?.requests.toArray()));
   }, 60_000);
 
   it('refuses bad options before anything starts, naming the field and what is allowed', async () => {

@@ -50,7 +50,7 @@ describe('the installed package', () => {
   it('runs a scenario from the project directory and writes the reports there', async () => {
     const r = await project.exec('npx', ['zerodrop', 'run', '--scenario', 'backend-delete-http']);
     expect(r.code, show(r)).toBe(0);
-    expect((await readdir(join(project.dir, 'reports'))).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'results.json']);
+    expect((await readdir(join(project.dir, 'reports'))).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'records', 'results.json']);
     const run = await results('reports');
     expect(run.tool.version).toBe(JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')).version);
     expect(run.scenarios.map((s) => [s.id, s.profile, s.verdict])).toEqual([['backend-delete-http', 'reference', 'pass']]);
@@ -93,7 +93,7 @@ describe('the adopter example (examples/gateway-team), installed', () => {
     await rm(join(project.dir, 'reports', 'drain'), { recursive: true, force: true });
     const r = await project.exec('npx', ['vitest', 'run', '--reporter', 'verbose'], { timeoutMs: 300_000 });
     for (const id of ['backend-delete-http', 'backend-sigterm-keeps-accepting', 'gateway-delete-http']) expect(r.stdout).toMatch(new RegExp(`[✓×] test/drain.test.ts > zerodrop > reference > ${id}`));
-    expect((await readdir(join(project.dir, 'reports', 'drain'))).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'results.json']);
+    expect((await readdir(join(project.dir, 'reports', 'drain'))).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'records', 'results.json']);
     const verdicts = new Map((await results(join('reports', 'drain'))).scenarios.map((s) => [s.id, s]));
     let again = false;
     // As runCase does: a pair the harness could not measure on a busy machine gave no verdict, and

@@ -96,7 +96,7 @@ function rowsOf(what: string, connections: number | undefined, fresh: ScaleFigur
       tool: 'old format',
       value: old.peakRss / MB,
       ratio: old.peakRss / fresh.peakRss,
-      note: `peak RSS of holding the objects and writing results.json alone (without the run); ${f(old.objectBytesPerRequest, 1)} B/request in memory; results.json ${f(old.resultsJsonBytes / 1024)} KB, ${f(old.resultsJsonBytes / old.requests, 1)} B/request; write ${f(old.writeMs)} ms`,
+      note: `peak RSS of holding the objects and writing results.json alone (without the run); ${f(old.objectBytesPerRequest, 1)} B/request in memory; results.json ${f(old.resultsJsonBytes / 1024)} KB, ${f(old.resultsJsonBytes / old.requests, 1)} B/request; ${old.writeError !== undefined ? `write FAILED after ${f(old.writeMs)} ms (${old.writeError}; size counted piece by piece)` : `write ${f(old.writeMs)} ms`}`,
     },
   ];
 }
@@ -176,7 +176,19 @@ async function generatorRun(o: ScaleBenchOptions): Promise<{ rows: BenchRow[]; d
 }
 
 export async function scaleBench(o: ScaleBenchOptions): Promise<{ rows: BenchRow[]; detail: Record<string, unknown> }> {
-  const gateway = await gatewayRun(o);
-  const generator = await generatorRun(o);
+  // A part that breaks is a failed row; the other's figures are kept (each part is minutes long).
+  const part = async (target: string, run: () => Promise<{ rows: BenchRow[]; detail: Record<string, unknown> }>) => {
+    try {
+      return await run();
+    } catch (error) {
+      if (o.signal.aborted) throw error;
+      const message = (error as Error).message.split('\n')[0] ?? String(error);
+      o.onProgress?.(`scale: ${target} failed: ${message}`);
+      const row: BenchRow = { bench: 'scale', tool: 'zerodrop', target, unit: 'MB', status: 'failed', note: message };
+      return { rows: [row], detail: { error: (error as Error).stack ?? message } };
+    }
+  };
+  const gateway = await part(`${SCENARIO} via ${PROFILE}`, () => gatewayRun(o));
+  const generator = await part('generator alone vs nginx', () => generatorRun(o));
   return { rows: [...gateway.rows, ...generator.rows], detail: { seconds: o.seconds, gateway: gateway.detail, generator: generator.detail } };
 }

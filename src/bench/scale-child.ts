@@ -104,7 +104,20 @@ export interface OldFormatResult {
   columnBytesPerRequest: number;
   resultsJsonBytes: number;
   writeMs: number;
+  /** Why the old results.json could not be written (one JSON string past V8's limit); its size is then counted piece by piece. */
+  writeError?: string;
   peakRss: number;
+}
+
+/** Pretty-printed JSON of the requests at their depth in results.json (scenarios[].timeline.requests[]), counted one at a time. */
+function prettyBytes(objects: readonly RequestRecord[]): number {
+  const indent = 10;
+  let n = 0;
+  for (const r of objects) {
+    const text = JSON.stringify(r, null, 2);
+    n += Buffer.byteLength(text) + indent * (text.split('\n').length) + 2;
+  }
+  return n;
 }
 
 async function oldFormat(dir: string, out: string): Promise<OldFormatResult> {
@@ -118,16 +131,28 @@ async function oldFormat(dir: string, out: string): Promise<OldFormatResult> {
   const t = performance.now();
   // What writeResults wrote before the records files: the whole Timeline, every request and connection in it, pretty-printed.
   const old = { ...run, scenarios: run.scenarios.map(({ records: _, ...s }) => ({ ...s, timeline: { ...timeline, requests: objects } })) };
-  const text = `${JSON.stringify(old, null, 2)}\n`;
-  await writeFile(out, text, 'utf8');
+  let resultsJsonBytes: number;
+  let writeError: string | undefined;
+  try {
+    const text = `${JSON.stringify(old, null, 2)}\n`;
+    await writeFile(out, text, 'utf8');
+    resultsJsonBytes = Buffer.byteLength(text);
+  } catch (error) {
+    // Past about 500 MB of JSON, V8 cannot make the string: the old writer failed here.
+    if (!(error instanceof RangeError)) throw error;
+    writeError = error.message;
+    const rest = JSON.stringify({ ...old, scenarios: old.scenarios.map((s) => ({ ...s, timeline: { ...s.timeline, requests: [] } })) }, null, 2);
+    resultsJsonBytes = Buffer.byteLength(rest) + prettyBytes(objects);
+  }
   const writeMs = performance.now() - t;
   return {
     requests: objects.length,
     objectBytesPerRequest: (withObjects - withTable) / objects.length,
     // Counted (the columns' allocated bytes and names): the measured delta also holds the connections read beside them.
     columnBytesPerRequest: table.bytes() / table.length,
-    resultsJsonBytes: Buffer.byteLength(text),
+    resultsJsonBytes,
     writeMs,
+    ...(writeError !== undefined ? { writeError } : {}),
     peakRss: peakRss(),
   };
 }

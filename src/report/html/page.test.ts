@@ -135,6 +135,8 @@ describe('the HTML report', () => {
     expect(of('gateway-delete-http', 'nginx-naive', 'fail')?.title).toMatch(/naive twin/);
     expect(of('backend-delete-http', 'mutant-refuse-after-sigterm', 'pass')).toMatchObject({ text: 'passes by design', unexpected: false });
     expect(of('backend-delete-http', 'mutant-refuse-after-sigterm', 'pass')?.title).toMatch(/preStop sleep outlasts deprogramming/);
+    // A mesh twin's reason comes from the mesh's own list (meshes.ts), not only the scenario's.
+    expect(of('backend-long-request', 'linkerd-naive', 'pass')?.title).toMatch(/^not built to catch linkerd-naive: its one request is in flight/);
     // A broken profile that passes where it must fail is the harness's own failure: said loudly.
     expect(of('backend-delete-http', 'mutant-exit-on-sigterm', 'pass')).toMatchObject({ text: 'unexpected: should fail', unexpected: true });
     expect(of('force-delete', 'reference', 'fail')).toMatchObject({ text: 'expected to fail', title: expect.stringMatching(/control/) });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { emptyTimeline, type Timeline } from '../../model/timeline.ts';
 import type { Verdict } from '../../model/verdict.ts';
 import { findProfile } from '../../profiles/index.ts';
-import { expectedVerdict } from '../../scenarios/expected.ts';
+import { expectedVerdict, toleration } from '../../scenarios/expected.ts';
 import { findScenario } from '../../scenarios/index.ts';
 import { SEEDS } from '../../scenarios/seeds.ts';
 import { countParts, describeCounts, type RunResult, type ScenarioResult } from '../results.ts';
@@ -51,7 +51,7 @@ export function expectationNote(r: Pick<ScenarioResult, 'id' | 'profile' | 'verd
   const why = scenario.control
     ? 'a control: every profile must fail it'
     : expected === 'pass'
-      ? `not built to catch ${profile.name}: ${scenario.tolerates?.[profile.name] ?? ''}`
+      ? `not built to catch ${profile.name}: ${toleration(scenario, profile.name) ?? ''}`
       : `${profile.name} is ${profile.kind === 'ablation' ? `${profile.ablation?.profile} without its drain setting ${profile.ablation?.setting}` : `a ${profile.kind === 'naive' ? 'naive twin' : 'mutant'}`}: it must fail`;
   if (r.verdict !== expected) return { text: `unexpected: should ${expected === 'pass' ? 'pass' : 'fail'}`, title: why, unexpected: true };
   return { text: expected === 'pass' ? 'passes by design' : 'expected to fail', title: why, unexpected: false };

@@ -122,13 +122,13 @@ describe('zerodrop campaign flags, in process', () => {
 
 describe('npm run bench flags, in process', () => {
   it.each<[string[], RegExp]>([
-    [['--only', 'disk'], /^bench: --only disk: use one or more of http, udp, provider, soak$/],
+    [['--only', 'disk'], /^bench: --only disk: use one or more of http, udp, provider, soak, scale$/],
     [['--only', 'http,'], /^bench: --only : use one or more of /],
     [['--workers', '0'], /^bench: --workers 0: expected a whole number from 1$/],
     [['--workers', '2x'], /^bench: --workers 2x: expected a whole number from 1$/],
     [['--quick=yes'], /^bench: --quick is a switch and takes no value$/],
     [['--profile=on'], /^bench: --profile is a switch and takes no value$/],
-    [['--rounds', '5'], /^bench: unknown flag --rounds; flags: --quick, --only <value>, --workers <value>, --out <value>, --profile$/],
+    [['--rounds', '5'], /^bench: unknown flag --rounds; flags: --quick, --only <value>, --workers <value>, --out <value>, --profile, --scale-seconds <value>, --scale-rate <value>$/],
   ])('%j', (argv, message) => {
     expect(usageError(() => parseBenchArgs(argv))).toMatch(message);
   });
@@ -196,7 +196,7 @@ describe('the real CLI on bad input', () => {
     ['config typo', ['run', '--config', 'typo.config.mjs'], /^zerodrop: .*typo\.config\.mjs: unknown field "reportdir"/],
     ['report flag', ['report', 'reports', '--reporter', 'json'], /^zerodrop: --reporter json: use one or more of html, junit, conformance$/],
     ['campaign flag', ['--runs'], /^campaign: --runs expects a value, e\.g\. --runs <value>$/, CAMPAIGN],
-    ['bench flag', ['--only', 'disk', '--out', 'out/bench.json'], /^bench: --only disk: use one or more of http, udp, provider, soak$/, BENCH],
+    ['bench flag', ['--only', 'disk', '--out', 'out/bench.json'], /^bench: --only disk: use one or more of http, udp, provider, soak, scale$/, BENCH],
   ])('%s: exit 2, one line, nothing started', async (_name, args, message, script = MAIN) => {
     const cwd = await mkdtemp(join(scratch, 'cwd-'));
     const tmp = await mkdtemp(join(scratch, 'tmp-'));

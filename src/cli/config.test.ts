@@ -57,6 +57,10 @@ describe('zerodrop.config.ts', () => {
     expect(problem(input)).toMatch(message);
   });
 
+  it('takes every name --profile takes, the ablated profiles included', () => {
+    expect(validateConfig({ profiles: ['nginx-without-keepalive_time'] }, 'zerodrop.config.ts').profiles).toEqual(['nginx-without-keepalive_time']);
+  });
+
   it('lists every bad field at once', () => {
     expect(problem({ provider: 'x', nightly: 1 }).split('\n')).toHaveLength(3);
   });

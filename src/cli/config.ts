@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { profiles } from '../profiles/index.ts';
+import { findProfile, profiles } from '../profiles/index.ts';
 import { isDefinedProfile } from '../profiles/define.ts';
 import type { Profile } from '../profiles/profile.ts';
 import { PROVIDER_NAMES } from '../providers/index.ts';
@@ -109,8 +109,9 @@ const schema = z.strictObject({
   provider: oneOf(PROVIDER_NAMES, 'provider').optional(),
   profiles: z
     .array(
-      z.custom<string | Profile>((v) => isDefinedProfile(v) || (typeof v === 'string' && profiles.some((p) => p.name === v)), {
-        error: `unknown profile; allowed: ${profiles.map((p) => p.name).join(', ')}, or a profile made with defineProfile`,
+      // Every name `--profile` takes, the ablated ones (`zerodrop list`) included.
+      z.custom<string | Profile>((v) => isDefinedProfile(v) || (typeof v === 'string' && findProfile(v) !== undefined), {
+        error: `unknown profile; allowed: ${profiles.map((p) => p.name).join(', ')}, a drain-correct one's ablation (<profile>-without-<setting>, see \`zerodrop list\`), or a profile made with defineProfile`,
       }),
     )
     .min(1, 'must name at least one profile')

@@ -91,6 +91,7 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
   const loadTimers: NodeJS.Timeout[] = [];
   const t0 = recorder.now();
   let reason: string | undefined;
+  let stoppedByDeadline = false;
 
   progress('running');
   const noted = new Set<string>();
@@ -129,7 +130,8 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
     }
   } catch (error) {
     signal.throwIfAborted();
-    reason = error instanceof DeadlineExceeded ? error.message : `run stopped: ${message(error)}`;
+    stoppedByDeadline = error instanceof DeadlineExceeded;
+    reason = stoppedByDeadline ? message(error) : `run stopped: ${message(error)}`;
   } finally {
     clearTimeout(deadline);
     for (const timer of loadTimers) clearTimeout(timer);
@@ -150,8 +152,11 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
     harnessResponsive(recorder.timeline),
   ];
   let verdict = combineVerdicts(assertions);
-  // A run that did not reach its end is never a pass, whatever was measured before it stopped.
-  if (reason !== undefined && verdict === 'pass') verdict = 'inconclusive';
+  // A run that did not reach its end is never a pass, whatever was measured before it stopped. One
+  // the harness stopped (a load it could not drive, a chaos action that failed) is not a fail either:
+  // its stop cut what was in flight, so its failures may be its own. A run past its time bound keeps
+  // its fail: the system did not finish (a pod that never exits).
+  if (reason !== undefined && (verdict === 'pass' || !stoppedByDeadline)) verdict = 'inconclusive';
   return { verdict, assertions, ...(reason !== undefined ? { reason } : {}), loads: summaries };
 }
 

@@ -190,7 +190,7 @@ describe.skipIf(chromiumMissing !== undefined)(`the HTML report in headless Chro
     expect(first[3]).toMatch(/^backend-\d+$/);
     expect(first[5]).toMatch(/of backend-\d+/);
     const note = await page.locator('details.scenario[data-verdict="fail"] .fail-note').innerText();
-    expect(note).toContain(`${failing.counts.failed} of ${failing.counts.requests} requests failed`);
+    expect(note).toContain(`${failing.counts.failed.toLocaleString('en-US')} of ${failing.counts.requests.toLocaleString('en-US')} requests failed`);
     const groups = await page.locator('details.scenario[data-verdict="fail"] table.groups tbody tr').first().locator('td').allInnerTexts();
     expect(groups[0]).toMatch(/^backend-\d+$/);
     expect(groups[4]).toMatch(/[+−]\d+\.\d{3} s – [+−]\d+\.\d{3} s of backend-\d+/);

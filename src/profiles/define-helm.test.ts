@@ -99,6 +99,18 @@ describe('the built-in chart profiles', () => {
       expect(profiles).toContain(p);
     }
   });
+
+  it('promise a drain only where the settings make one: envoy-gateway the shutdown manager\'s, no naive twin any', () => {
+    const drains = Object.fromEntries(helmProfiles.map((p) => [p.name, helmProfileSpec(p.name)?.drain]));
+    expect(drains).toEqual({
+      'envoy-gateway': { minDrainSeconds: 15, drainTimeoutSeconds: 600 },
+      'envoy-gateway-naive': undefined,
+      stunner: undefined,
+      'stunner-naive': undefined,
+      'ingress-nginx': undefined,
+      'ingress-nginx-naive': undefined,
+    });
+  });
 });
 
 describe('defineHelmProfile: dataplaneSelector', () => {

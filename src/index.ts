@@ -8,7 +8,7 @@ export { catalog, findScenario } from './scenarios/index.ts';
 export type { ScenarioDefinition, OptionValues } from './scenarios/definition.ts';
 export { profiles, findProfile } from './profiles/index.ts';
 export type { Profile } from './profiles/profile.ts';
-export { defineHelmProfile, DATAPLANE_LABEL, type HelmProfileDefinition, type HelmProfileFields } from './profiles/define-helm.ts';
+export { defineHelmProfile, DATAPLANE_LABEL, perRunName, type HelmProfileDefinition, type HelmProfileFields } from './profiles/define-helm.ts';
 export type { ChartContext, ChartObject } from './profiles/helm-charts.ts';
 export {
   defineProfile,

@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../cli/config.ts';
 import { helmInstallArgs } from '../providers/kube/helm.ts';
-import { DATAPLANE_LABEL, defineHelmProfile, type HelmProfileDefinition } from './define-helm.ts';
-import { helmProfileSpec } from './helm-charts.ts';
+import { DATAPLANE_LABEL, defineHelmProfile, perRunName, type HelmProfileDefinition } from './define-helm.ts';
+import { isDefinedProfile } from './define.ts';
+import { helmProfileSpec, releaseName } from './helm-charts.ts';
+import { helmProfiles } from './helm-gateways.ts';
+import { profiles } from './index.ts';
 import type { Topology } from '../model/workload.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { renderTopology, validateManifests } from '../providers/kube/manifests.ts';
@@ -60,6 +63,53 @@ describe('defineHelmProfile', () => {
     expect(() => defineHelmProfile({ ...definition(), replicas: 3 } as unknown as HelmProfileDefinition)).toThrow(/unrecognized key|replicas/i);
     const oci = defineHelmProfile(definition({ chart: { chart: 'oci://registry.example.com/charts/gw', version: '2.1.0' } }));
     expect(helmInstallArgs(helmProfileSpec(oci.name)!, { release: 'r', namespace: 'ns', kubeconfigFile: 'k', valuesFile: 'v' }).slice(2, 6)).toEqual(['r', 'oci://registry.example.com/charts/gw', '--version', '2.1.0']);
+  });
+});
+
+describe('defineHelmProfile: release and docs', () => {
+  it('starts the release with chart.release (default: the name), and keeps docs; the naive twin shares both', () => {
+    const named = defineHelmProfile(definition({ naive: { description: 'defaults' } }));
+    expect(helmProfileSpec(named.name)?.chart.release).toBe(named.name);
+    expect(helmProfileSpec(named.name)?.docs).toBe('defined by the config file');
+    const p = defineHelmProfile(definition({ chart: { chart: chartDir, release: 'gw' }, docs: 'https://example.com/drain', naive: { description: 'defaults' } }));
+    for (const name of [p.name, p.naive!.name]) {
+      const spec = helmProfileSpec(name)!;
+      expect(releaseName(spec.chart, 'zerodrop-run1')).toBe('gw-run1');
+      expect(spec.docs).toBe('https://example.com/drain');
+    }
+  });
+
+  it('names a bad release with the rule', () => {
+    expect(() => defineHelmProfile(definition({ chart: { chart: chartDir, release: 'My_GW' } }))).toThrow(/chart\.release = "My_GW": must be a DNS label/);
+    expect(() => defineHelmProfile(definition({ chart: { chart: chartDir, release: 'g'.repeat(31) } }))).toThrow(/chart\.release = "g{31}": must be at most 30 characters/);
+    expect(() => defineHelmProfile(definition({ docs: '' }))).toThrow(/docs = "": must say where the settings come from/);
+  });
+
+  it('names cluster-scoped objects per run', () => {
+    expect(perRunName('zerodrop-ab')).toBe('zerodrop-ab');
+    expect(perRunName('other')).toBe('zerodrop-other');
+  });
+});
+
+describe('the built-in chart profiles', () => {
+  it('are defineHelmProfile definitions, in the registry as any profile', () => {
+    expect(helmProfiles.map((p) => p.name)).toEqual(['envoy-gateway', 'envoy-gateway-naive', 'stunner', 'stunner-naive', 'ingress-nginx', 'ingress-nginx-naive']);
+    for (const p of helmProfiles) {
+      expect(isDefinedProfile(p), p.name).toBe(true);
+      expect(profiles).toContain(p);
+    }
+  });
+
+  it('promise a drain only where the settings make one: envoy-gateway the shutdown manager\'s, no naive twin any', () => {
+    const drains = Object.fromEntries(helmProfiles.map((p) => [p.name, helmProfileSpec(p.name)?.drain]));
+    expect(drains).toEqual({
+      'envoy-gateway': { minDrainSeconds: 15, drainTimeoutSeconds: 600 },
+      'envoy-gateway-naive': undefined,
+      stunner: undefined,
+      'stunner-naive': undefined,
+      'ingress-nginx': undefined,
+      'ingress-nginx-naive': undefined,
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 // defineHelmProfile: a gateway installed from a team's own Helm chart, on the cluster providers.
-// The same kind as the built-in envoy-gateway, stunner and ingress-nginx profiles (helm-charts.ts,
-// through helmProfile): a chart and its values per run, the objects that route the scenario's
+// The only way a chart profile is made: the built-in envoy-gateway, stunner and ingress-nginx are
+// definitions too (helm-gateways.ts). A chart and its values per run, the objects that route the scenario's
 // traffic to its backend Service, the dataplane's grace period and the drain it promises.
 // Validated when it is made: a wrong field is a UsageError naming the field, the value and the fix.
 
@@ -8,12 +8,18 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../cli/usage-error.ts';
-import { helmProfile, type ChartContext, type ChartObject, type HelmProfileSpec } from './helm-charts.ts';
+import { helmProfile, RELEASE_NAME_MAX, type ChartContext, type ChartObject, type HelmProfileSpec } from './helm-charts.ts';
 import { markDefined, type DrainPromise } from './define.ts';
 import type { Profile } from './profile.ts';
 
 /** The label the dataplane pods must carry (through the chart's values), with the ChartContext's `workload` as its value. */
 export const DATAPLANE_LABEL = 'zerodrop.dev/workload';
+
+/**
+ * A per-run name for the cluster-scoped objects a definition's `objects` create (a GatewayClass, a
+ * cluster-scoped CR): they outlive the run's namespace, so two runs on one cluster must never share one.
+ */
+export const perRunName = (namespace: string): string => `zerodrop-${namespace.replace(/^zerodrop-/, '')}`;
 
 export interface HelmProfileFields {
   description: string;
@@ -43,7 +49,11 @@ export interface HelmProfileDefinition extends HelmProfileFields {
     repo?: string;
     /** Required for repository and OCI charts. */
     version?: string;
+    /** Start of the release name, to which each run adds its own id (default: `name`). */
+    release?: string;
   };
+  /** Where the settings come from (the documentation of the drain the values and objects configure). */
+  docs?: string;
   /** What the dataplane carries: `http` (an HTTPRoute or Ingress) or `turn` (a UDPRoute). */
   protocols: ('http' | 'turn')[];
   /** The dataplane's container port for a listener on `port` (default: the same port). */
@@ -55,6 +65,9 @@ export interface HelmProfileDefinition extends HelmProfileFields {
 /** Kubernetes label syntax (apimachinery's validation: qualified names, label values). */
 const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+
+/** Room left in helm's release name for the run's id (releaseName() adds it, hashed when long). */
+const RELEASE_PREFIX_MAX = 30;
 
 const fields = {
   description: z.string().min(1, 'must be one line saying what the profile demonstrates'),
@@ -79,7 +92,17 @@ const fields = {
 const schema = z
   .strictObject({
     name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be lower case letters, digits and -'),
-    chart: z.strictObject({ chart: z.string().min(1, 'must name the chart'), repo: z.url({ error: 'must be the chart repository URL' }).optional(), version: z.string().min(1).optional() }),
+    chart: z.strictObject({
+      chart: z.string().min(1, 'must name the chart'),
+      repo: z.url({ error: 'must be the chart repository URL' }).optional(),
+      version: z.string().min(1).optional(),
+      release: z
+        .string()
+        .max(RELEASE_PREFIX_MAX, `must be at most ${RELEASE_PREFIX_MAX} characters: the run's id is added to it within helm's ${RELEASE_NAME_MAX}`)
+        .regex(/^[a-z]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label: lower case letters, digits and -, starting with a letter, e.g. "my-gw"')
+        .optional(),
+    }),
+    docs: z.string().min(1, 'must say where the settings come from (a documentation URL)').optional(),
     protocols: z.array(z.enum(['http', 'turn'], { error: 'must be "http" or "turn"' })).min(1),
     dataplanePort: z.function().optional(),
     naive: z.strictObject({ ...fields, terminationGracePeriodSeconds: fields.terminationGracePeriodSeconds.optional() }).optional(),
@@ -117,7 +140,7 @@ export function defineHelmProfile(definition: HelmProfileDefinition): Profile & 
         ...(def.chart.repo ? { repo: def.chart.repo } : {}),
         ...(def.chart.version ? { version: def.chart.version } : {}),
         ...(def.valuesFiles ? { valuesFiles: def.valuesFiles.map((f) => resolve(f)) } : {}),
-        release: def.name,
+        release: def.chart.release ?? def.name,
       },
       protocols: def.protocols,
       values: typeof values === 'function' ? values : () => values ?? {},
@@ -126,7 +149,7 @@ export function defineHelmProfile(definition: HelmProfileDefinition): Profile & 
       graceSeconds: def.terminationGracePeriodSeconds,
       ...(def.drain ? { drain: def.drain } : {}),
       ...(def.dataplaneSelector ? { dataplaneSelector: def.dataplaneSelector } : {}),
-      docs: 'defined by the config file',
+      docs: def.docs ?? 'defined by the config file',
     };
   };
   const { naive, ...rest } = definition;

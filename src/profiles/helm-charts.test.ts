@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { helmInstallArgs } from '../providers/kube/helm.ts';
-import { HELM_PROFILE_SPECS, helmProfiles, type ChartContext } from './helm-charts.ts';
+import type { ChartContext } from './helm-charts.ts';
+import { HELM_PROFILE_SPECS, helmProfiles } from './helm-gateways.ts';
 import { ProfileCannotPlay } from './profile.ts';
 import { missingRequirement, onPath } from './requirements.ts';
 

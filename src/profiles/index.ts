@@ -4,7 +4,7 @@ import { ablationsOf } from './ablation.ts';
 import { coturnProfiles } from './coturn.ts';
 import type { Profile } from './profile.ts';
 import { gatewayProfiles } from './gateways.ts';
-import { helmProfiles } from './helm-charts.ts';
+import { helmProfiles } from './helm-gateways.ts';
 import { meshProfiles } from './meshes.ts';
 import { mutantGatewayNoGoaway, mutantProfiles, referenceProfile } from './reference.ts';
 

@@ -12,7 +12,7 @@ const RESOURCES: Record<string, { prefix: string; plural: string; namespaced: bo
   'v1/Service': { prefix: '/api/v1', plural: 'services', namespaced: true },
   'apps/v1/Deployment': { prefix: '/apis/apps/v1', plural: 'deployments', namespaced: true },
   'policy/v1/PodDisruptionBudget': { prefix: '/apis/policy/v1', plural: 'poddisruptionbudgets', namespaced: true },
-  // The objects of the Helm profiles (src/profiles/helm-charts.ts), served by the CRDs their charts install.
+  // The objects of the built-in Helm profiles (src/profiles/helm-gateways.ts), served by the CRDs their charts install.
   'networking.k8s.io/v1/Ingress': { prefix: '/apis/networking.k8s.io/v1', plural: 'ingresses', namespaced: true },
   'gateway.networking.k8s.io/v1/GatewayClass': { prefix: '/apis/gateway.networking.k8s.io/v1', plural: 'gatewayclasses', namespaced: false },
   'gateway.networking.k8s.io/v1/Gateway': { prefix: '/apis/gateway.networking.k8s.io/v1', plural: 'gateways', namespaced: true },
@@ -36,7 +36,7 @@ export const CLUSTER_SCOPED_KINDS: readonly { apiVersion: string; kind: string; 
   .map(([key, r]) => ({ apiVersion: key.slice(0, key.lastIndexOf('/')), kind: key.slice(key.lastIndexOf('/') + 1), collection: `${r.prefix}/${r.plural}` }));
 
 /**
- * The namespaced kinds a chart profile's run creates beside the chart (src/profiles/helm-charts.ts),
+ * The namespaced kinds a chart profile's run creates beside the chart (src/profiles/helm-gateways.ts),
  * in the order they must go: routes, then Gateways, then what Gateways are configured by, so that
  * each is gone before what it uses (see deleteRunObject). `zerodrop clean` deletes them by the run's
  * label before the cluster-scoped ones and before the charts.

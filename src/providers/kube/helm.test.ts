@@ -5,7 +5,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HELM_PROFILE_SPECS, RELEASE_NAME_MAX, releaseName } from '../../profiles/helm-charts.ts';
+import { RELEASE_NAME_MAX, releaseName } from '../../profiles/helm-charts.ts';
+import { HELM_PROFILE_SPECS } from '../../profiles/helm-gateways.ts';
 import { chartObjectsOutside, forgetHelmVersion, helmInstall, helmMajorProblem, helmUninstall, helmUninstallArgs, runHelm, type HelmRunner } from './helm.ts';
 import { namespaceFor } from './manifests.ts';
 

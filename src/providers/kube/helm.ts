@@ -1,6 +1,6 @@
 // Installs a Helm profile's chart into the run's namespace with the helm CLI (execa), and removes
 // it. The values go through a file, not --set, so that nested drain settings arrive exactly as
-// written in src/profiles/helm-charts.ts.
+// written in the profile definition (src/profiles/helm-gateways.ts for the built-in ones).
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -60,7 +60,7 @@ export function planRun(config: ZerodropConfig = {}, { argv = [], source = 'opti
 export interface OpenRun extends AsyncDisposable {
   readonly plan: RunPlan;
   /** Runs the given pairs (default: every scenario x profile of the plan) and returns their results as one run. */
-  runPairs(pairs?: readonly { scenario: string; profile: string }[], callbacks?: RunCallbacks): Promise<RunResult>;
+  runPairs(pairs?: readonly { scenario: string; profile: string }[], callbacks?: RunCallbacks, options?: { recordsDir?: string }): Promise<RunResult>;
 }
 
 /**
@@ -88,7 +88,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
   }
   return {
     plan,
-    runPairs: (pairs, more = {}) => {
+    runPairs: (pairs, more = {}, { recordsDir } = {}) => {
       const { signal, onStart, onProgress, onResult } = { ...callbacks, ...more };
       return runMatrix({
         provider: plan.provider,
@@ -101,6 +101,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
         driver: plan.driver,
         ...(record ? { tracker: record } : {}),
         concurrency: plan.workers,
+        ...(recordsDir !== undefined ? { recordsDir } : {}),
         signal: signal ?? new AbortController().signal,
         ...(onStart ? { onStart } : {}),
         ...(onProgress ? { onProgress } : {}),
@@ -132,9 +133,12 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
 export async function runPlan(plan: RunPlan, callbacks: RunCallbacks = {}, implementation?: ZerodropConfig['implementation']): Promise<RunResult> {
   const defined = Object.fromEntries(Object.entries(callbacks).filter(([, v]) => v !== undefined)) as RunCallbacks;
   await using open = await openRun(plan, defined);
-  const result = await open.runPairs(undefined, defined);
+  // With results.json among the reports, each pair's requests go to its records file as they arrive.
+  const reportDir = plan.reportDir !== undefined ? resolve(plan.reportDir) : undefined;
+  const recordsDir = reportDir !== undefined && plan.reporters.includes('json') ? reportDir : undefined;
+  const result = await open.runPairs(undefined, defined, recordsDir !== undefined ? { recordsDir } : {});
   if (implementation) result.implementation = implementation;
-  if (plan.reportDir !== undefined) defined.onReports?.(await writeReports(result, resolve(plan.reportDir), plan.reporters));
+  if (reportDir !== undefined) defined.onReports?.(await writeReports(result, reportDir, plan.reporters));
   return result;
 }
 

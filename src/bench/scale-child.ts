@@ -18,7 +18,8 @@ import { startHttpLoad } from '../load/http.ts';
 import type { RequestRecord } from '../model/timeline.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { combineVerdicts } from '../model/verdict.ts';
-import { RECORDS_DIR, countsOf, readResults, writeResults, type RunResult } from '../report/results.ts';
+import { countsOf, finishRecords, readResults, recordsName, writeResults, type RunResult } from '../report/results.ts';
+import { RecordsStream } from '../report/records-file.ts';
 import { TOOL_VERSION } from '../paths.ts';
 
 /** Resident set size at its peak so far, bytes (Linux reports maxRSS in kilobytes). */
@@ -56,6 +57,9 @@ export interface GenerateResult {
 
 async function generate(host: string, port: number, rate: number, seconds: number, dir: string): Promise<GenerateResult> {
   const recorder = new Recorder();
+  // As `zerodrop run` does: the requests go to the records file as they arrive.
+  const name = recordsName(1, 'generator', 'nginx');
+  await using stream = RecordsStream.open(join(dir, `${name}.requests.gz`), recorder.timeline.requests);
   const load = startHttpLoad(
     'scale',
     { kind: 'http', service: 'nginx', path: '/', keepAlive: true, mode: 'open', rate, connections: 200, timeoutMs: 5_000 },
@@ -71,16 +75,17 @@ async function generate(host: string, port: number, rate: number, seconds: numbe
   const assertions = evaluate([{ assert: 'noFailedRequests' }], recorder.timeline);
   const evaluateMs = performance.now() - t;
   t = performance.now();
+  const records = await finishRecords(dir, name, stream, recorder.timeline);
   const run: RunResult = {
     tool: { name: 'zerodrop', version: TOOL_VERSION, node: process.version },
     provider: 'local',
     startedAt: new Date(recorder.timeline.originEpochMs).toISOString(),
     durationMs: seconds * 1000,
-    scenarios: [{ id: 'generator', profile: 'nginx', verdict: combineVerdicts(assertions), durationMs: seconds * 1000, assertions, counts, timeline: recorder.timeline }],
+    scenarios: [{ id: 'generator', profile: 'nginx', verdict: combineVerdicts(assertions), durationMs: seconds * 1000, assertions, counts, timeline: recorder.timeline, records }],
   };
   await writeResults(dir, run);
   const writeMs = performance.now() - t;
-  const recordsFile = join(dir, RECORDS_DIR, '01-generator.nginx.requests.gz');
+  const recordsFile = join(dir, records.requests);
   const result: GenerateResult = {
     sent: summary.sent,
     recorded: requests.length,

@@ -148,6 +148,12 @@ export class RequestView {
 /** What `scan` hands its callback: the fields of RequestRecord, read from the columns. */
 export type RequestRow = Readonly<RequestRecord> & { readonly i: number; readonly ok: boolean; record(): RequestRecord };
 
+/** Who is told of a table's full chunks and refined rows (see RequestTable.watch). */
+export interface TableWatcher {
+  filled(chunk: number): void;
+  refined(row: number): void;
+}
+
 export class RequestTable implements Iterable<RequestRecord> {
   private readonly chunks: Chunk[] = [];
   private rows = 0;
@@ -156,6 +162,7 @@ export class RequestTable implements Iterable<RequestRecord> {
   private readonly names: string[] = [''];
   private readonly nameIds = new Map<string, number>();
   #view: RequestView | undefined;
+  #watcher: TableWatcher | undefined;
 
   static from(records: Iterable<RequestRecord>): RequestTable {
     const table = new RequestTable();
@@ -226,6 +233,16 @@ export class RequestTable implements Iterable<RequestRecord> {
     chunk.flags[o] = flags;
     for (const f of STRING_FIELDS) chunk.strings[f][o] = this.intern(r[f]);
     this.rows = i + 1;
+    if (o === MASK) this.#watcher?.filled(i >>> CHUNK_SHIFT);
+  }
+
+  /**
+   * Tells `watcher` of each chunk as it fills and of each row `refine` changes: the records file is
+   * written as the run goes (src/report/records-file.ts RecordsStream). One watcher at a time.
+   */
+  watch(watcher: TableWatcher | undefined): void {
+    if (watcher && this.#watcher) throw new Error('this request table is already watched');
+    this.#watcher = watcher;
   }
 
   /** Row `i` as a record of its own (a copy: changing it changes nothing here; see `refine`). */
@@ -318,6 +335,7 @@ export class RequestTable implements Iterable<RequestRecord> {
       this.oks += (code === 0 ? 1 : 0) - (chunk.outcome[i & MASK] === 0 ? 1 : 0);
       chunk.outcome[i & MASK] = code;
     }
+    this.#watcher?.refined(i);
   }
 
   /** A table sharing this one's rows, whose `refine` leaves this one as it is (the columns it changes are copied). */

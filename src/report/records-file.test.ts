@@ -1,11 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHUNK_ROWS, RequestTable } from '../model/request-table.ts';
 import type { Outcome, RequestRecord } from '../model/timeline.ts';
-import { decodeRecords, encodeRecords, readRecordsFile, writeRecordsFile } from './records-file.ts';
+import { decodeRecords, encodeRecords, readRecordsFile, RecordsStream, writeRecordsFile } from './records-file.ts';
 
 /** Rows over more than two chunks, with every field, present and absent, and names from several pods. */
 function requests(n: number): RequestRecord[] {
@@ -79,6 +80,79 @@ describe('records file', () => {
     const withoutLast = Buffer.concat([raw.subarray(0, lastChunk), end]);
     await expect(decodeRecords(gzipSync(withoutLast), 'y.gz')).rejects.toThrow(/y\.gz .*rows where its end says/);
     await expect(decodeRecords(gzipSync(Buffer.from('{"not":"records"}')), 'z.gz')).rejects.toThrow(/z\.gz is not a zerodrop records file.*wrong header/);
+  });
+});
+
+describe('RecordsStream: the records file written as the run goes', () => {
+  const dir = mkdtemp(join(tmpdir(), 'zerodrop-records-stream-'));
+  afterAll(async () => rm(await dir, { recursive: true, force: true }));
+
+  /** Bytes in `dir`'s one .partial file, once the gzip stream has handed some to the disk (up to 5 s). */
+  async function partialBytes(where: string): Promise<number> {
+    for (let waited = 0; waited < 5000; waited += 20) {
+      const partial = (await readdir(where)).find((f) => f.endsWith('.partial'));
+      if (partial) {
+        const { size } = await stat(join(where, partial));
+        if (size > 0) return size;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return 0;
+  }
+
+  it('writes each chunk as it fills, then the rest, the join\'s changes and the end: the same rows as the table', async () => {
+    const where = join(await dir, 'a', 'records');
+    const path = join(where, '01-x.y.requests.gz');
+    const rows = requests(2 * CHUNK_ROWS + 77);
+    const table = new RequestTable();
+    const stream = RecordsStream.open(path, table);
+    for (const r of rows.slice(0, 2 * CHUNK_ROWS)) table.push(r);
+    // Two chunks are full: they are on their way to the disk while the run goes on; no file is named yet.
+    expect(await partialBytes(where)).toBeGreaterThan(0);
+    expect(existsSync(path)).toBe(false);
+    for (const r of rows.slice(2 * CHUNK_ROWS)) table.push(r);
+    // The join, after the run: rows in written chunks and in the last one.
+    table.refine(5, { pod: 'named-by-the-balancer', outcome: 'refused' });
+    table.refine(CHUNK_ROWS + 1, { outcome: 'refused' });
+    table.refine(2 * CHUNK_ROWS + 3, { pod: 'another-pod' });
+    expect(await stream.finish()).toBe(rows.length);
+    expect((await readdir(where)).filter((f) => f.endsWith('.partial'))).toEqual([]);
+    const back = await readRecordsFile(path);
+    expect(back.length).toBe(rows.length);
+    expect(back.okCount).toBe(table.okCount);
+    expect(back.at(5)).toMatchObject({ pod: 'named-by-the-balancer', outcome: 'refused' });
+    expect(back.at(CHUNK_ROWS + 1).outcome).toBe('refused');
+    expect(back.at(2 * CHUNK_ROWS + 3).pod).toBe('another-pod');
+    expect(back.toArray()).toEqual(table.toArray());
+    // The same bytes' meaning as a file written at the end.
+    expect((await decodeRecords(await encodeRecords(table))).toArray()).toEqual(back.toArray());
+  });
+
+  it('leaves nothing when the run stops before it finishes (an abort, a harness error)', async () => {
+    const where = join(await dir, 'b');
+    const table = new RequestTable();
+    {
+      await using stream = RecordsStream.open(join(where, 'r.requests.gz'), table);
+      for (const r of requests(CHUNK_ROWS + 5)) table.push(r);
+      expect(stream.path).toBe(join(where, 'r.requests.gz'));
+    }
+    expect(await readdir(where)).toEqual([]);
+    // The table is no longer watched: another stream may take it.
+    await using again = RecordsStream.open(join(where, 's.requests.gz'), table);
+    expect(await again.finish()).toBe(CHUNK_ROWS + 5);
+    expect((await readRecordsFile(join(where, 's.requests.gz'))).toArray()).toEqual(table.toArray());
+  });
+
+  it('refuses a refinement of a row the file has not written', async () => {
+    const t = RequestTable.from(requests(3));
+    const raw = gunzipSync(await encodeRecords(t));
+    const end = raw.subarray(raw.length - 9);
+    const body = Buffer.from(JSON.stringify([[7, 'p', null]]), 'utf8');
+    const head = Buffer.alloc(5);
+    head[0] = 0x52;
+    head.writeUInt32LE(body.length, 1);
+    const bad = Buffer.concat([raw.subarray(0, raw.length - 9), head, body, end]);
+    await expect(decodeRecords(gzipSync(bad), 'z.gz')).rejects.toThrow(/z\.gz .*refinement of row 7/);
   });
 });
 

@@ -8,23 +8,31 @@
 //     'N' names: a JSON array of strings appended to the name table (index 0 is undefined)
 //     'C' chunk: rows (u32), then each column of src/model/request-table.ts numberColumns() in
 //         order, `rows` elements each
+//     'R' refinements (format 2): a JSON array of [row, pod or null, outcome or null], what the
+//         join (src/observe/join.ts) changed in rows written before it
 //     'E' end: total rows (u32); a file without it was cut short
-// A chunk refers only to names written before it, so a writer may append as rows arrive.
+// A chunk refers only to names written before it, so a writer may append as rows arrive: a run's
+// RecordsStream writes each chunk as it fills.
 
-import { createWriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { endianness } from 'node:os';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
-import { CHUNK_ROWS, newChunk, numberColumns, RequestTable } from '../model/request-table.ts';
-import type { ConnectionRecord } from '../model/timeline.ts';
+import { CHUNK_ROWS, newChunk, numberColumns, RequestTable, type TableWatcher } from '../model/request-table.ts';
+import type { ConnectionRecord, Outcome } from '../model/timeline.ts';
 
-export const RECORDS_FORMAT = 'zerodrop-requests/1';
+/** The format written; 2 added the 'R' frame. */
+export const RECORDS_FORMAT = 'zerodrop-requests/2';
+/** The formats read: a format-1 file is a format-2 file without refinements. */
+export const RECORDS_FORMATS_READ: readonly string[] = ['zerodrop-requests/1', RECORDS_FORMAT];
 const MAGIC = Buffer.from('ZDRREQ1\n', 'latin1');
 const NAMES = 0x4e;
 const CHUNK = 0x43;
 const END = 0x45;
+const REFINED = 0x52;
 
 function frame(type: number, payload: Buffer): Buffer {
   const head = Buffer.alloc(5);
@@ -44,26 +52,54 @@ function checkEndianness(): void {
   if (endianness() !== 'LE') throw new Error('the records file is little-endian; this machine is not');
 }
 
-/** The frames of `table`, one chunk at a time (the names each chunk needs before it). */
-function* framesOf(table: RequestTable): Generator<Buffer> {
-  checkEndianness();
-  yield MAGIC;
-  let namesWritten = 1;
-  const names = table.internedNames;
-  for (let k = 0; ; k++) {
-    const part = table.chunkAt(k);
-    if (!part) break;
-    // Names interned after this chunk was filled (a join's pod) are written with it: cheap, and correct.
-    if (names.length > namesWritten) {
-      yield frame(NAMES, Buffer.from(JSON.stringify(names.slice(namesWritten)), 'utf8'));
-      namesWritten = names.length;
-    }
+/** Writes a table's frames in order, remembering which names the file holds already. */
+class FrameWriter {
+  private namesWritten = 1;
+  private readonly table: RequestTable;
+  constructor(table: RequestTable) {
+    checkEndianness();
+    this.table = table;
+  }
+
+  /** The names frame for names interned since the last one, if any. */
+  private newNames(): Buffer[] {
+    const names = this.table.internedNames;
+    if (names.length <= this.namesWritten) return [];
+    const out = frame(NAMES, Buffer.from(JSON.stringify(names.slice(this.namesWritten)), 'utf8'));
+    this.namesWritten = names.length;
+    return [out];
+  }
+
+  /** Chunk `k` (copied: the table may change it later) with the names it needs before it. */
+  chunk(k: number): Buffer[] {
+    const part = this.table.chunkAt(k);
+    if (!part) return [];
     const parts = [u32(part.rows)];
     for (const col of numberColumns(part.chunk)) parts.push(Buffer.from(col.buffer, col.byteOffset, part.rows * col.BYTES_PER_ELEMENT));
-    yield frame(CHUNK, Buffer.concat(parts));
+    // Names interned after this chunk was filled (a join's pod) are written with it: cheap, and correct.
+    return [...this.newNames(), frame(CHUNK, Buffer.concat(parts))];
   }
-  if (names.length > namesWritten) yield frame(NAMES, Buffer.from(JSON.stringify(names.slice(namesWritten)), 'utf8'));
-  yield frame(END, u32(table.length));
+
+  /** What rows already written read now (the join's changes), then the end. */
+  end(refinedRows: Iterable<number> = []): Buffer[] {
+    const refined: [number, string | null, Outcome | null][] = [];
+    for (const i of refinedRows) {
+      const row = this.table.row(i);
+      refined.push([i, row.pod ?? null, row.outcome]);
+    }
+    const out = this.newNames();
+    if (refined.length > 0) out.push(frame(REFINED, Buffer.from(JSON.stringify(refined), 'utf8')));
+    out.push(frame(END, u32(this.table.length)));
+    return out;
+  }
+}
+
+/** The frames of `table`, one chunk at a time. */
+function* framesOf(table: RequestTable): Generator<Buffer> {
+  const writer = new FrameWriter(table);
+  yield MAGIC;
+  for (let k = 0; table.chunkAt(k); k++) yield* writer.chunk(k);
+  yield* writer.end();
 }
 
 /** Writes `table` to `path` (gzip'd), a chunk at a time. */
@@ -131,6 +167,16 @@ async function decodeFrom(source: AsyncIterable<Buffer>, what: string): Promise<
           at += n;
         }
         table.appendChunk(chunk, rows);
+      } else if (type === REFINED) {
+        for (const entry of JSON.parse(payload.toString('utf8')) as unknown[]) {
+          const [row, pod, outcome] = Array.isArray(entry) ? (entry as unknown[]) : [];
+          if (typeof row !== 'number' || !Number.isInteger(row) || row < 0 || row >= table.length) throw bad(`a refinement of row ${String(row)}, not written before it`);
+          try {
+            table.refine(row, { ...(typeof pod === 'string' ? { pod } : {}), ...(typeof outcome === 'string' ? { outcome: outcome as Outcome } : {}) });
+          } catch (error) {
+            throw bad((error as Error).message);
+          }
+        }
       } else if (type === END) {
         ended = payload.readUInt32LE(0);
       } else {
@@ -142,6 +188,85 @@ async function decodeFrom(source: AsyncIterable<Buffer>, what: string): Promise<
   if (ended === undefined || pending.length > 0) throw bad('cut short');
   if (ended !== table.length) throw bad(`${table.length} rows where its end says ${ended}`);
   return table;
+}
+
+/**
+ * The records file of a table that is still filling (a run's requests): each chunk goes to disk as it
+ * fills, so a long run's records are written as it goes rather than all at its end. `finish()` adds
+ * the last rows, what the join changed in rows already written (an 'R' frame) and the end, then
+ * gives the file its name; until then it is PATH.PID.partial, and disposing a stream that did not
+ * finish (an abort, a harness error) removes it.
+ */
+export class RecordsStream implements AsyncDisposable, TableWatcher {
+  private readonly partial: string;
+  private readonly frames: FrameWriter;
+  private readonly gzip = createGzip({ level: 6 });
+  private readonly done: Promise<void>;
+  private failure: Error | undefined;
+  private written = 0;
+  private readonly refinedRows = new Set<number>();
+  private state: 'open' | 'finished' | 'disposed' = 'open';
+
+  /** Starts `path` for `table`, writing the chunks it has filled already. */
+  static open(path: string, table: RequestTable): RecordsStream {
+    return new RecordsStream(path, table);
+  }
+
+  readonly path: string;
+  private readonly table: RequestTable;
+
+  private constructor(path: string, table: RequestTable) {
+    this.path = path;
+    this.table = table;
+    this.frames = new FrameWriter(table);
+    this.partial = `${path}.${process.pid}.partial`;
+    mkdirSync(dirname(path), { recursive: true });
+    // A write error (a full disk) is kept for finish(); the run it records goes on.
+    this.done = pipeline(this.gzip, createWriteStream(this.partial)).catch((error: unknown) => {
+      this.failure ??= error instanceof Error ? error : new Error(String(error));
+    });
+    this.gzip.write(MAGIC);
+    for (let k = 0; (table.chunkAt(k)?.rows ?? 0) === CHUNK_ROWS; k++) this.filled(k);
+    table.watch(this);
+  }
+
+  /** @internal the table's chunk `k` is full. */
+  filled(k: number): void {
+    if (k !== this.written) return;
+    for (const b of this.frames.chunk(k)) this.gzip.write(b);
+    this.written = k + 1;
+  }
+
+  /** @internal the join changed row `i`; a row not yet written goes out as it reads at the end. */
+  refined(i: number): void {
+    if (i < this.written * CHUNK_ROWS) this.refinedRows.add(i);
+  }
+
+  /** Writes the rest and the end, names the file; returns how many requests it holds. */
+  async finish(): Promise<number> {
+    if (this.state !== 'open') throw new Error(`the records stream of ${this.path} is ${this.state}`);
+    this.state = 'finished';
+    this.table.watch(undefined);
+    for (let k = this.written; this.table.chunkAt(k); k++) for (const b of this.frames.chunk(k)) this.gzip.write(b);
+    for (const b of this.frames.end([...this.refinedRows].sort((a, b) => a - b))) this.gzip.write(b);
+    this.gzip.end();
+    await this.done;
+    if (this.failure) {
+      await rm(this.partial, { force: true });
+      throw new Error(`cannot write ${this.path}: ${this.failure.message}`, { cause: this.failure });
+    }
+    await rename(this.partial, this.path);
+    return this.table.length;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'disposed';
+    this.table.watch(undefined);
+    this.gzip.destroy();
+    await this.done;
+    await rm(this.partial, { force: true });
+  }
 }
 
 export const CONNECTIONS_FORMAT = 'zerodrop-connections/1';

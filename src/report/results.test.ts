@@ -1,12 +1,13 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { evaluate } from '../assert/index.ts';
 import { drainScenario } from '../assert/testing.ts';
 import { joinRequestsToConnections } from '../observe/join.ts';
-import { RECORDS_FORMAT } from './records-file.ts';
-import { countsOf, readResults, resultsJson, writeResults, type RunResult, type ScenarioResult } from './results.ts';
+import { RequestTable } from '../model/request-table.ts';
+import { RECORDS_FORMAT, RecordsStream } from './records-file.ts';
+import { countsOf, finishRecords, readResults, recordsName, resultsJson, writeResults, type RunResult, type ScenarioResult } from './results.ts';
 
 describe('countsOf', () => {
   it('counts requests by outcome and the balancer connections', () => {
@@ -126,11 +127,51 @@ describe('writeResults / readResults', () => {
     );
   });
 
-  it('overwrites an earlier results.json', async () => {
+  it('overwrites an earlier results.json, and removes the records files it no longer points to', async () => {
     await writeResults(dir, run());
+    await writeFile(join(dir, 'records', 'writing-now.requests.gz.123.partial'), '');
     const second = { ...run(), provider: 'kind', scenarios: [] };
     await writeResults(dir, second);
     expect((await readResults(dir)).provider).toBe('kind');
+    expect(await readdir(join(dir, 'records'))).toEqual(['writing-now.requests.gz.123.partial']);
+  });
+
+  it('keeps the records a run wrote as it went (a RecordsStream) instead of writing them again', async () => {
+    const original = run();
+    const first = original.scenarios[0] as ScenarioResult & { timeline: NonNullable<ScenarioResult['timeline']> };
+    const name = recordsName(1, first.id, first.profile);
+    const rows = first.timeline.requests.toArray();
+    const table = new RequestTable();
+    {
+      await using stream = RecordsStream.open(join(dir, `${name}.requests.gz`), table);
+      for (const r of rows) table.push(r);
+      first.records = await finishRecords(dir, name, stream, first.timeline);
+    }
+    first.timeline = { ...first.timeline, requests: table };
+    const file = join(dir, `${name}.requests.gz`);
+    const written = (await stat(file)).mtimeMs;
+    await mkdir(join(dir, 'records'), { recursive: true });
+    await writeFile(join(dir, 'records', '07-an-earlier.run.requests.gz'), 'stale');
+    await new Promise((r) => setTimeout(r, 20));
+    await writeResults(dir, original);
+    expect((await stat(file)).mtimeMs).toBe(written);
+    expect((await readdir(join(dir, 'records'))).sort()).toEqual([`${name.split('/')[1]}.connections.gz`, `${name.split('/')[1]}.requests.gz`]);
+    const back = await readResults(dir);
+    expect(back.scenarios[0]?.records).toEqual(first.records);
+    expect(back.scenarios[0]?.timeline?.requests.toArray()).toEqual(rows);
+    expect(back.scenarios[0]?.timeline?.connections).toEqual(first.timeline.connections);
+  });
+
+  it('reads records files of format 1 (written before refinements had a frame)', async () => {
+    await writeResults(dir, run());
+    const path = join(dir, 'results.json');
+    const json = JSON.parse(await readFile(path, 'utf8')) as RunResult;
+    (json.scenarios[0]?.records as { format: string }).format = 'zerodrop-requests/1';
+    await writeFile(path, JSON.stringify(json));
+    expect((await readResults(dir)).scenarios[0]?.timeline?.requests.length).toBe(760);
+    (json.scenarios[0]?.records as { format: string }).format = 'zerodrop-requests/9';
+    await writeFile(path, JSON.stringify(json));
+    await expect(readResults(dir)).rejects.toThrow(/format "zerodrop-requests\/9" is not one this zerodrop reads/);
   });
 
   it('rejects a file that is not zerodrop results', async () => {

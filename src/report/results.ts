@@ -2,12 +2,13 @@
 // The HTML, JUnit and conformance reports are rendered from this, and CI matrices diff it, so the
 // field names are a contract: add fields, never rename them.
 
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RequestTable } from '../model/request-table.ts';
 import type { ConnectionRecord, RequestRecord, StreamEnding, Timeline } from '../model/timeline.ts';
 import type { AssertionResult, Verdict } from '../model/verdict.ts';
-import { readConnectionsFile, readRecordsFile, RECORDS_FORMAT, writeConnectionsFile, writeRecordsFile } from './records-file.ts';
+import { readConnectionsFile, readRecordsFile, RECORDS_FORMAT, RECORDS_FORMATS_READ, writeConnectionsFile, writeRecordsFile, type RecordsStream } from './records-file.ts';
 
 export const RESULTS_FILE = 'results.json';
 
@@ -47,7 +48,8 @@ export interface ScenarioResult {
 }
 
 export interface RecordsPointer {
-  format: typeof RECORDS_FORMAT;
+  /** `zerodrop-requests/2` (written now); `zerodrop-requests/1` is read too. */
+  format: string;
   /** The records file of the requests, e.g. `records/01-gateway-delete-http.nginx.requests.gz`. */
   requests: string;
   /** How many requests it holds. */
@@ -150,10 +152,17 @@ export async function writeResults(dir: string, run: RunResult): Promise<string>
 
 export const RECORDS_DIR = 'records';
 
+/** The records files' name (without suffix) of the `n`th scenario x profile of a run, from 1. */
+export function recordsName(n: number, scenario: string, profile: string): string {
+  return join(RECORDS_DIR, `${String(n).padStart(2, '0')}-${safeName(scenario)}.${safeName(profile)}`);
+}
+
 /**
  * Writes the records file of each scenario with a timeline into DIR/records/ and returns the run
  * with `records` pointing at them (the run given is left as it is). Each file is written beside and
- * renamed, so a reader never sees half of one.
+ * renamed, so a reader never sees half of one. A scenario whose records are in DIR already (the run
+ * wrote them as it went, src/runner/run-matrix.ts) keeps them. Records files in DIR/records/ that
+ * the run does not point to (an earlier run's) are removed, so the directory describes one run.
  */
 export async function withRecordsFiles(run: RunResult, dir: string): Promise<RunResult> {
   const scenarios: ScenarioResult[] = [];
@@ -164,25 +173,57 @@ export async function withRecordsFiles(run: RunResult, dir: string): Promise<Run
       scenarios.push(s);
       continue;
     }
-    const name = `${String(n).padStart(2, '0')}-${safeName(s.id)}.${safeName(s.profile)}`;
-    scenarios.push({ ...s, records: await writeRecords(dir, join(RECORDS_DIR, name), s.timeline) });
+    if (s.records && recordsIn(dir, s.records)) {
+      scenarios.push(s);
+      continue;
+    }
+    scenarios.push({ ...s, records: await writeRecords(dir, recordsName(n, s.id, s.profile), s.timeline) });
   }
+  await removeStaleRecords(dir, scenarios);
   return { ...run, scenarios };
+}
+
+function recordsIn(dir: string, p: RecordsPointer): boolean {
+  return existsSync(join(dir, p.requests)) && (p.connections === undefined || existsSync(join(dir, p.connections)));
+}
+
+async function removeStaleRecords(dir: string, scenarios: readonly ScenarioResult[]): Promise<void> {
+  const kept = new Set(scenarios.flatMap((s) => (s.records ? [s.records.requests, s.records.connections] : [])).filter((f) => f !== undefined).map((f) => join(dir, f)));
+  let files: string[];
+  try {
+    files = await readdir(join(dir, RECORDS_DIR));
+  } catch {
+    return;
+  }
+  for (const file of files) {
+    const path = join(dir, RECORDS_DIR, file);
+    // Only finished records files: a .partial may be a run writing now.
+    if (/\.(requests|connections)\.gz$/.test(file) && !kept.has(path)) await rm(path, { force: true });
+  }
+}
+
+/** Finishes a run's RecordsStream of `timeline.requests` and writes its connections file beside it: the pointer to both. */
+export async function finishRecords(dir: string, name: string, stream: RecordsStream, timeline: Pick<Timeline, 'connections'>): Promise<RecordsPointer> {
+  const count = await stream.finish();
+  const connections = `${name}.connections.gz`;
+  await atomically(dir, connections, (path) => writeConnectionsFile(path, timeline.connections));
+  return { format: RECORDS_FORMAT, requests: `${name}.requests.gz`, count, connections, connectionCount: timeline.connections.length };
+}
+
+async function atomically(dir: string, file: string, write: (path: string) => Promise<void>): Promise<void> {
+  const path = join(dir, file);
+  await mkdir(join(path, '..'), { recursive: true });
+  const partial = `${path}.${process.pid}.partial`;
+  await write(partial);
+  await rename(partial, path);
 }
 
 /** Writes the requests and connections of `timeline` to DIR/`name`.requests.gz and .connections.gz atomically; returns the pointer to them. */
 export async function writeRecords(dir: string, name: string, timeline: Pick<Timeline, 'requests' | 'connections'>): Promise<RecordsPointer> {
-  const atomically = async (file: string, write: (path: string) => Promise<void>) => {
-    const path = join(dir, file);
-    await mkdir(join(path, '..'), { recursive: true });
-    const partial = `${path}.${process.pid}.partial`;
-    await write(partial);
-    await rename(partial, path);
-  };
   const requests = `${name}.requests.gz`;
   const connections = `${name}.connections.gz`;
-  await atomically(requests, (path) => writeRecordsFile(path, timeline.requests));
-  await atomically(connections, (path) => writeConnectionsFile(path, timeline.connections));
+  await atomically(dir, requests, (path) => writeRecordsFile(path, timeline.requests));
+  await atomically(dir, connections, (path) => writeConnectionsFile(path, timeline.connections));
   return { format: RECORDS_FORMAT, requests, count: timeline.requests.length, connections, connectionCount: timeline.connections.length };
 }
 
@@ -199,8 +240,8 @@ export async function reviveRecords(dir: string, s: ScenarioResult): Promise<Sce
   const held = s.timeline.requests as unknown as RequestRecord[] | undefined;
   let requests: RequestTable;
   if (s.records) {
-    if (s.records.format !== RECORDS_FORMAT) {
-      throw new Error(`${s.id} x ${s.profile}: records file format "${String(s.records.format)}" is not ${RECORDS_FORMAT}; rebuild with the zerodrop that wrote it`);
+    if (!RECORDS_FORMATS_READ.includes(s.records.format)) {
+      throw new Error(`${s.id} x ${s.profile}: records file format "${String(s.records.format)}" is not one this zerodrop reads (${RECORDS_FORMATS_READ.join(', ')}); rebuild with the zerodrop that wrote it`);
     }
     try {
       requests = await readRecordsFile(join(dir, s.records.requests));

@@ -4,6 +4,7 @@
 // a report never leaves the reader guessing how a failure was placed on its pod.
 
 import { DEFAULT_NAME_HEADERS, type NameHeaders } from '../load/http1-response.ts';
+import type { LoadSpec } from '../model/load.ts';
 import type { Scenario } from '../model/scenario.ts';
 import type { Topology } from '../model/workload.ts';
 
@@ -28,8 +29,13 @@ export function attributionOf(topology: Topology, service: string): LoadAttribut
   return { names, note };
 }
 
+/** The HTTP loads: their responses may name the pod (a header); packets and streams carry no header. */
+export function isHttpLoad(spec: LoadSpec): spec is Extract<LoadSpec, { kind: 'http' | 'single' | 'http2' }> {
+  return spec.kind === 'http' || spec.kind === 'single' || spec.kind === 'http2';
+}
+
 /** How the requests of each Service the scenario's HTTP loads reach are attributed, one line each. */
 export function attributionNotes(scenario: Pick<Scenario, 'topology' | 'loads'>): string[] {
-  const services = new Set(scenario.loads.flatMap((l) => ('service' in l.spec && l.spec.kind !== 'udp' && l.spec.kind !== 'turn' && l.spec.kind !== 'tcp-stream' ? [l.spec.service] : [])));
+  const services = new Set(scenario.loads.flatMap((l) => (isHttpLoad(l.spec) ? [l.spec.service] : [])));
   return [...services].flatMap((s) => attributionOf(scenario.topology, s)?.note ?? []);
 }

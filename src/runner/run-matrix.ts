@@ -2,6 +2,7 @@
 // provider that is torn down (`await using`) however the scenario ends: pass, fail, error or Ctrl-C.
 
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
 import { missingRequirement } from '../profiles/requirements.ts';
 import { missingDriver, type LoadDriver } from '../load/drivers.ts';
@@ -9,7 +10,8 @@ import { localSession, type ProviderName, type ProviderSession } from '../provid
 import { unsupported } from '../providers/support.ts';
 import { meshUnsupported } from '../profiles/meshes.ts';
 import { Recorder } from '../observe/recorder.ts';
-import { countsOf, type RunResult, type ScenarioResult } from '../report/results.ts';
+import { countsOf, finishRecords, recordsName, type RunResult, type ScenarioResult } from '../report/results.ts';
+import { RecordsStream } from '../report/records-file.ts';
 import type { Timeline } from '../model/timeline.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
 import { packageRoot, TOOL_VERSION } from '../paths.ts';
@@ -37,6 +39,11 @@ export interface MatrixRequest {
   onStart?: (s: { scenario: string; profile: string; timeline: Timeline }) => void;
   /** Keep each scenario's full Timeline in the result (for reports). */
   keepTimeline?: boolean;
+  /**
+   * The report directory: each pair's requests are written to its records file there as they arrive
+   * (the `n`th pair's records/NN-...), and its result points at them. With keepTimeline only.
+   */
+  recordsDir?: string;
   /** Which client carries out the loads (`--driver`, src/load/drivers.ts); built-in when omitted. */
   driver?: LoadDriver;
   /** How many scenario x profile pairs run at once (`--workers`); 1, one after the other, by default. */
@@ -69,7 +76,7 @@ export async function runMatrix(request: MatrixRequest): Promise<RunResult> {
       const i = next++;
       const { def, profile } = pairs[i]!;
       try {
-        scenarios[i] = await runOne(def, profile, request);
+        scenarios[i] = await runOne(def, profile, request, i + 1);
       } catch (error) {
         failed = true;
         throw error;
@@ -91,7 +98,7 @@ export async function runMatrix(request: MatrixRequest): Promise<RunResult> {
   };
 }
 
-async function runOne(def: ScenarioDefinition, profile: Profile, request: MatrixRequest): Promise<ScenarioResult> {
+async function runOne(def: ScenarioDefinition, profile: Profile, request: MatrixRequest, n: number): Promise<ScenarioResult> {
   const skipped = (reason: string): ScenarioResult => ({
     id: def.id,
     profile: profile.name,
@@ -118,6 +125,10 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   const cannot = unsupported(scenario, provider) ?? meshUnsupported(profile, provider) ?? request.session?.unsupported?.(def, profile);
   if (cannot) return skipped(cannot);
   const attribution = attributionNotes(scenario);
+  // Declared after the provider, so disposed before it: an unfinished file is removed on the way out.
+  const keep = request.keepTimeline !== false;
+  const recordsAt = keep && request.recordsDir !== undefined ? { dir: request.recordsDir, name: recordsName(n, def.id, profile.name) } : undefined;
+  await using records = recordsAt ? RecordsStream.open(join(recordsAt.dir, `${recordsAt.name}.requests.gz`), recorder.timeline.requests) : undefined;
   // A class's dataplane states its drain bounds in its pods' spec, read after deploy (unless the profile states them).
   const rebuild = isGatewayClassProfile(profile) && !profile.drain ? (drain: StatedDrain) => def.build(withDrain(profile, drain), optionsFor(def, request.overrides, request.nightly)) : undefined;
   const outcome = await runScenario(scenario, {
@@ -129,6 +140,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     ...(request.tracker ? { tracker: request.tracker } : {}),
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
   });
+  const pointer = records && recordsAt ? await finishRecords(recordsAt.dir, recordsAt.name, records, recorder.timeline) : undefined;
   return {
     id: def.id,
     profile: profile.name,
@@ -138,6 +150,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     assertions: outcome.assertions,
     counts: countsOf(recorder.timeline),
     ...(attribution.length > 0 ? { attribution } : {}),
-    ...(request.keepTimeline === false ? {} : { timeline: recorder.timeline }),
+    ...(keep ? { timeline: recorder.timeline } : {}),
+    ...(pointer ? { records: pointer } : {}),
   };
 }

@@ -18,7 +18,7 @@ import { startActiveConnectionSampler } from '../observe/active-connections.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { ScenarioSkipped, type Provider, type StatedDrain } from '../providers/provider.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
-import { attributionOf } from './attribution.ts';
+import { attributionOf, isHttpLoad } from './attribution.ts';
 
 export interface ScenarioProgress {
   scenario: string;
@@ -97,7 +97,7 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
   const noted = new Set<string>();
   try {
     for (const phase of scenario.loads) {
-      const attribution = phase.spec.kind === 'http' || phase.spec.kind === 'single' || phase.spec.kind === 'http2' ? attributionOf(scenario.topology, phase.spec.service) : undefined;
+      const attribution = isHttpLoad(phase.spec) ? attributionOf(scenario.topology, phase.spec.service) : undefined;
       if (attribution && !noted.has(attribution.note)) {
         noted.add(attribution.note);
         recorder.event('note', { message: attribution.note, detail: { attribution: attribution.names } });

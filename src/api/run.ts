@@ -56,11 +56,19 @@ export function planRun(config: ZerodropConfig = {}, { argv = [], source = 'opti
   return parseRunArgs([...configArgs(valid, argv), ...argv], defined);
 }
 
+/** How runPairs keeps what it records. */
+export interface PairOptions {
+  /** Write each pair's requests to DIR/records/ as they arrive (the report directory, with the json reporter). */
+  recordsDir?: string;
+  /** False: results without their Timeline (verdicts, assertions, counts), as a campaign keeps them. Default true. */
+  keepTimeline?: boolean;
+}
+
 /** A run held open: the provider's cluster (or the local machine) and the state record, until disposed. */
 export interface OpenRun extends AsyncDisposable {
   readonly plan: RunPlan;
   /** Runs the given pairs (default: every scenario x profile of the plan) and returns their results as one run. */
-  runPairs(pairs?: readonly { scenario: string; profile: string }[], callbacks?: RunCallbacks, options?: { recordsDir?: string }): Promise<RunResult>;
+  runPairs(pairs?: readonly { scenario: string; profile: string }[], callbacks?: RunCallbacks, options?: PairOptions): Promise<RunResult>;
 }
 
 /**
@@ -88,7 +96,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
   }
   return {
     plan,
-    runPairs: (pairs, more = {}, { recordsDir } = {}) => {
+    runPairs: (pairs, more = {}, { recordsDir, keepTimeline } = {}) => {
       const { signal, onStart, onProgress, onResult } = { ...callbacks, ...more };
       return runMatrix({
         provider: plan.provider,
@@ -102,6 +110,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
         ...(record ? { tracker: record } : {}),
         concurrency: plan.workers,
         ...(recordsDir !== undefined ? { recordsDir } : {}),
+        ...(keepTimeline !== undefined ? { keepTimeline } : {}),
         signal: signal ?? new AbortController().signal,
         ...(onStart ? { onStart } : {}),
         ...(onProgress ? { onProgress } : {}),

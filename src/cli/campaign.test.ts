@@ -26,6 +26,13 @@ describe('campaign tally', () => {
     expect(text).toMatch(/backend-idle-exit \[reference\]\s+2\s+0\s+1\s+0\s+pass\s+DISAGREEMENT$/m);
     expect(text).toMatch(/expected to pass: 2 pairs, 1 passed in every run/);
     expect(text).toMatch(/1 with disagreement, 0 with an unexpected verdict/);
+    tally(rows, idle, 'skipped', { run: 4, why: 'not installed' });
+    // Each judged run, with why when it was not a pass: what the failures counted, run by run.
+    expect(rows.get('backend-idle-exit\u0000reference')?.runs).toEqual([
+      { run: 1, verdict: 'pass' },
+      { run: 2, verdict: 'inconclusive', why: 'harnessResponsive: lagged' },
+      { run: 3, verdict: 'pass' },
+    ]);
   });
 
   it('flags a verdict that is the same every run but wrong: a mutant passing, a drain-correct system failing', () => {

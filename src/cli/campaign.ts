@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Verdict } from '../model/verdict.ts';
 import { ablatedProfiles, profiles as allProfiles } from '../profiles/index.ts';
-import { runMatrix } from '../runner/run-matrix.ts';
+import { openRun, planRun } from '../api/run.ts';
 import type { ScenarioResult } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
 import { UsageError } from './usage-error.ts';
@@ -36,6 +36,8 @@ export interface CampaignRow {
   /** The first run's verdict, the one outliers differ from, and why it came out so. */
   first?: Verdict;
   firstWhy?: string;
+  /** Every run that judged the pair (pass, fail or inconclusive), with why when it was not a pass: the failures' counts run by run. */
+  runs: { run: number; verdict: Verdict; why?: string }[];
 }
 
 export interface CampaignPair {
@@ -57,10 +59,11 @@ export function tally(
   const key = `${pair.scenario}\u0000${pair.profile}`;
   let row = rows.get(key);
   if (!row) {
-    row = { ...pair, counts: { pass: 0, fail: 0, inconclusive: 0, skipped: 0 }, disagreement: false, unexpected: 0, outliers: [], first: verdict, firstWhy: why };
+    row = { ...pair, counts: { pass: 0, fail: 0, inconclusive: 0, skipped: 0 }, disagreement: false, unexpected: 0, outliers: [], first: verdict, firstWhy: why, runs: [] };
     rows.set(key, row);
   }
   row.counts[verdict]++;
+  if (verdict !== 'skipped') row.runs.push({ run, verdict, ...(why !== '' && verdict !== 'pass' ? { why } : {}) });
   row.disagreement = Object.values(row.counts).filter((n) => n > 0).length > 1;
   const unexpected = pair.expected !== undefined && (verdict === 'pass' || verdict === 'fail') && verdict !== pair.expected;
   if (unexpected) row.unexpected++;
@@ -199,13 +202,18 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 
+  // The same path as `zerodrop run` (the programmatic API): the run's state record lets `zerodrop
+  // clean` find what a crashed campaign left.
+  const plan = planRun({ provider: 'local', scenarios: scenarios.map((s) => s.id), profiles: profiles.map((p) => p.name) }, { source: 'campaign' });
+  await using open = await openRun(plan, { signal: controller.signal });
   const rows = new Map<string, CampaignRow>();
   const started = performance.now();
   for (let i = 1; i <= runs; i++) {
     const runStarted = performance.now();
     const results: ScenarioResult[] = [];
     for (const round of campaignRounds(args)) {
-      const run = await runMatrix({ provider: 'local', ...round, overrides: {}, nightly: false, signal: controller.signal, keepTimeline: false });
+      const pairs = round.scenarios.flatMap((s) => round.profiles.map((p) => ({ scenario: s.id, profile: p.name })));
+      const run = await open.runPairs(pairs, { signal: controller.signal }, { keepTimeline: false });
       results.push(...run.scenarios);
     }
     for (const s of results) {

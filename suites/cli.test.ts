@@ -105,6 +105,6 @@ describe('zerodrop list', () => {
     // The ablations, each with the scenarios that must catch it, or said to be a gap of the catalog.
     expect(r.stdout).toMatch(/\n {2}nginx-without-keepalive_time +fails gateway-delete-http, gateway-rollout-http, gateway-scale-down\n/);
     expect(r.stdout).toMatch(/\n {2}haproxy-without-http-server-close +fails gateway-backend-rollout-http\n/);
-    expect(r.stdout).toMatch(/\n {2}reference-without-prestop +caught by no scenario: not needed, or a gap of the catalog \(docs\/drain-settings\.md\)\n/);
+    expect(r.stdout).toMatch(/\n {2}reference-without-prestop +fails gateway-http2-goaway\n/);
   });
 });

@@ -10,7 +10,7 @@
 // replay a failure with ZERODROP_INTERRUPT_SEED=<seed>.
 
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,12 @@ function draw(seed: number): Case[] {
   }));
 }
 
+/** Files a run was writing and did not finish (`….partial`) anywhere under `dir`. */
+async function partialFiles(dir: string): Promise<string[]> {
+  const all = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  return all.filter((f) => f.endsWith('.partial'));
+}
+
 let root: string;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'zerodrop-interrupt-'));
@@ -91,6 +97,7 @@ describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {
     expect(await stillListening(held), context).toEqual([]);
     expect((await entries(run.env.tmp)).filter((e) => e.startsWith('zerodrop-')), context).toEqual([]);
     expect(await entries(join(run.env.stateDir, 'runs')), context).toEqual([]);
+    expect(await partialFiles(join(root, `case-${i}`, 'report')), context).toEqual([]);
     // The child may have ended (all output written, a zombie not yet reaped) just before the signal
     // was sent: kill() still succeeds then, but nothing received it, so it printed no "interrupted".
     // A run that ended judged the correct profile: a pass, or inconclusive where a busy machine made
@@ -122,6 +129,8 @@ describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {
     expect(await stillListening(held)).toEqual([]);
     expect((await entries(run.env.tmp)).filter((e) => e.startsWith('zerodrop-'))).toEqual([]);
     expect(await entries(join(run.env.stateDir, 'runs'))).toEqual([]);
+    // The records file it was writing as it went, too (removed at exit).
+    expect(await partialFiles(join(root, 'twice', 'report'))).toEqual([]);
   });
 
   it('a SIGKILLed run leaves its pods and directory; `zerodrop clean` finds and removes them', async () => {

@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHUNK_ROWS, RequestTable } from '../model/request-table.ts';
@@ -141,6 +143,23 @@ describe('RecordsStream: the records file written as the run goes', () => {
     await using again = RecordsStream.open(join(where, 's.requests.gz'), table);
     expect(await again.finish()).toBe(CHUNK_ROWS + 5);
     expect((await readRecordsFile(join(where, 's.requests.gz'))).toArray()).toEqual(table.toArray());
+  });
+
+  it('a forced exit (a second Ctrl-C skips every disposal) still removes the unfinished file', async () => {
+    const where = join(await dir, 'c');
+    const url = (f: string) => JSON.stringify(pathToFileURL(resolve(f)).href);
+    const script = [
+      `import { readdirSync } from 'node:fs';`,
+      `import { RecordsStream } from ${url('src/report/records-file.ts')};`,
+      `import { RequestTable } from ${url('src/model/request-table.ts')};`,
+      `RecordsStream.open(${JSON.stringify(join(where, 'r.requests.gz'))}, new RequestTable());`,
+      // The file is opened asynchronously: look once it is there, then exit as a second Ctrl-C does.
+      `setTimeout(() => { console.log(readdirSync(${JSON.stringify(where)}).join(',')); process.exit(130); }, 200);`,
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(child.status, child.stderr).toBe(130);
+    expect(child.stdout.trim()).toMatch(/^r\.requests\.gz\.\d+\.partial$/);
+    expect(await readdir(where)).toEqual([]);
   });
 
   it('refuses a refinement of a row the file has not written', async () => {

@@ -14,7 +14,7 @@
 // A chunk refers only to names written before it, so a writer may append as rows arrive: a run's
 // RecordsStream writes each chunk as it fills.
 
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { endianness } from 'node:os';
@@ -190,6 +190,18 @@ async function decodeFrom(source: AsyncIterable<Buffer>, what: string): Promise<
   return table;
 }
 
+/** The .partial files of the streams not finished yet: a forced exit (a second Ctrl-C) skips their disposal. */
+const unfinished = new Set<string>();
+let exitHook = false;
+function removeUnfinishedAtExit(path: string): void {
+  unfinished.add(path);
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const p of unfinished) rmSync(p, { force: true });
+  });
+}
+
 /**
  * The records file of a table that is still filling (a run's requests): each chunk goes to disk as it
  * fills, so a long run's records are written as it goes rather than all at its end. `finish()` adds
@@ -221,6 +233,7 @@ export class RecordsStream implements AsyncDisposable, TableWatcher {
     this.frames = new FrameWriter(table);
     this.partial = `${path}.${process.pid}.partial`;
     mkdirSync(dirname(path), { recursive: true });
+    removeUnfinishedAtExit(this.partial);
     // A write error (a full disk) is kept for finish(); the run it records goes on.
     this.done = pipeline(this.gzip, createWriteStream(this.partial)).catch((error: unknown) => {
       this.failure ??= error instanceof Error ? error : new Error(String(error));
@@ -251,11 +264,15 @@ export class RecordsStream implements AsyncDisposable, TableWatcher {
     for (const b of this.frames.end([...this.refinedRows].sort((a, b) => a - b))) this.gzip.write(b);
     this.gzip.end();
     await this.done;
-    if (this.failure) {
-      await rm(this.partial, { force: true });
-      throw new Error(`cannot write ${this.path}: ${this.failure.message}`, { cause: this.failure });
+    try {
+      if (this.failure) {
+        await rm(this.partial, { force: true });
+        throw new Error(`cannot write ${this.path}: ${this.failure.message}`, { cause: this.failure });
+      }
+      await rename(this.partial, this.path);
+    } finally {
+      unfinished.delete(this.partial);
     }
-    await rename(this.partial, this.path);
     return this.table.length;
   }
 
@@ -266,6 +283,7 @@ export class RecordsStream implements AsyncDisposable, TableWatcher {
     this.gzip.destroy();
     await this.done;
     await rm(this.partial, { force: true });
+    unfinished.delete(this.partial);
   }
 }
 

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -160,6 +160,18 @@ describe('RecordsStream: the records file written as the run goes', () => {
     expect(child.status, child.stderr).toBe(130);
     expect(child.stdout.trim()).toMatch(/^r\.requests\.gz\.\d+\.partial$/);
     expect(await readdir(where)).toEqual([]);
+  });
+
+  it('says which file it could not write (a full disk), at finish, and names no file', async () => {
+    const where = join(await dir, 'd');
+    const path = join(where, 'r.requests.gz');
+    // A directory where the partial file must go: opening it fails as a full disk's write would.
+    await mkdir(`${path}.${process.pid}.partial`, { recursive: true });
+    const table = new RequestTable();
+    const stream = RecordsStream.open(path, table);
+    for (const r of requests(CHUNK_ROWS + 1)) table.push(r);
+    await expect(stream.finish()).rejects.toThrow(`cannot write ${path}: EISDIR`);
+    expect(existsSync(path)).toBe(false);
   });
 
   it('refuses a refinement of a row the file has not written', async () => {

@@ -210,6 +210,9 @@ function removeUnfinishedAtExit(path: string): void {
  * finish (an abort, a harness error) removes it.
  */
 export class RecordsStream implements AsyncDisposable, TableWatcher {
+  /** The file's name once finished. */
+  readonly path: string;
+  private readonly table: RequestTable;
   private readonly partial: string;
   private readonly frames: FrameWriter;
   private readonly gzip = createGzip({ level: 6 });
@@ -223,9 +226,6 @@ export class RecordsStream implements AsyncDisposable, TableWatcher {
   static open(path: string, table: RequestTable): RecordsStream {
     return new RecordsStream(path, table);
   }
-
-  readonly path: string;
-  private readonly table: RequestTable;
 
   private constructor(path: string, table: RequestTable) {
     this.path = path;
@@ -245,7 +245,8 @@ export class RecordsStream implements AsyncDisposable, TableWatcher {
 
   /** @internal the table's chunk `k` is full. */
   filled(k: number): void {
-    if (k !== this.written) return;
+    // After a write error nothing more is written: finish() reports it.
+    if (k !== this.written || this.failure) return;
     for (const b of this.frames.chunk(k)) this.gzip.write(b);
     this.written = k + 1;
   }
@@ -266,7 +267,8 @@ export class RecordsStream implements AsyncDisposable, TableWatcher {
     await this.done;
     try {
       if (this.failure) {
-        await rm(this.partial, { force: true });
+        // The write error is the news; a partial file that cannot be removed either must not hide it.
+        await rm(this.partial, { force: true }).catch(() => undefined);
         throw new Error(`cannot write ${this.path}: ${this.failure.message}`, { cause: this.failure });
       }
       await rename(this.partial, this.path);

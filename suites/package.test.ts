@@ -94,7 +94,12 @@ describe('the adopter example (examples/gateway-team), installed', () => {
     const r = await project.exec('npx', ['vitest', 'run', '--reporter', 'verbose'], { timeoutMs: 300_000 });
     for (const id of ['backend-delete-http', 'backend-sigterm-keeps-accepting', 'gateway-delete-http']) expect(r.stdout).toMatch(new RegExp(`[✓×] test/drain.test.ts > zerodrop > reference > ${id}`));
     expect((await readdir(join(project.dir, 'reports', 'drain'))).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'records', 'results.json']);
-    const verdicts = new Map((await results(join('reports', 'drain'))).scenarios.map((s) => [s.id, s]));
+    const first = await results(join('reports', 'drain'));
+    // Each test's requests went to a records file of its own as it ran, numbered in the order the tests ran.
+    expect(first.scenarios.map((s) => s.records?.requests)).toEqual(first.scenarios.map((s, i) => `records/${String(i + 1).padStart(2, '0')}-${s.id}.reference.requests.gz`));
+    const pointed = first.scenarios.flatMap((s) => [s.records?.requests, s.records?.connections]).map((f) => String(f).replace(/^records\//, ''));
+    expect((await readdir(join(project.dir, 'reports', 'drain', 'records'))).sort()).toEqual(pointed.sort());
+    const verdicts = new Map(first.scenarios.map((s) => [s.id, s]));
     let again = false;
     // As runCase does: a pair the harness could not measure on a busy machine gave no verdict, and
     // its test runs again (selected with -t), at most twice; a verdict is never run again.

@@ -60,6 +60,8 @@ export function planRun(config: ZerodropConfig = {}, { argv = [], source = 'opti
 export interface PairOptions {
   /** Write each pair's requests to DIR/records/ as they arrive (the report directory, with the json reporter). */
   recordsDir?: string;
+  /** The number the first pair's records files take (records/NN-...; default 1): its place in the run's results. */
+  recordsIndex?: number;
   /** False: results without their Timeline (verdicts, assertions, counts), as a campaign keeps them. Default true. */
   keepTimeline?: boolean;
 }
@@ -96,7 +98,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
   }
   return {
     plan,
-    runPairs: (pairs, more = {}, { recordsDir, keepTimeline } = {}) => {
+    runPairs: (pairs, more = {}, { recordsDir, recordsIndex, keepTimeline } = {}) => {
       const { signal, onStart, onProgress, onResult } = { ...callbacks, ...more };
       return runMatrix({
         provider: plan.provider,
@@ -110,6 +112,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
         ...(record ? { tracker: record } : {}),
         concurrency: plan.workers,
         ...(recordsDir !== undefined ? { recordsDir } : {}),
+        ...(recordsIndex !== undefined ? { recordsIndex } : {}),
         ...(keepTimeline !== undefined ? { keepTimeline } : {}),
         signal: signal ?? new AbortController().signal,
         ...(onStart ? { onStart } : {}),

@@ -44,6 +44,8 @@ export interface MatrixRequest {
    * (the `n`th pair's records/NN-...), and its result points at them. With keepTimeline only.
    */
   recordsDir?: string;
+  /** The number of the first pair's records files (default 1): a run made of several calls numbers on. */
+  recordsIndex?: number;
   /** Which client carries out the loads (`--driver`, src/load/drivers.ts); built-in when omitted. */
   driver?: LoadDriver;
   /** How many scenario x profile pairs run at once (`--workers`); 1, one after the other, by default. */
@@ -76,7 +78,7 @@ export async function runMatrix(request: MatrixRequest): Promise<RunResult> {
       const i = next++;
       const { def, profile } = pairs[i]!;
       try {
-        scenarios[i] = await runOne(def, profile, request, i + 1);
+        scenarios[i] = await runOne(def, profile, request, (request.recordsIndex ?? 1) + i);
       } catch (error) {
         failed = true;
         throw error;

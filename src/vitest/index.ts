@@ -39,6 +39,10 @@ export function drainSuite(config: ZerodropConfig = {}, options: DrainSuiteOptio
   const setupTimeout = options.setupTimeoutMs ?? 20 * MINUTE;
   let open: OpenRun | undefined;
   const results: ScenarioResult[] = [];
+  // With results.json among the reports, each pair's requests go to its records file as they arrive,
+  // numbered by attempt (a retried test gets a file of its own), as `zerodrop run` does.
+  const recordsDir = plan.reporters.includes('json') ? reportDir : undefined;
+  let attempts = 0;
   let shape: Omit<RunResult, 'scenarios' | 'startedAt' | 'durationMs'> | undefined;
   const startedAt = new Date();
   const started = performance.now();
@@ -71,7 +75,9 @@ export function drainSuite(config: ZerodropConfig = {}, options: DrainSuiteOptio
         for (const scenario of plan.scenarios) {
           it(scenario.id, async (ctx) => {
             if (!open) throw new Error(`the ${plan.provider} provider did not open; see the error of beforeAll`);
-            const run = await open.runPairs([{ scenario: scenario.id, profile: profile.name }], { signal: ctx.signal });
+            attempts++;
+            const records = recordsDir !== undefined ? { recordsDir, recordsIndex: attempts } : {};
+            const run = await open.runPairs([{ scenario: scenario.id, profile: profile.name }], { signal: ctx.signal }, records);
             const { scenarios, ...rest } = run;
             shape ??= { tool: rest.tool, provider: rest.provider, ...(rest.mode ? { mode: rest.mode } : {}) };
             const result = scenarios[0];

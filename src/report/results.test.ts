@@ -160,6 +160,13 @@ describe('writeResults / readResults', () => {
     expect(back.scenarios[0]?.records).toEqual(first.records);
     expect(back.scenarios[0]?.timeline?.requests.toArray()).toEqual(rows);
     expect(back.scenarios[0]?.timeline?.connections).toEqual(first.timeline.connections);
+
+    // A pointer read back is no proof that the files under its names are its own: written again.
+    const elsewhere = join(dir, 'elsewhere');
+    await mkdir(join(elsewhere, 'records'), { recursive: true });
+    for (const kind of ['requests', 'connections']) await writeFile(join(elsewhere, 'records', `${name.split('/')[1]}.${kind}.gz`), 'an earlier run');
+    await writeResults(elsewhere, back);
+    expect((await readResults(elsewhere)).scenarios[0]?.timeline?.requests.toArray()).toEqual(rows);
   });
 
   it('reads records files of format 1 (written before refinements had a frame)', async () => {

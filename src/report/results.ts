@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { RequestTable } from '../model/request-table.ts';
 import type { ConnectionRecord, RequestRecord, StreamEnding, Timeline } from '../model/timeline.ts';
 import type { AssertionResult, Verdict } from '../model/verdict.ts';
@@ -173,7 +173,7 @@ export async function withRecordsFiles(run: RunResult, dir: string): Promise<Run
       scenarios.push(s);
       continue;
     }
-    if (s.records && recordsIn(dir, s.records)) {
+    if (s.records && streamedTo.get(s.records) === resolve(dir) && recordsIn(dir, s.records)) {
       scenarios.push(s);
       continue;
     }
@@ -182,6 +182,13 @@ export async function withRecordsFiles(run: RunResult, dir: string): Promise<Run
   await removeStaleRecords(dir, scenarios);
   return { ...run, scenarios };
 }
+
+/**
+ * The pointers finishRecords made in this process, with the directory their files are in: only those
+ * are kept as they are. A pointer read back from a results.json (another directory, or files an
+ * earlier run left under the same names) is written again from its timeline.
+ */
+const streamedTo = new WeakMap<RecordsPointer, string>();
 
 function recordsIn(dir: string, p: RecordsPointer): boolean {
   return existsSync(join(dir, p.requests)) && (p.connections === undefined || existsSync(join(dir, p.connections)));
@@ -207,7 +214,9 @@ export async function finishRecords(dir: string, name: string, stream: RecordsSt
   const count = await stream.finish();
   const connections = `${name}.connections.gz`;
   await atomically(dir, connections, (path) => writeConnectionsFile(path, timeline.connections));
-  return { format: RECORDS_FORMAT, requests: `${name}.requests.gz`, count, connections, connectionCount: timeline.connections.length };
+  const pointer: RecordsPointer = { format: RECORDS_FORMAT, requests: `${name}.requests.gz`, count, connections, connectionCount: timeline.connections.length };
+  streamedTo.set(pointer, resolve(dir));
+  return pointer;
 }
 
 async function atomically(dir: string, file: string, write: (path: string) => Promise<void>): Promise<void> {

@@ -90,7 +90,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
   if (plan.provider === 'local') process.once('exit', closeRecord);
   let session: ProviderSession;
   try {
-    session = await openSession(plan.providerSettings, log, record);
+    session = await openSession(plan.providerSettings, log, record, callbacks.signal);
   } catch (error) {
     process.off('exit', closeRecord);
     record?.close();

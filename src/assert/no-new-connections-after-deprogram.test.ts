@@ -36,6 +36,20 @@ describe('noNewConnectionsAfterDeprogram', () => {
     expect(evaluateOne(expectation, b.build()).verdict).toBe('fail');
   });
 
+  it('on a cluster, counts from the EndpointSlice change plus the programming bound the event states', () => {
+    // kube-proxy applies a change up to its bound after the slice: a correct pod that gets a new
+    // connection inside the bound passes; one past it still fails, with the bound in the message.
+    const b = new TimelineBuilder().pod('backend-1');
+    b.event(1000, 'chaos', { pod: 'backend-1', detail: { step: 'delete', action: 'delete-pod' } }).event(1000, 'delete-issued', { pod: 'backend-1' });
+    b.event(1010, 'lb-deprogrammed', { pod: 'backend-1', service: 'backend', detail: { observed: 'endpointslice', programmingBoundMs: 1500 } });
+    b.connection({ pod: 'backend-1', open: 2400, close: 2410 });
+    expect(evaluateOne(expectation, b.build()).verdict).toBe('pass');
+    b.connection({ pod: 'backend-1', open: 2600, close: 2610 });
+    const r = evaluateOne(expectation, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.message).toBe("backend-1 got new connections after it was deprogrammed at t=1.010 s (plus the balancer's programming bound, 1.500 s): 1 connection routed by the balancer; first at t=2.600 s, 1.590 s after");
+  });
+
   it('ignores requests on connections opened before deprogram', () => {
     const b = drainScenario('correct');
     b.request({ start: 1500, end: 1505, connectionStart: 900, newConnection: false, pod: 'backend-2' });

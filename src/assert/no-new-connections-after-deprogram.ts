@@ -1,6 +1,10 @@
 // noNewConnectionsAfterDeprogram: once the Service's load balancer has deprogrammed a pod, no new
 // connection reaches it. A connection that does means the balancer (or a gateway's own endpoint
 // tracking, e.g. one reading the legacy Endpoints API) still routes to a pod on its way out.
+//
+// On a cluster the deprogram is seen at the EndpointSlice change, and each node's kube-proxy applies
+// it some time later: the event states that bound (`programmingBoundMs`), and only a connection
+// after the change plus the bound is one the balancer should no longer have made.
 
 import type { Expectation } from '../model/scenario.ts';
 import type { AssertionResult } from '../model/verdict.ts';
@@ -23,7 +27,8 @@ export function noNewConnectionsAfterDeprogram(
         message: `${pod} was never deprogrammed from the load balancer: nothing to check`,
       };
     }
-    const after = (t: number) => t > deprogrammed + EPSILON_MS;
+    const bound = programmingBound(ctx, pod, deprogrammed);
+    const after = (t: number) => t > deprogrammed + bound + EPSILON_MS;
     const mine = ctx.timeline.connections.filter((c) => c.pod === pod);
     const late = mine.filter((c) => after(c.open)).sort((a, b) => a.open - b.open);
     const lateRequests = ctx.timeline.requests
@@ -32,6 +37,7 @@ export function noNewConnectionsAfterDeprogram(
     const before = mine.length - late.length;
     const details: Record<string, unknown> = {
       deprogrammed,
+      programmingBoundMs: bound,
       connectionsBefore: before,
       connectionsAfter: late.length,
       requestsOnNewConnectionsAfter: lateRequests.length,
@@ -42,7 +48,7 @@ export function noNewConnectionsAfterDeprogram(
     if (firstTimes.length === 0) {
       return {
         verdict: 'pass',
-        message: `no new connection reached ${pod} after it was deprogrammed at ${at(deprogrammed)} (${plural(before, 'connection')} before)`,
+        message: `no new connection reached ${pod} after it was deprogrammed at ${at(deprogrammed)}${bound > 0 ? ` (plus the balancer's programming bound, ${secs(bound)})` : ''} (${plural(before, 'connection')} before)`,
         details,
       };
     }
@@ -53,8 +59,15 @@ export function noNewConnectionsAfterDeprogram(
     ].filter(Boolean);
     return {
       verdict: 'fail',
-      message: `${pod} got new connections after it was deprogrammed at ${at(deprogrammed)}: ${seen.join(' and ')}; first at ${at(first)}, ${secs(first - deprogrammed)} after`,
+      message: `${pod} got new connections after it was deprogrammed at ${at(deprogrammed)}${bound > 0 ? ` (plus the balancer's programming bound, ${secs(bound)})` : ''}: ${seen.join(' and ')}; first at ${at(first)}, ${secs(first - deprogrammed)} after`,
       details,
     };
   });
+}
+
+/** The programming bound the final deprogram event of `pod` states (a cluster's kube-proxy), else 0. */
+function programmingBound(ctx: AssertContext, pod: string, deprogrammed: number): number {
+  const event = ctx.timeline.events.find((e) => e.kind === 'lb-deprogrammed' && e.pod === pod && e.t === deprogrammed);
+  const bound = event?.detail?.['programmingBoundMs'];
+  return typeof bound === 'number' && bound > 0 ? bound : 0;
 }

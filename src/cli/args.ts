@@ -2,7 +2,7 @@
 // every error names the flag, the value and what is allowed.
 
 import { findProfile, profiles } from '../profiles/index.ts';
-import type { ProviderName, ProviderSettings } from '../providers/index.ts';
+import { PROVIDER_NAMES, type ProviderName, type ProviderSettings } from '../providers/index.ts';
 import { ProfileCannotCarry, type Profile } from '../profiles/profile.ts';
 import { catalog, findScenario } from '../scenarios/index.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
@@ -18,7 +18,8 @@ import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.
 import { CLUSTER_SYSTEM_FLAGS, clusterSystemSettings } from './cluster-system-args.ts';
 import { gatewayClassProfile } from '../scenarios/gateway-class-profile.ts';
 
-export const PROVIDERS = ['local', 'kind', 'k3s', 'cluster'] as const;
+/** The providers, as the provider registry names them (one list). */
+export const PROVIDERS = PROVIDER_NAMES;
 
 export interface RunArgs {
   provider: ProviderName;
@@ -171,6 +172,7 @@ function providerSettingsOf(
 ): ProviderSettings {
   const allowed: Record<ProviderName, string[]> = {
     local: [],
+    netns: [],
     kind: ['kube-version', 'cluster-name'],
     k3s: ['kube-version'],
     cluster: ['kubeconfig', 'context'],

@@ -36,6 +36,11 @@ export async function clean(argv: string[]): Promise<number> {
   const opts = { dryRun, log };
 
   const local = await cleanLocal(opts);
+  if (process.platform === 'linux' && process.getuid?.() === 0 && onPath('ip')) {
+    const { cleanNetnsClusters } = await import('../providers/netns/leftovers.ts');
+    const netns = await cleanNetnsClusters(opts);
+    if (netns.running.length > 0) console.log(`netns cluster(s) ${netns.running.join(', ')} still in use by a running zerodrop, skipped`);
+  }
   if (onPath('kind')) await cleanKindClusters(local.cleaned, kindCli, { ...opts, live: local.live });
   else if (local.cleaned.some((r) => r.record.kindClusters.length > 0)) {
     for (const run of local.cleaned) if (run.record.kindClusters.length > 0) run.problems.push('kind not on PATH');

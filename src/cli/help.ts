@@ -19,13 +19,14 @@ ${EXIT_CODES}`,
   run: `zerodrop run: run the selected scenarios against the selected profiles and write the reports
 
 Usage:
-  zerodrop run [--config FILE] [--provider local|kind|k3s|cluster] [--profile P]... [--scenario ID]...
+  zerodrop run [--config FILE] [--provider local|netns|kind|k3s|cluster] [--profile P]... [--scenario ID]...
                [--set option=value]... [--nightly] [--report-dir DIR] [--reporter NAME]... [--open]
 
 Options:
   --config      settings file (default: ./zerodrop.config.ts if present); flags override it field by field
-  --provider    where pods run: local (default; real processes on loopback addresses), kind, k3s
-                (Docker), or cluster (an existing cluster from a kubeconfig)
+  --provider    where pods run: local (default; real processes on loopback addresses), netns (a real
+                Kubernetes cluster on this machine, nodes and pods as network namespaces; root, Go; see
+                docs/netns-cluster.md), kind, k3s (Docker), or cluster (an existing cluster from a kubeconfig)
   --kube-version  kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s)
   --cluster-name  kind: cluster to reuse, or create and delete afterwards (default zerodrop)
   --kubeconfig, --context  cluster: which cluster; the run only touches its own namespaces (and, with

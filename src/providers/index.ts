@@ -15,7 +15,7 @@ import type { Provider } from './provider.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 import type { ClusterSystemSettings } from './cluster-system.ts';
 
-export const PROVIDER_NAMES = ['local', 'kind', 'k3s', 'cluster'] as const;
+export const PROVIDER_NAMES = ['local', 'netns', 'kind', 'k3s', 'cluster'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 /** ClusterSystemSettings: --gateway-class and the run namespace's labels and annotations (cluster-system.ts). */
@@ -29,6 +29,8 @@ export interface ProviderSettings extends ClusterSystemSettings {
   kubeVersion?: string;
   /** kind: cluster name to reuse or create (default zerodrop). */
   clusterName?: string;
+  /** netns: number of nodes (default 2). */
+  nodes?: number;
 }
 
 /** Every missing prerequisite of the provider, one line each with its install hint; empty when ready. */
@@ -53,6 +55,11 @@ export async function missingPrerequisites(settings: ProviderSettings, warn: (li
     case 'cluster':
       missing.push(kubeconfigMissing(settings.kubeconfig));
       break;
+    case 'netns': {
+      const { netnsMissing } = await import('./netns/prerequisites.ts');
+      missing.push(...(await netnsMissing()));
+      break;
+    }
   }
   return missing.filter((m): m is string => m !== undefined);
 }
@@ -76,10 +83,10 @@ export function localSession(tracker?: LeftoverTracker): ProviderSession {
 }
 
 /** Opens the provider's cluster (creating or reusing it). Call `missingPrerequisites` first. */
-export async function openSession(settings: ProviderSettings, log: (line: string) => void = () => {}, tracker?: LeftoverTracker): Promise<ProviderSession> {
+export async function openSession(settings: ProviderSettings, log: (line: string) => void = () => {}, tracker?: LeftoverTracker, signal?: AbortSignal): Promise<ProviderSession> {
   if (settings.name === 'local') return localSession(tracker);
   const { openClusterSession } = await import('./kube-session.ts');
-  return openClusterSession({ ...settings, name: settings.name }, log, tracker);
+  return openClusterSession({ ...settings, name: settings.name }, log, tracker, signal);
 }
 
 export function newRunId(): string {

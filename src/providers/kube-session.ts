@@ -8,7 +8,10 @@ import { KubeClient } from './kube/client.ts';
 import { KubeProvider, type Exposure } from './kube/kube-provider.ts';
 import { namespaceFor } from './kube/manifests.ts';
 import { keepsContainerStopSignal, kindKeepsContainerStopSignal } from './kube/stop-signal-probe.ts';
-import { newRunId, type ProviderSession, type ProviderSettings } from './index.ts';
+import { newRunId, type ProviderName, type ProviderSession, type ProviderSettings } from './index.ts';
+
+/** The providers whose pods run on a Kubernetes API server. */
+export type ClusterProviderName = Exclude<ProviderName, 'local'>;
 import type { LeftoverTracker } from '../state/run-record.ts';
 import type { ClusterSystemSettings } from './cluster-system.ts';
 import { MESHES } from '../profiles/meshes.ts';
@@ -16,7 +19,7 @@ import { gatewayClassProfileName } from '../scenarios/gateway-class-profile.ts';
 
 /** A session on a cluster the caller already has a KubeConfig for (the kind suites' shared cluster). */
 export function kubeSession(
-  name: 'kind' | 'k3s' | 'cluster',
+  name: ClusterProviderName,
   client: KubeClient,
   exposure: Exposure,
   opts: {
@@ -71,12 +74,35 @@ export function kubeSession(
 
 /** Opens a cluster provider's cluster (creating or reusing it). */
 export async function openClusterSession(
-  settings: ProviderSettings & { name: 'kind' | 'k3s' | 'cluster' },
+  settings: ProviderSettings & { name: ClusterProviderName },
   log: (line: string) => void,
   tracker?: LeftoverTracker,
+  /** Aborts a cluster that is still starting (netns: what was made is removed). */
+  signal?: AbortSignal,
 ): Promise<ProviderSession> {
   const tracking = tracker ? { tracker } : {};
   switch (settings.name) {
+    case 'netns': {
+      const { startNetnsCluster, netnsExposure } = await import('./netns/cluster.ts');
+      const cluster = await startNetnsCluster({
+        ...(settings.nodes !== undefined ? { nodes: settings.nodes } : {}),
+        ...(process.env['ZERODROP_NETNS_BLOCK'] ? { block: process.env['ZERODROP_NETNS_BLOCK'] } : {}),
+        log,
+        ...(signal ? { signal } : {}),
+      });
+      const client = new KubeClient(cluster.kubeConfig());
+      return kubeSession('netns', client, netnsExposure(cluster), {
+        allowNodeOperations: true,
+        multiNode: cluster.nodes.length > 1,
+        containerStopSignals: await keepsContainerStopSignal(client, log),
+        // No run-record tracking of the run's namespace: it lives and dies with this cluster, which
+        // has a record of its own that `zerodrop clean` reads (netns/leftovers.ts).
+        system: settings,
+        onDispose: async () => {
+          await cluster[Symbol.asyncDispose]();
+        },
+      });
+    }
     case 'kind': {
       const cluster = await ensureKindCluster({
         ...(settings.clusterName ? { name: settings.clusterName } : {}),

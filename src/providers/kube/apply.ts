@@ -12,6 +12,8 @@ const RESOURCES: Record<string, { prefix: string; plural: string; namespaced: bo
   'v1/Service': { prefix: '/api/v1', plural: 'services', namespaced: true },
   'apps/v1/Deployment': { prefix: '/apis/apps/v1', plural: 'deployments', namespaced: true },
   'policy/v1/PodDisruptionBudget': { prefix: '/apis/policy/v1', plural: 'poddisruptionbudgets', namespaced: true },
+  'rbac.authorization.k8s.io/v1/Role': { prefix: '/apis/rbac.authorization.k8s.io/v1', plural: 'roles', namespaced: true },
+  'rbac.authorization.k8s.io/v1/RoleBinding': { prefix: '/apis/rbac.authorization.k8s.io/v1', plural: 'rolebindings', namespaced: true },
   // The objects of the built-in Helm profiles (src/profiles/helm-gateways.ts), served by the CRDs their charts install.
   'networking.k8s.io/v1/Ingress': { prefix: '/apis/networking.k8s.io/v1', plural: 'ingresses', namespaced: true },
   'gateway.networking.k8s.io/v1/GatewayClass': { prefix: '/apis/gateway.networking.k8s.io/v1', plural: 'gatewayclasses', namespaced: false },

@@ -48,6 +48,7 @@ describe("the run's namespace on a cluster", () => {
         allowNodeOperations: false,
         pollMs: 20,
         minDeployTimeoutMs: 0,
+        dataplaneReady: { probe: async () => {}, programmingBoundMs: 0 },
         ...extra,
       });
       const topology = deleteHttp.build(referenceProfile, optionsFor(deleteHttp, {}, false)).topology;

@@ -235,6 +235,7 @@ describe('--gateway-class as the gateway role of the kube provider', () => {
       allowNodeOperations: false,
       pollMs: 10,
       minDeployTimeoutMs: 0,
+      dataplaneReady: { probe: async () => {}, programmingBoundMs: 0 },
       objectDeleteTimeoutMs: 1_000,
       gatewayClass: { name: CLASS, timeouts: opts.timeouts ?? FAST, ...(opts.selector ? { dataplaneSelector: opts.selector } : {}) },
     });

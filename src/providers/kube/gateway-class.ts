@@ -20,6 +20,7 @@
 // - STUNner: stunner.l7mp.io/related-gateway-name and -namespace on the dataplane pods
 //   (l7mp/stunner-gateway-operator, DefaultRelatedGatewayKey and DefaultRelatedGatewayNamespace).
 
+import type { ClusterProviderName } from '../kube-session.ts';
 import { connect } from 'node:net';
 import { serverSideApply } from './apply.ts';
 import type { KubeClient } from './client.ts';
@@ -170,7 +171,7 @@ export type ServiceLike = KubeObject & { spec?: { type?: string; ports?: { port?
  * Hostname (an entry without a type is an IPAddress, Gateway API's default), on the listener's port.
  */
 export function chooseEndpoint(opts: {
-  provider: 'kind' | 'k3s' | 'cluster';
+  provider: ClusterProviderName;
   gateway: string;
   listenerPort: number;
   addresses: readonly GatewayAddress[];
@@ -400,7 +401,7 @@ export async function teardownGatewayObjects(client: KubeClient, objects: { gate
 
 export interface GatewayClassRunOptions {
   settings: GatewayClassSettings;
-  provider: 'kind' | 'k3s' | 'cluster';
+  provider: ClusterProviderName;
   namespace: string;
   runId: string;
   listeners: readonly ListenerRoute[];

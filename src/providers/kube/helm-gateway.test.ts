@@ -136,6 +136,7 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
       chartObjectsOutside: async () => opts.rendered ?? [],
       pollMs: 20,
       minDeployTimeoutMs: 0,
+      dataplaneReady: { probe: async () => {}, programmingBoundMs: 0 },
       objectDeleteTimeoutMs: 1000,
     });
     return { provider, recorder, applied, installs, uninstalled: () => uninstalled, sequence, stored };
@@ -145,7 +146,7 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
     const { provider, applied, installs, uninstalled, sequence, stored } = await setup();
     await provider.deploy(topologyOf('gateway-delete-http', 'envoy-gateway'), { timeoutMs: 5000 });
     expect(applied.map((a) => a.kind)).toEqual([
-      'Namespace', 'ConfigMap', 'Service', 'Service', 'Deployment', 'PodDisruptionBudget',
+      'Namespace', 'ConfigMap', 'Role', 'RoleBinding', 'Service', 'Service', 'Deployment', 'PodDisruptionBudget',
       // after `helm upgrade --install`, when the chart's CRDs exist:
       'EnvoyProxy', 'GatewayClass', 'Gateway', 'HTTPRoute',
     ]);

@@ -83,6 +83,7 @@ describe('KubeProvider against a fake API server', () => {
       allowNodeOperations: opts.allowNodeOperations ?? false,
       pollMs: 20,
       minDeployTimeoutMs: 0,
+      dataplaneReady: { probe: async () => {}, programmingBoundMs: 0 },
     });
     const def = catalog.find((d) => d.id === 'backend-delete-http');
     if (!def) throw new Error('catalog changed');
@@ -94,7 +95,7 @@ describe('KubeProvider against a fake API server', () => {
     const { provider, topology } = await setup();
     await provider.deploy(topology, { timeoutMs: 5000 });
     const applied = fake.requests.filter((r) => r.contentType === 'application/apply-patch+yaml').map((r) => (r.body as { kind: string }).kind);
-    expect(applied).toEqual(['Namespace', 'ConfigMap', 'Service', 'Deployment', 'PodDisruptionBudget']);
+    expect(applied).toEqual(['Namespace', 'ConfigMap', 'Role', 'RoleBinding', 'Service', 'Deployment', 'PodDisruptionBudget']);
     expect(provider.pods('backend').map((p) => [p.name, p.phase, p.ready])).toEqual([
       ['backend-1', 'Running', true],
       ['backend-2', 'Running', true],

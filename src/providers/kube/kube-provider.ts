@@ -3,6 +3,7 @@
 // host by kind or the k3s container, or a LoadBalancer address). Everything a run creates lives in
 // one namespace labelled with the run id; teardown deletes that namespace and nothing else.
 
+import type { ClusterProviderName } from '../kube-session.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Topology } from '../../model/workload.ts';
@@ -10,7 +11,8 @@ import type { Recorder } from '../../observe/recorder.ts';
 import type { Scenario } from '../../model/scenario.ts';
 import { ScenarioSkipped, type DeleteOptions, type DrainNodeOptions, type PodInfo, type Provider, type ProviderCapabilities, type ServiceAddress, type StatedDrain } from '../provider.ts';
 import type { GatewayClassSettings } from '../cluster-system.ts';
-import { openGatewayClassRun, waitForGatewayClass, type GatewayClassRun, type GatewayEndpoint } from './gateway-class.ts';
+import { openGatewayClassRun, probeTcp, waitForGatewayClass, type GatewayClassRun, type GatewayEndpoint } from './gateway-class.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { routeKindProblem, type ListenerRoute } from './gateway-objects.ts';
 import { assertNamespaceFree, deleteRunNamespace, deleteRunObject, serverSideApply } from './apply.ts';
 import * as chaos from './chaos.ts';
@@ -21,7 +23,7 @@ import { enrolledNamespace, ensureMesh, type carryOutMeshInstall } from './mesh-
 import type { MeshSpec } from '../../profiles/meshes.ts';
 import type { KubeObject } from './list-watch.ts';
 import { fixturesOf, LABELS, namespaceFor, renderTopology, validateManifests } from './manifests.ts';
-import { observeNamespace, type NamespaceObservers } from './observers.ts';
+import { KUBE_PROXY_PROGRAMMING_BOUND_MS, observeNamespace, type NamespaceObservers } from './observers.ts';
 
 /** How the harness reaches Services from the host. */
 export type Exposure =
@@ -31,7 +33,7 @@ export type Exposure =
   | { kind: 'loadBalancer' };
 
 export interface KubeProviderOptions {
-  name: 'kind' | 'k3s' | 'cluster';
+  name: ClusterProviderName;
   client: KubeClient;
   recorder: Recorder;
   runId: string;
@@ -71,6 +73,13 @@ export interface KubeProviderOptions {
    * the provider creates a Gateway and routes for it instead of a Deployment (gateway-class.ts).
    */
   gatewayClass?: GatewayClassSettings;
+  /**
+   * Checks, before the load starts, that the host reaches each TCP Service port through the cluster's
+   * dataplane (default: a TCP connection, gateway-class.ts probeTcp), and the bound the dataplane
+   * takes to apply an endpoint change (default KUBE_PROXY_PROGRAMMING_BOUND_MS); tests against a
+   * fake API server pass a stand-in.
+   */
+  dataplaneReady?: { probe: (endpoint: GatewayEndpoint, timeoutMs: number) => Promise<void>; programmingBoundMs: number };
   /** Checks that the host reaches the Gateway (default: a TCP connection, gateway-class.ts probeTcp); tests pass a stand-in. */
   gatewayProbe?: (endpoint: GatewayEndpoint) => Promise<void>;
 }
@@ -239,12 +248,35 @@ export class KubeProvider implements Provider {
       }
       return true;
     }, { timeoutMs, signal, what: 'deployment to be ready with every endpoint ready' });
+    const endpointsReady = performance.now();
     // A cloud load balancer gets its address some time after the Service exists.
     await this.pollUntil(async () => this.resolveAddresses(topology, nodePorts), {
       timeoutMs,
       signal,
       what: 'every Service to have an address the harness can reach',
     });
+    // Ready endpoints are what the API shows; the load goes through kube-proxy, which programs them
+    // up to its sync bound later (a load started at once met "connection refused" on a real
+    // cluster). Each TCP port must accept a connection from the harness, and every node's kube-proxy
+    // must have had its bound since the last endpoint became ready.
+    const dataplane = this.opts.dataplaneReady ?? { probe: probeTcp, programmingBoundMs: KUBE_PROXY_PROGRAMMING_BOUND_MS };
+    await this.pollUntil(async () => {
+      for (const service of topology.services) {
+        for (const port of service.ports) {
+          if (port.protocol === 'UDP') continue;
+          const address = this.addresses.get(service.name)?.get(port.name);
+          if (!address) return false;
+          try {
+            await dataplane.probe({ host: address.host, port: address.port, via: `Service ${service.name}` }, 1_000);
+          } catch {
+            return false;
+          }
+        }
+      }
+      return true;
+    }, { timeoutMs, signal, what: 'every Service to accept connections from the harness' });
+    const settle = dataplane.programmingBoundMs - (performance.now() - endpointsReady);
+    if (settle > 0) await sleep(settle, undefined, signal ? { signal } : {});
   }
 
   serviceAddress(service: string, port?: string): ServiceAddress {

@@ -14,6 +14,8 @@ import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Service as ServiceModel } from 'kubernetes-models/v1/Service';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { Gateway } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/Gateway';
 import { GatewayClass } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/GatewayClass';
@@ -199,6 +201,8 @@ function renderDeployment(workload: Workload, opts: RenderOptions): KubeObject {
     // The reference apps identify themselves in every response and bind the pod's own address.
     { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
     { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    // Where a relay discovers its backends (the reference UDP relay reads the namespace's EndpointSlices).
+    { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
     { name: 'ZERODROP_RUN_ID', value: opts.runId },
     // The pod directory the init container rendered into, for the system and its preStop hook alike
     // (a draining marker file there: the Caddy and user-defined profiles), as locally.
@@ -329,9 +333,36 @@ function renderService(service: Service, opts: RenderOptions, targetPorts: Map<s
   };
 }
 
+/** The Role and RoleBinding that let the run's pods discover their backends (see renderTopology). */
+export const DISCOVERY_ROLE = 'zerodrop-discovery';
+
+function renderDiscoveryAccess(opts: RenderOptions): KubeObject[] {
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: DISCOVERY_ROLE, namespace: opts.namespace, labels: labelsOf(opts) },
+      rules: [
+        { apiGroups: [''], resources: ['services', 'endpoints', 'pods'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: DISCOVERY_ROLE, namespace: opts.namespace, labels: labelsOf(opts) },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: DISCOVERY_ROLE },
+      subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: opts.namespace }],
+    },
+  ];
+}
+
 /**
- * Every object of the run, in apply order: Namespace, ConfigMap, Services, Deployments,
- * PodDisruptionBudgets. A charted workload (Workload.installedBy) gets no Deployment: its chart
+ * Every object of the run, in apply order: Namespace, ConfigMap, discovery Role and RoleBinding,
+ * Services, Deployments, PodDisruptionBudgets. The Role lets the namespace's `default`
+ * ServiceAccount read the namespace's Services, Endpoints, EndpointSlices and Pods: a gateway or
+ * relay that discovers its backends through the API (the reference UDP relay, STUNner's dataplane)
+ * is refused them by RBAC otherwise. A charted workload (Workload.installedBy) gets no Deployment: its chart
  * creates the pods (helm-gateway.ts); its Service and budget are rendered here like any other.
  */
 export function renderTopology(topology: Topology, opts: RenderOptions): KubeObject[] {
@@ -348,6 +379,7 @@ export function renderTopology(topology: Topology, opts: RenderOptions): KubeObj
     }
     objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: FIXTURES_CONFIGMAP, namespace: opts.namespace, labels: labelsOf(opts) }, data });
   }
+  objects.push(...renderDiscoveryAccess(opts));
   for (const workload of topology.workloads) {
     if (workload.defined && Object.keys(workload.defined.templates).length > 0) {
       objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName(workload.name), namespace: opts.namespace, labels: labelsOf(opts) }, data: workload.defined.templates });
@@ -366,6 +398,8 @@ const MODELS: Record<string, (data: KubeObject) => { validate(): void }> = {
   'v1/Service': (d) => new ServiceModel(d as never),
   'apps/v1/Deployment': (d) => new Deployment(d as never),
   'policy/v1/PodDisruptionBudget': (d) => new PodDisruptionBudget(d as never),
+  'rbac.authorization.k8s.io/v1/Role': (d) => new Role(d as never),
+  'rbac.authorization.k8s.io/v1/RoleBinding': (d) => new RoleBinding(d as never),
   'networking.k8s.io/v1/Ingress': (d) => new Ingress(d as never),
   // @kubernetes-models/gateway-api: the Gateway API CRDs' schemas.
   'gateway.networking.k8s.io/v1/GatewayClass': (d) => new GatewayClass(d as never),

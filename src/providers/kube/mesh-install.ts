@@ -7,6 +7,7 @@
 // existing cluster (`--provider cluster`) it never installs cluster-wide software, and a missing mesh
 // stops the run with the instruction to install it first. A mesh it finds is used as it is.
 
+import type { ClusterProviderName } from '../kube-session.ts';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { GATEWAY_API_CRDS, type MeshChart, type MeshSpec } from '../../profiles/meshes.ts';
 import { linkerdIdentity, linkerdIdentityProblems } from '../../profiles/linkerd-certs.ts';
@@ -29,7 +30,7 @@ export class MeshUnavailable extends Error {}
 
 const exists = async (client: KubeClient, path: string) => (await client.request('GET', path, { allow: [404] })).status !== 404;
 
-export async function planMeshInstall(client: KubeClient, spec: MeshSpec, opts: { provider: 'kind' | 'k3s' | 'cluster'; now?: Date }): Promise<MeshInstallPlan> {
+export async function planMeshInstall(client: KubeClient, spec: MeshSpec, opts: { provider: ClusterProviderName; now?: Date }): Promise<MeshInstallPlan> {
   if (await exists(client, spec.presentWhen.path)) {
     return { gatewayApiCrds: false, charts: [], note: `${spec.mesh} found (${spec.presentWhen.what}): used as installed, left as it was` };
   }
@@ -131,7 +132,7 @@ export async function carryOutMeshInstall(client: KubeClient, plan: MeshInstallP
 export async function ensureMesh(
   client: KubeClient,
   spec: MeshSpec,
-  opts: { provider: 'kind' | 'k3s' | 'cluster'; carryOut?: typeof carryOutMeshInstall },
+  opts: { provider: ClusterProviderName; carryOut?: typeof carryOutMeshInstall },
 ): Promise<string> {
   const plan = await planMeshInstall(client, spec, { provider: opts.provider });
   await (opts.carryOut ?? carryOutMeshInstall)(client, plan, { kubeconfig: client.config.exportConfig() });

@@ -334,7 +334,11 @@ export class EndpointObserver {
     // kube-proxy sends new connections to the ready endpoints, or with none ready to the serving and
     // terminating ones: a pod is (de)programmed when it enters or leaves that set, not at each change.
     const eligible = eligibleEndpoints(next, ([, c]) => c);
-    const detail = { observed: this.source === 'endpointslices' ? 'endpointslice' : 'endpoints', note: 'kube-proxy programming is not visible from the API' };
+    const detail = {
+      observed: this.source === 'endpointslices' ? 'endpointslice' : 'endpoints',
+      note: 'kube-proxy programming is not visible from the API',
+      programmingBoundMs: KUBE_PROXY_PROGRAMMING_BOUND_MS,
+    };
     for (const [[pod], via] of eligible) {
       if (programmed.has(pod)) continue;
       programmed.add(pod);
@@ -350,6 +354,15 @@ export class EndpointObserver {
     }
   }
 }
+
+/**
+ * How long after an EndpointSlice change every node's kube-proxy has applied it: kube-proxy batches
+ * changes and syncs at most once per --min-sync-period ("Default: 1s",
+ * https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/), and a sync itself
+ * takes a few tens of milliseconds on a quiet node; half a second is left for a busy one.
+ * Assertions about the moment a pod was deprogrammed count from the change plus this bound.
+ */
+export const KUBE_PROXY_PROGRAMMING_BOUND_MS = 1_500;
 
 export interface NamespaceObservers {
   pods: PodObserver;

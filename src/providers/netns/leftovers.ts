@@ -1,0 +1,178 @@
+// What a netns cluster leaves on the machine, and how it goes: by name. Every namespace of cluster
+// <id> is `zdk-<id>-*` (the control plane, the nodes, and the pods the node agents made), its
+// bridge `zdk<id>`, its files one directory. Each process of the cluster runs in one of its
+// namespaces, so killing every process in them (`ip netns pids`) kills the whole cluster, pods
+// included; the pods' mount namespaces and the nftables tables kube-proxy made in a node's namespace
+// go with them.
+//
+// A record per cluster (<state dir>/clusters/<id>.json) names its owner process, so that `zerodrop
+// clean` can tell a cluster whose run was killed from one that is running.
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { processRef, sameProcessAlive, stateDir, type ProcessRef } from '../../state/run-record.ts';
+import type { AddressPlan } from './address-plan.ts';
+import { bridgeName, NETNS_PREFIX } from './host-network.ts';
+
+export interface ClusterRecord {
+  id: string;
+  dir: string;
+  block: string;
+  owner: ProcessRef;
+}
+
+const recordsDir = (dir = stateDir()): string => join(dir, 'clusters');
+
+export function recordCluster(facts: Omit<ClusterRecord, 'owner'>, dir = stateDir()): void {
+  mkdirSync(recordsDir(dir), { recursive: true });
+  writeFileSync(join(recordsDir(dir), `${facts.id}.json`), JSON.stringify({ ...facts, owner: processRef(process.pid) } satisfies ClusterRecord));
+}
+
+export function forgetCluster(id: string, dir = stateDir()): void {
+  rmSync(join(recordsDir(dir), `${id}.json`), { force: true });
+}
+
+export function readClusterRecords(dir = stateDir()): ClusterRecord[] {
+  if (!existsSync(recordsDir(dir))) return [];
+  const records: ClusterRecord[] = [];
+  for (const file of readdirSync(recordsDir(dir))) {
+    if (!file.endsWith('.json')) continue;
+    try {
+      records.push(JSON.parse(readFileSync(join(recordsDir(dir), file), 'utf8')) as ClusterRecord);
+    } catch {
+      // A record cut short by a crash names nothing reliable; its namespaces are still found by name.
+    }
+  }
+  return records;
+}
+
+/** The names of the network namespaces on this machine. */
+export async function netnsList(): Promise<string[]> {
+  const { stdout } = await execa('ip', ['netns', 'list']);
+  return stdout.split('\n').map((l) => l.split(' ')[0] ?? '').filter((n) => n !== '');
+}
+
+/** Ids of the netns clusters whose namespaces exist on this machine. */
+export async function clusterIdsOnMachine(): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const ns of await netnsList()) {
+    const m = new RegExp(`^${NETNS_PREFIX}([0-9a-f]{8})-`).exec(ns);
+    if (m) ids.add(m[1]!);
+  }
+  // A bridge whose namespaces were never made (a run killed between the two).
+  const { stdout } = await execa('ip', ['-j', 'link', 'show', 'type', 'bridge']);
+  for (const link of JSON.parse(stdout || '[]') as { ifname: string }[]) {
+    const m = /^zdk([0-9a-f]{8})$/.exec(link.ifname);
+    if (m) ids.add(m[1]!);
+  }
+  return [...ids];
+}
+
+async function pidsIn(netns: string): Promise<number[]> {
+  try {
+    const { stdout } = await execa('ip', ['netns', 'pids', netns]);
+    return stdout.split('\n').map(Number).filter((p) => Number.isInteger(p) && p > 0);
+  } catch {
+    return [];
+  }
+}
+
+/** Kills every process of cluster `id` and removes its namespaces, bridge and directory. Safe to repeat. */
+export async function removeCluster(cluster: { id: string; dir?: string }): Promise<void> {
+  const namespaces = (await netnsList()).filter((ns) => ns.startsWith(`${NETNS_PREFIX}${cluster.id}-`));
+  for (let round = 0; round < 20; round++) {
+    const pids = (await Promise.all(namespaces.map(pidsIn))).flat();
+    if (pids.length === 0) break;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    await sleep(100);
+  }
+  for (const ns of namespaces) await execa('ip', ['netns', 'del', ns], { reject: false });
+  await execa('ip', ['link', 'del', bridgeName(cluster.id)], { reject: false });
+  if (cluster.dir) await rm(cluster.dir, { recursive: true, force: true });
+}
+
+/**
+ * removeCluster for a process that is exiting (a second Ctrl-C, an uncaught error): synchronous, so
+ * that it runs in an 'exit' handler.
+ */
+export function removeClusterSync(cluster: { id: string; dir?: string }): void {
+  const run = (args: string[]): string => {
+    try {
+      return execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      return '';
+    }
+  };
+  const namespaces = run(['netns', 'list']).split('\n').map((l) => l.split(' ')[0] ?? '').filter((ns) => ns.startsWith(`${NETNS_PREFIX}${cluster.id}-`));
+  for (const ns of namespaces) {
+    for (const pid of run(['netns', 'pids', ns]).split('\n').map(Number).filter((p) => p > 0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+  // `ip netns del` only unlinks the namespace: it goes once its last process has died, a moment later.
+  for (const ns of namespaces) run(['netns', 'del', ns]);
+  run(['link', 'del', bridgeName(cluster.id)]);
+  if (cluster.dir) rmSync(cluster.dir, { recursive: true, force: true });
+}
+
+/** Why the plan's addresses cannot be used here (an interface already holds one), or undefined. */
+export async function blockInUse(plan: AddressPlan): Promise<string | undefined> {
+  const { stdout } = await execa('ip', ['-j', '-4', 'addr', 'show']);
+  const prefix = plan.network.split('.').slice(0, 3).join('.') + '.';
+  for (const link of JSON.parse(stdout) as { ifname: string; addr_info?: { local: string }[] }[]) {
+    const hit = link.addr_info?.find((a) => a.local.startsWith(prefix));
+    if (hit) {
+      const ours = /^zdk[0-9a-f]{8}$/.test(link.ifname);
+      return `the address block ${plan.block} is in use on this machine: ${link.ifname} has ${hit.local}${ours ? ' (another zerodrop netns cluster: wait for its run, or `zerodrop clean` if that run was killed)' : '; choose another block for the cluster'}`;
+    }
+  }
+  return undefined;
+}
+
+export interface NetnsCleanResult {
+  removed: string[];
+  running: string[];
+}
+
+/**
+ * Removes every netns cluster whose owner is gone: a recorded one whose process died, and any
+ * `zdk-<id>-*` namespaces no live record claims.
+ */
+export async function cleanNetnsClusters(opts: { dryRun?: boolean; log?: (line: string) => void; dir?: string } = {}): Promise<NetnsCleanResult> {
+  const dir = opts.dir ?? stateDir();
+  const log = opts.log ?? (() => {});
+  const result: NetnsCleanResult = { removed: [], running: [] };
+  const records = readClusterRecords(dir);
+  const live = new Set(records.filter((r) => sameProcessAlive(r.owner)).map((r) => r.id));
+  const remove = async (cluster: { id: string; dir?: string }, why: string): Promise<void> => {
+    const what = `netns cluster ${cluster.id} (${why}): its processes, namespaces zdk-${cluster.id}-*, bridge zdk${cluster.id}${cluster.dir ? `, ${cluster.dir}` : ''}`;
+    if (opts.dryRun) {
+      log(`would remove ${what}`);
+    } else {
+      await removeCluster(cluster);
+      forgetCluster(cluster.id, dir);
+      log(`removed ${what}`);
+    }
+    result.removed.push(cluster.id);
+  };
+  for (const record of records) if (!live.has(record.id)) await remove(record, `its run, process ${record.owner.pid}, is gone`);
+  for (const id of await clusterIdsOnMachine()) {
+    if (live.has(id)) result.running.push(id);
+    else if (!result.removed.includes(id)) await remove({ id }, 'no run claims it');
+  }
+  return result;
+}

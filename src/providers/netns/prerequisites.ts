@@ -1,0 +1,30 @@
+// What a netns cluster needs from this machine, each missing piece one line with its install hint.
+
+import { release } from 'node:os';
+import { onPath } from '../../profiles/requirements.ts';
+import { programsMissing } from './control-plane-binary.ts';
+
+/** kube-proxy's nftables mode needs Linux 5.13 (NFTablesKubeProxyKernelVersion, pkg/util/kernel/constants.go). */
+const MIN_KERNEL: [number, number] = [5, 13];
+
+const COMMANDS: { command: string; from: string }[] = [
+  { command: 'ip', from: 'iproute2' },
+  { command: 'nsenter', from: 'util-linux' },
+  { command: 'unshare', from: 'util-linux' },
+  // kube-proxy's nftables mode runs `nft` for every change it makes (knftables).
+  { command: 'nft', from: 'nftables' },
+  { command: 'openssl', from: 'openssl' },
+];
+
+export async function netnsMissing(opts: { uid?: number; kernel?: string } = {}): Promise<string[]> {
+  const missing: string[] = [];
+  if (process.platform !== 'linux') return [`--provider netns needs Linux (network namespaces); this is ${process.platform}`];
+  const uid = opts.uid ?? process.getuid?.();
+  if (uid !== 0) missing.push('not root: --provider netns creates network namespaces, veths, a bridge and nftables rules (run it as root, e.g. in CI or a VM)');
+  const [major = 0, minor = 0] = (opts.kernel ?? release()).split('.').map((n) => parseInt(n, 10));
+  if (major < MIN_KERNEL[0] || (major === MIN_KERNEL[0] && minor < MIN_KERNEL[1])) missing.push(`Linux ${opts.kernel ?? release()} is older than ${MIN_KERNEL.join('.')}, which kube-proxy's nftables mode needs`);
+  for (const { command, from } of COMMANDS) if (!onPath(command)) missing.push(`${command} not found on PATH (install: apt-get install ${from})`);
+  const programs = await programsMissing();
+  if (programs) missing.push(programs);
+  return missing;
+}

@@ -1,0 +1,49 @@
+// One netns cluster for a test file: started in beforeAll (the control plane built first if this
+// machine has no build of the pinned release), removed in afterAll. Where the machine cannot run one
+// (not root, no Go, no nft) every test is skipped and its title says why.
+
+import { execa } from 'execa';
+import { afterAll, beforeAll } from 'vitest';
+import { startNetnsCluster, netnsExposure, type NetnsCluster } from '../../src/providers/netns/cluster.ts';
+import { netnsMissing } from '../../src/providers/netns/prerequisites.ts';
+import { kubeSession } from '../../src/providers/kube-session.ts';
+import { KubeClient } from '../../src/providers/kube/client.ts';
+import type { ProviderSession } from '../../src/providers/index.ts';
+
+const missing = await netnsMissing();
+export const skipReason = missing.length > 0 ? `netns cluster suites skipped: ${missing.join('; ')}` : '';
+
+export function title(name: string): string {
+  return skipReason ? `${name} (${skipReason})` : name;
+}
+
+/** A cold build of upstream's modules takes 10-20 minutes on two cores (.ci/run builds it first). */
+const START_TIMEOUT_MS = 40 * 60_000;
+
+/** Starts the file's cluster in beforeAll and removes it in afterAll; `get()` inside tests. */
+export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): KubeClient; session(): ProviderSession; kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string> } {
+  let cluster: NetnsCluster | undefined;
+  beforeAll(async () => {
+    if (skipReason) return;
+    cluster = await startNetnsCluster({ nodes, log: (line) => console.log(`netns: ${line}`) });
+  }, START_TIMEOUT_MS);
+  afterAll(async () => {
+    await cluster?.[Symbol.asyncDispose]();
+  }, 60_000);
+  const get = (): NetnsCluster => {
+    if (!cluster) throw new Error('the netns cluster did not start');
+    return cluster;
+  };
+  const client = (): KubeClient => new KubeClient(get().kubeConfig());
+  return {
+    get,
+    client,
+    session: () =>
+      kubeSession('netns', client(), netnsExposure(get()), { allowNodeOperations: true, multiNode: get().nodes.length > 1, containerStopSignals: true }),
+    kubectl: async (args, opts = {}) => {
+      const [file, ...pre] = get().kubectl;
+      const { stdout } = await execa(file!, [...pre, ...args], { ...(opts.input !== undefined ? { input: opts.input } : {}), timeout: opts.timeoutMs ?? 120_000 });
+      return stdout;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// The catalog's kube path on a real cluster: the scenarios run through the kube provider unchanged
+// (manifests, server-side apply, watches, pod logs, chaos as kubectl sends it, eviction), on upstream's
+// control plane and kube-proxy, with pods run by the node agent. The reference profile passes each;
+// a mutant fails each by the assertion that catches it on the local provider too.
+
+import { describe, expect, inject, it } from 'vitest';
+import { dropResult } from '../../src/report/collect.ts';
+import { findProfile } from '../../src/profiles/index.ts';
+import { runMatrix } from '../../src/runner/run-matrix.ts';
+import { catalog } from '../../src/scenarios/index.ts';
+import type { OptionValues } from '../../src/scenarios/definition.ts';
+import type { ScenarioResult } from '../../src/report/results.ts';
+import { describeResult, expectFailedBy, expectPass } from '../helpers/run-case.ts';
+import { skipReason, title, useNetnsCluster } from './context.ts';
+
+const CASES: { scenario: string; profile: string; expect: 'pass' | string[]; overrides?: OptionValues }[] = [
+  { scenario: 'backend-delete-http', profile: 'reference', expect: 'pass' },
+  { scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', expect: ['noFailedRequests'] },
+  { scenario: 'node-drain-http', profile: 'reference', expect: 'pass' },
+  { scenario: 'node-drain-http', profile: 'mutant-exit-on-sigterm', expect: ['noFailedRequests'] },
+  { scenario: 'backend-scale-to-zero-udp', profile: 'reference', expect: 'pass' },
+  { scenario: 'backend-scale-to-zero-udp', profile: 'mutant-endpoints-api', expect: ['noLostPackets'] },
+];
+
+describe.skipIf(skipReason !== '')(title('scenarios on a netns cluster'), () => {
+  const cluster = useNetnsCluster(2);
+
+  async function run(scenarioId: string, profileName: string, overrides: OptionValues = {}): Promise<ScenarioResult> {
+    const def = catalog.find((d) => d.id === scenarioId);
+    const profile = findProfile(profileName);
+    if (!def || !profile) throw new Error(`unknown ${scenarioId} x ${profileName}`);
+    await using session = cluster.session();
+    const matrix = await runMatrix({ provider: 'netns', session, scenarios: [def], profiles: [profile], overrides, nightly: false, signal: AbortSignal.timeout(8 * 60_000) });
+    const [result] = matrix.scenarios;
+    if (!result) throw new Error('no result');
+    await dropResult(inject('zerodropCollectDir'), result, 'netns');
+    return result;
+  }
+
+  for (const c of CASES) {
+    it(`${c.scenario} ${c.expect === 'pass' ? 'passes' : `fails by ${c.expect.join(', ')}`} on ${c.profile}`, async () => {
+      const result = await run(c.scenario, c.profile, c.overrides);
+      if (c.expect === 'pass') expectPass(result);
+      else expectFailedBy(result, ...c.expect);
+      expect(result.verdict, describeResult(result)).not.toBe('skipped');
+    }, 10 * 60_000);
+  }
+});

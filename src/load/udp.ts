@@ -32,6 +32,7 @@
 // No retries, by rule: a packet is sent once; a packet whose echo has not arrived `replyTimeoutMs`
 // after its send is lost. Every flow is bounded in count and time and stops by itself.
 
+import { sourceAddressFor } from './source-address.ts';
 import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
@@ -150,7 +151,7 @@ export function udpTransport(target: PacketTarget): FlowTransportFactory {
       const socket = dgram.createSocket('udp4');
       socket.once('error', reject);
       socket.on('message', (msg) => ctx.onDatagram(msg));
-      socket.bind({ address: '127.0.0.1', port: 0 }, () => {
+      socket.bind({ address: sourceAddressFor(target.host), port: 0 }, () => {
         try {
           socket.setRecvBufferSize(SOCKET_BUFFER_BYTES);
           socket.setSendBufferSize(SOCKET_BUFFER_BYTES);

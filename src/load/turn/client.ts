@@ -9,6 +9,7 @@
 // realm and nonce, and a 438 Stale Nonce that hands out a fresh one (RFC 8489 §9.2.4), both part
 // of authenticating, not a recovery from a lost packet.
 
+import { sourceAddressFor } from '../source-address.ts';
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import {
@@ -39,7 +40,7 @@ export interface TurnClientOptions {
   server: TransportAddress;
   username: string;
   password: string;
-  /** Local address to bind the client's socket to (a 127.x address). */
+  /** Local address to bind the client's socket to (default: the one the kernel picks for the server's address). */
   localAddress?: string;
   /** How long a request waits for its response. */
   requestTimeoutMs?: number;
@@ -101,7 +102,7 @@ export class TurnClient {
     const socket = dgram.createSocket('udp4');
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
-      socket.bind({ address: opts.localAddress ?? '127.0.0.1', port: 0 }, () => {
+      socket.bind({ address: opts.localAddress ?? sourceAddressFor(opts.server.address), port: 0 }, () => {
         socket.off('error', reject);
         resolve();
       });

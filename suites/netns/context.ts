@@ -8,6 +8,7 @@ import { startNetnsCluster, netnsExposure, type NetnsCluster } from '../../src/p
 import { netnsMissing } from '../../src/providers/netns/prerequisites.ts';
 import { kubeSession } from '../../src/providers/kube-session.ts';
 import { KubeClient } from '../../src/providers/kube/client.ts';
+import { keepsContainerStopSignal } from '../../src/providers/kube/stop-signal-probe.ts';
 import type { ProviderSession } from '../../src/providers/index.ts';
 
 const missing = await netnsMissing();
@@ -23,9 +24,12 @@ const START_TIMEOUT_MS = 40 * 60_000;
 /** Starts the file's cluster in beforeAll and removes it in afterAll; `get()` inside tests. */
 export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): KubeClient; session(): ProviderSession; kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string> } {
   let cluster: NetnsCluster | undefined;
+  let stopSignals = false;
   beforeAll(async () => {
     if (skipReason) return;
-    cluster = await startNetnsCluster({ nodes, log: (line) => console.log(`netns: ${line}`) });
+    const log = (line: string) => console.log(`netns: ${line}`);
+    cluster = await startNetnsCluster({ nodes, log });
+    stopSignals = await keepsContainerStopSignal(new KubeClient(cluster.kubeConfig()), log);
   }, START_TIMEOUT_MS);
   afterAll(async () => {
     await cluster?.[Symbol.asyncDispose]();
@@ -39,7 +43,7 @@ export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): Kub
     get,
     client,
     session: () =>
-      kubeSession('netns', client(), netnsExposure(get()), { allowNodeOperations: true, multiNode: get().nodes.length > 1, containerStopSignals: true }),
+      kubeSession('netns', client(), netnsExposure(get()), { allowNodeOperations: true, multiNode: get().nodes.length > 1, containerStopSignals: stopSignals }),
     kubectl: async (args, opts = {}) => {
       const [file, ...pre] = get().kubectl;
       const { stdout } = await execa(file!, [...pre, ...args], { ...(opts.input !== undefined ? { input: opts.input } : {}), timeout: opts.timeoutMs ?? 120_000 });

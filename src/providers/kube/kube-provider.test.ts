@@ -7,7 +7,7 @@ import { optionsFor } from '../../runner/run-matrix.ts';
 import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
 import { KubeClient } from './client.ts';
 import { FakeApiServer } from './fake-api-server.ts';
-import { KubeProvider, type Exposure } from './kube-provider.ts';
+import { KubeProvider, type KubeProviderOptions, type Exposure } from './kube-provider.ts';
 
 const RUN = 'feedbeef';
 const NS = `zerodrop-${RUN}`;
@@ -28,7 +28,7 @@ describe('KubeProvider against a fake API server', () => {
     await fake.close();
   });
 
-  async function setup(opts: { allowNodeOperations?: boolean; exposure?: Exposure } = {}) {
+  async function setup(opts: { allowNodeOperations?: boolean; exposure?: Exposure; dataplaneReady?: KubeProviderOptions['dataplaneReady'] } = {}) {
     fake = await new FakeApiServer().listen();
     for (const p of [PODS, SLICES, `/api/v1/namespaces/${NS}/events`]) fake.serve(p);
     const deployment = { generation: 1, observed: 1, replicas: 3, updated: 3 };
@@ -83,7 +83,7 @@ describe('KubeProvider against a fake API server', () => {
       allowNodeOperations: opts.allowNodeOperations ?? false,
       pollMs: 20,
       minDeployTimeoutMs: 0,
-      dataplaneReady: { probe: async () => {}, programmingBoundMs: 0 },
+      dataplaneReady: opts.dataplaneReady ?? { probe: async () => {}, programmingBoundMs: 0 },
     });
     const def = catalog.find((d) => d.id === 'backend-delete-http');
     if (!def) throw new Error('catalog changed');
@@ -102,6 +102,28 @@ describe('KubeProvider against a fake API server', () => {
       ['backend-3', 'Running', true],
     ]);
     expect(provider.serviceAddress('backend')).toEqual({ host: '127.0.0.1', port: PUBLISHED_NODE_PORTS[0]?.hostPort });
+    await provider.teardown();
+  });
+
+  it('starts no load before the dataplane answers: each TCP Service port probed until it connects, then the programming bound', async () => {
+    // Ready endpoints are the API's view; kube-proxy programs them later. A deploy that returned at
+    // once let a real cluster refuse the first requests.
+    const probed: string[] = [];
+    let refusals = 3;
+    const { provider, topology } = await setup({
+      dataplaneReady: {
+        probe: async (endpoint) => {
+          probed.push(`${endpoint.host}:${endpoint.port}`);
+          if (refusals-- > 0) throw new Error('ECONNREFUSED');
+        },
+        programmingBoundMs: 300,
+      },
+    });
+    const started = performance.now();
+    await provider.deploy(topology, { timeoutMs: 5000 });
+    expect(probed).toHaveLength(4);
+    expect(new Set(probed)).toEqual(new Set([`127.0.0.1:${PUBLISHED_NODE_PORTS[0]?.hostPort}`]));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
     await provider.teardown();
   });
 

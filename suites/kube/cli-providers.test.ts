@@ -64,6 +64,17 @@ describe('cluster providers without their prerequisites', () => {
     expect(v.stderr).toMatch(/--kube-version latest: expected a Kubernetes version like v1\.33 or 1\.33/);
   });
 
+  it('netns: names each missing command with its package, and a bad address block, and exits 2', async () => {
+    // A PATH without iproute2, util-linux, nftables or openssl (node itself is run by its path).
+    const r = await zerodrop(['run', '--provider', 'netns', '--scenario', 'backend-delete-http'], { PATH: bin, ZERODROP_NETNS_BLOCK: '127.0.0.0/16' });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/--provider netns cannot run here/);
+    expect(r.stderr).toMatch(/nft not found on PATH \(install: apt-get install nftables\)/);
+    expect(r.stderr).toMatch(/ip not found on PATH \(install: apt-get install iproute2\)/);
+    expect(r.stderr).toMatch(/ZERODROP_NETNS_BLOCK=127\.0\.0\.0\/16: address block 127\.0\.0\.0\/16: Kubernetes refuses loopback/);
+    expect(r.stdout).not.toMatch(/scenario\(s\)/);
+  });
+
   it.skipIf(onPath('kind'))('on this machine (no kind installed), `zerodrop run --provider kind` says what is missing and exits 2', async () => {
     const r = await zerodrop(['run', '--provider', 'kind']);
     expect(r.code, r.stdout + r.stderr).toBe(2);

@@ -6,7 +6,10 @@
 // PodDisruptionBudget, and `logs -f` follows a container.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { execa } from 'execa';
+import { controlPlanePrograms } from '../../src/providers/netns/control-plane-binary.ts';
 import { describe, expect, it } from 'vitest';
 import { skipReason, title, useNetnsCluster } from './context.ts';
 
@@ -30,6 +33,16 @@ describe.skipIf(skipReason !== '')(title('kubectl on a netns cluster'), () => {
   const cluster = useNetnsCluster(2);
   const kubectl = (...args: string[]) => cluster.kubectl(args);
   const json = async <T>(...args: string[]): Promise<T> => JSON.parse(await cluster.kubectl([...args, '-o', 'json'])) as T;
+
+  it('a directory of release binaries serves instead of the build', async () => {
+    // The build's directory holds one link per program, by upstream's names: what a user's
+    // ZERODROP_KUBE_BINARIES directory of release binaries holds.
+    const built = cluster.get().kubectl[0]!;
+    const programs = await controlPlanePrograms({ binaries: dirname(built) });
+    expect(programs.version).toBe(cluster.get().version);
+    expect(programs.argv('kube-proxy')).toEqual([join(dirname(built), 'kube-proxy')]);
+    await expect(controlPlanePrograms({ binaries: tmpdir() })).rejects.toThrow(/lacks etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy/);
+  });
 
   it('reports the pinned release as the server version', async () => {
     const version = await json<{ serverVersion: { gitVersion: string } }>('version');
@@ -60,6 +73,29 @@ describe.skipIf(skipReason !== '')(title('kubectl on a netns cluster'), () => {
     // From the Service range the cluster was given (address-plan.ts).
     const [a, b] = cluster.get().plan.serviceCIDR.split('.');
     expect(service.spec.clusterIP).toMatch(new RegExp(`^${a}\\.${b}\\.(24\\d|25[0-5])\\.`));
+  });
+
+  it('no namespace of the cluster has a route off the machine', async () => {
+    // 192.0.2.1 (TEST-NET-1) stands for any outside address: neither the control plane, a node nor a
+    // pod may reach it (the web pods of the test above are running).
+    const id = cluster.get().id;
+    const namespaces = (await execa('ip', ['netns', 'list'])).stdout.split('\n').map((l) => l.split(' ')[0] ?? '').filter((n) => n.startsWith(`zdk-${id}-`));
+    expect(namespaces.filter((n) => /-p[0-9a-f]{8}$/.test(n)).length).toBeGreaterThan(0);
+    expect(namespaces).toContain(`zdk-${id}-cp`);
+    for (const ns of namespaces) {
+      const route = await execa('ip', ['netns', 'exec', ns, 'ip', 'route', 'get', '192.0.2.1'], { reject: false });
+      if (/-p[0-9a-f]{8}$/.test(ns)) {
+        // A pod's default route is its node (ClusterIPs are translated there), where it ends.
+        expect(route.stdout, ns).toMatch(/via 169\.254\.1\.1 dev eth0/);
+        const tried = await execa('ip', ['netns', 'exec', ns, 'curl', '-sS', '-m', '3', 'http://192.0.2.1/'], { reject: false });
+        // curl's 7 is "failed to connect" at once (the node answered that it has no route), not 28, a
+        // timeout that a packet sent somewhere would give.
+        expect(tried.exitCode, `${ns}: ${tried.stderr}`).toBe(7);
+      } else {
+        expect(route.exitCode, `${ns}: ${route.stdout}`).not.toBe(0);
+        expect(route.stderr, ns).toMatch(/unreachable/i);
+      }
+    }
   });
 
   it('logs -f follows a container as it writes', async () => {

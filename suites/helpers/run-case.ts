@@ -13,10 +13,15 @@ import type { OptionValues } from '../../src/scenarios/definition.ts';
  * fail is returned as it is, and nothing in the measuring path retries anything.
  */
 export async function runCase(scenarioId: string, profileName: string, overrides: OptionValues = {}): Promise<ScenarioResult> {
+  return repeatUnmeasured(() => runCaseOnce(scenarioId, profileName, overrides));
+}
+
+/** Runs `once` again, at most twice more, while its result is unmeasured (see runCase). */
+export async function repeatUnmeasured(once: () => Promise<ScenarioResult>): Promise<ScenarioResult> {
   for (let attempt = 1; ; attempt++) {
-    const result = await runCaseOnce(scenarioId, profileName, overrides);
+    const result = await once();
     if (attempt === UNMEASURED_RUNS_ALLOWED || !unmeasured(result)) return result;
-    console.warn(`${scenarioId} [${profileName}] gave no verdict (harness): running it again\n${describeResult(result)}`);
+    console.warn(`${result.id} [${result.profile}] gave no verdict (harness): running it again\n${describeResult(result)}`);
   }
 }
 

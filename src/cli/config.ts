@@ -3,7 +3,7 @@
 // is reported with its name, its value and what is allowed, and nothing starts (exit 2).
 
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { findProfile, profiles } from '../profiles/index.ts';
@@ -14,6 +14,7 @@ import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.
 import type { Implementation } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
 import { UsageError } from './usage-error.ts';
+import { loadProjectFilesAsModules } from './config-module-hook.ts';
 import { DRIVERS, type LoadDriver } from '../load/drivers.ts';
 import { optionProblem } from '../scenarios/option-kinds.ts';
 import { dnsLabelProblem, durationMs, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
@@ -201,6 +202,7 @@ export async function loadConfig(explicit: string | undefined, cwd = process.cwd
     if (file === undefined) return { config: {} };
   }
   let module: { default?: unknown; config?: unknown };
+  loadProjectFilesAsModules(dirname(file));
   try {
     module = (await import(pathToFileURL(file).href)) as { default?: unknown; config?: unknown };
   } catch (error) {

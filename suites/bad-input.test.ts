@@ -17,7 +17,6 @@ import { UsageError } from '../src/cli/usage-error.ts';
 import { leftoverProcesses } from './helpers/leftovers.ts';
 
 const MAIN = resolve('src/cli/main.ts');
-const CAMPAIGN = resolve('src/cli/campaign.ts');
 const BENCH = resolve('src/bench/main.ts');
 let scratch = '';
 beforeAll(async () => {
@@ -195,7 +194,7 @@ describe('the real CLI on bad input', () => {
     ['config field', ['run', '--config', 'bad-field.config.mjs'], /^zerodrop: .*bad-field\.config\.mjs: kubeVersion = "latest": expected a Kubernetes version/],
     ['config typo', ['run', '--config', 'typo.config.mjs'], /^zerodrop: .*typo\.config\.mjs: unknown field "reportdir"/],
     ['report flag', ['report', 'reports', '--reporter', 'json'], /^zerodrop: --reporter json: use one or more of html, junit, conformance$/],
-    ['campaign flag', ['--runs'], /^campaign: --runs expects a value, e\.g\. --runs <value>$/, CAMPAIGN],
+    ['campaign flag', ['campaign', '--runs'], /^zerodrop: campaign: --runs expects a value, e\.g\. --runs <value>$/],
     ['bench flag', ['--only', 'disk', '--out', 'out/bench.json'], /^bench: --only disk: use one or more of http, udp, provider, soak, scale$/, BENCH],
   ])('%s: exit 2, one line, nothing started', async (_name, args, message, script = MAIN) => {
     const cwd = await mkdtemp(join(scratch, 'cwd-'));

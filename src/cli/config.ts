@@ -7,7 +7,8 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { findProfile, profiles } from '../profiles/index.ts';
-import { isDefinedProfile } from '../profiles/define.ts';
+import { isDefinedProfile, markDefined } from '../profiles/define.ts';
+import { ablationsOf } from '../profiles/ablation.ts';
 import type { Profile } from '../profiles/profile.ts';
 import { PROVIDER_NAMES } from '../providers/index.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
@@ -53,6 +54,15 @@ export interface ZerodropConfig extends ClusterSystemConfig {
   workers?: number;
 }
 
+/**
+ * The profiles a config defines (defineProfile), with the ablation each of their drain settings
+ * derives (`<name>-without-<setting>`): selectable by name as the built-ins' are, run only when named.
+ */
+export function definedProfiles(config: ZerodropConfig): Profile[] {
+  const defined = (config.profiles ?? []).filter((p): p is Profile => typeof p !== 'string');
+  return [...defined, ...ablationsOf(defined).map(markDefined)];
+}
+
 /** Identity, for types and editor completion: `export default defineConfig({ ... })`. */
 export function defineConfig(config: ZerodropConfig): ZerodropConfig {
   return config;
@@ -92,6 +102,19 @@ function checkSet(set: Record<string, unknown>, ctx: z.RefinementCtx): void {
   }
 }
 
+/**
+ * Every name `--profile` takes: the built-ins, their ablations and the ablations of the profiles the
+ * list itself defines (`<profile>-without-<setting>`, see `zerodrop list`).
+ */
+function knownProfileNames(list: (string | Profile)[], ctx: z.RefinementCtx): void {
+  const own = ablationsOf(list.filter((p): p is Profile => typeof p !== 'string')).map((p) => p.name);
+  list.forEach((p, i) => {
+    if (typeof p !== 'string' || findProfile(p) !== undefined || own.includes(p)) return;
+    const message = `unknown profile; allowed: ${[...profiles.map((b) => b.name), ...own].join(', ')}, a drain-correct one's ablation (<profile>-without-<setting>, see \`zerodrop list\`), or a profile made with defineProfile`;
+    ctx.addIssue({ code: 'custom', path: [i], message });
+  });
+}
+
 /** A defined profile may not take a built-in's name, nor two profiles one name: names select pairs and name reports. */
 function uniqueProfileNames(list: (string | Profile)[], ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
@@ -110,12 +133,10 @@ const schema = z.strictObject({
   provider: oneOf(PROVIDER_NAMES, 'provider').optional(),
   profiles: z
     .array(
-      // Every name `--profile` takes, the ablated ones (`zerodrop list`) included.
-      z.custom<string | Profile>((v) => isDefinedProfile(v) || (typeof v === 'string' && findProfile(v) !== undefined), {
-        error: `unknown profile; allowed: ${profiles.map((p) => p.name).join(', ')}, a drain-correct one's ablation (<profile>-without-<setting>, see \`zerodrop list\`), or a profile made with defineProfile`,
-      }),
+      z.custom<string | Profile>((v) => isDefinedProfile(v) || typeof v === 'string', { error: 'must be a profile name or a profile made with defineProfile' }),
     )
     .min(1, 'must name at least one profile')
+    .superRefine(knownProfileNames)
     .superRefine(uniqueProfileNames)
     .optional(),
   scenarios: z.array(oneOf(catalog.map((s) => s.id), 'scenario')).min(1, 'must name at least one scenario').optional(),

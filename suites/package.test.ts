@@ -3,13 +3,15 @@
 // example (examples/gateway-team) run there. Nothing here reaches into this repository's src/: what
 // works must work from the installed package alone.
 
-import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult, ScenarioResult } from '../src/report/results.ts';
 import { packageRoot } from '../src/paths.ts';
 import { onPath } from '../src/profiles/requirements.ts';
-import { createAdopterProject, type AdopterProject } from './helpers/adopter-project.ts';
+import { createAdopterProject, packInto, projectExec, type AdopterProject } from './helpers/adopter-project.ts';
+import { readmeAdoption, type ReadmeAdoption } from './helpers/readme-adoption.ts';
 import { unmeasured } from './helpers/run-case.ts';
 
 let project: AdopterProject;
@@ -164,4 +166,93 @@ describe.skipIf(!onPath('apache2'))('your own gateway (examples/apache-gateway),
       expect(s.assertions.find((a) => a.name === 'noFailedRequests')?.message).toMatch(/^\d[\d,]* of [\d,]+ requests .*failed .* on gateway-\d+, phase "/);
     }
   }, 250_000);
+});
+
+// README.md's "Use it in your repository", word for word, in a project as `npm init -y` makes it (npm
+// 11 writes "type": "commonjs"): with the vitest npm picks, then with the oldest major the peer range
+// allows. zerodrop itself comes from the packed tarball (no registry has this build); npm install
+// fetches the rest from the registry, so this is skipped, saying so, where the registry cannot be
+// reached.
+const registry = await projectExec(tmpdir())('npm', ['ping'], { timeoutMs: 20_000 });
+if (registry.code !== 0) console.warn(`package.test: the npm registry cannot be reached (npm ping exit ${registry.code}): the README adoption test is skipped`);
+
+describe.skipIf(registry.code !== 0)('README.md "Use it in your repository", word for word, in a project made by `npm init -y`', () => {
+  let dir = '';
+  let exec: AdopterProject['exec'];
+  let readme: ReadmeAdoption;
+  const npmFlags = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'zerodrop-readme-'));
+    exec = projectExec(dir);
+    readme = await readmeAdoption();
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A drain test run with `-t`; a pair the harness could not measure on a busy machine runs again, at most twice. */
+  const filtered = async (pattern: string) => {
+    let r = await exec('npx', ['vitest', 'run', '-t', pattern], { timeoutMs: 120_000 });
+    for (let attempt = 2; /DrainInconclusive/.test(r.stdout + r.stderr) && attempt <= 3; attempt++) r = await exec('npx', ['vitest', 'run', '-t', pattern], { timeoutMs: 120_000 });
+    return r;
+  };
+
+  it('installs, loads the config in a CommonJS package, and runs every command it shows', async () => {
+    const init = await exec('npm', ['init', '-y']);
+    expect(init.code, show(init)).toBe(0);
+    const npmMajor = Number((await exec('npm', ['--version'])).stdout.split('.')[0]);
+    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { type?: string };
+    if (npmMajor >= 11) expect(manifest.type).toBe('commonjs');
+    // The section's Node step (this machine's own Node may be older than 22.18).
+    expect(readme.text).toContain('`npm install --save-dev node@24`');
+    const node = await exec('npm', ['install', '--save-dev', 'node@24', ...npmFlags], { timeoutMs: 300_000 });
+    expect(node.code, show(node)).toBe(0);
+    const tarball = await packInto(dir);
+    expect(readme.install).toEqual(['npm', 'install', '--save-dev', 'zerodrop', 'vitest']);
+    const [npm = '', ...args] = readme.install.map((w) => (w === 'zerodrop' ? tarball : w));
+    const installed = await exec(npm, [...args, ...npmFlags], { timeoutMs: 300_000 });
+    expect(installed.code, show(installed)).toBe(0);
+    expect(Object.keys(readme.files)).toEqual(['zerodrop.config.ts', 'test/drain.test.ts']);
+    for (const [name, text] of Object.entries(readme.files)) {
+      await mkdir(join(dir, name, '..'), { recursive: true });
+      await writeFile(join(dir, name), text);
+    }
+    expect(readme.commands.map((c) => c.join(' '))).toEqual([
+      'npx zerodrop list',
+      'npx zerodrop run',
+      'npx vitest run',
+      'npx vitest run -t nginx > gateway-delete-http',
+    ]);
+    for (const [file = '', ...rest] of readme.commands) {
+      const r = await exec(file, rest, { timeoutMs: 300_000 });
+      // Where nginx is not installed, its pairs are skipped with the install command: still exit 0.
+      expect(r.code, `${file} ${rest.join(' ')}\n${show(r)}`).toBe(0);
+      if (rest[0] === 'list') expect(r.stdout).toMatch(/^ {2}nginx +system /m);
+    }
+  }, 900_000);
+
+  const reference = `import { defineConfig } from 'zerodrop';\nexport default defineConfig({ profiles: ['reference'], scenarios: ['backend-delete-http', 'backend-idle-exit'] });\n`;
+
+  const filters = async () => {
+    await writeFile(join(dir, 'zerodrop.config.ts'), reference);
+    const one = await filtered('reference > backend-idle-exit');
+    expect(one.code, show(one)).toBe(0);
+    expect(one.stdout).toMatch(/Tests +1 passed \| 1 skipped \(2\)/);
+    const none = await exec('npx', ['vitest', 'run', '-t', 'referenc > backend-idle-exit']);
+    expect(none.code, show(none)).toBe(1);
+    expect(none.stdout + none.stderr).toMatch(/-t "referenc > backend-idle-exit" selects none of the 2 drain tests of this suite, so none would run\. Each is named "zerodrop > <profile> > <scenario>"/);
+  };
+
+  it('`-t "<profile> > <scenario>"` selects one pair, and a filter that selects none fails', filters, 400_000);
+
+  it('and so on the oldest vitest major the peer range allows', async () => {
+    const { peerDependencies } = JSON.parse(await readFile(join(dir, 'node_modules', 'zerodrop', 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+    const oldest = /^>=\s*(\d+(?:\.\d+)?)/.exec(peerDependencies['vitest'] ?? '')?.[1];
+    expect(oldest, 'the peer range is >=X.Y').toBeDefined();
+    const r = await exec('npm', ['install', '--save-dev', `vitest@${oldest}`, ...npmFlags], { timeoutMs: 300_000 });
+    expect(r.code, show(r)).toBe(0);
+    expect((await exec('npx', ['vitest', '--version'])).stdout).toMatch(new RegExp(`^vitest/${String(oldest).replace('.', '\\.')}\\.`));
+    await filters();
+  }, 700_000);
 });

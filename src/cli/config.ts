@@ -110,9 +110,12 @@ function knownProfileNames(list: (string | Profile)[], ctx: z.RefinementCtx): vo
   const own = ablationsOf(list.filter((p): p is Profile => typeof p !== 'string')).map((p) => p.name);
   list.forEach((p, i) => {
     if (typeof p !== 'string' || findProfile(p) !== undefined || own.includes(p)) return;
-    const message = `unknown profile; allowed: ${[...profiles.map((b) => b.name), ...own].join(', ')}, a drain-correct one's ablation (<profile>-without-<setting>, see \`zerodrop list\`), or a profile made with defineProfile`;
-    ctx.addIssue({ code: 'custom', path: [i], message });
+    ctx.addIssue({ code: 'custom', path: [i], message: unknownProfile(own) });
   });
+}
+
+function unknownProfile(own: readonly string[]): string {
+  return `unknown profile; allowed: ${[...profiles.map((b) => b.name), ...own].join(', ')}, a drain-correct one's ablation (<profile>-without-<setting>, see \`zerodrop list\`), or a profile made with defineProfile`;
 }
 
 /** A defined profile may not take a built-in's name, nor two profiles one name: names select pairs and name reports. */
@@ -133,7 +136,7 @@ const schema = z.strictObject({
   provider: oneOf(PROVIDER_NAMES, 'provider').optional(),
   profiles: z
     .array(
-      z.custom<string | Profile>((v) => isDefinedProfile(v) || typeof v === 'string', { error: 'must be a profile name or a profile made with defineProfile' }),
+      z.custom<string | Profile>((v) => isDefinedProfile(v) || typeof v === 'string', { error: unknownProfile([]) }),
     )
     .min(1, 'must name at least one profile')
     .superRefine(knownProfileNames)

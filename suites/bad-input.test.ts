@@ -113,7 +113,7 @@ describe('zerodrop campaign flags, in process', () => {
     [['--report-dir', '@FILE'], /^--report-dir ".*a-file": is an existing file/],
     [['--profile', 'x'], /^--profile x: unknown profile; known: reference, /],
     [['--scenario', 'backend-delete'], /^--scenario backend-delete: unknown scenario; known: backend-delete-http, /],
-    [['--workers', '2'], /^campaign: unknown flag --workers; flags: --runs <value>, --report-dir <value>, --scenario <value>, --profile <value>, --ablations$/],
+    [['--workers', '2'], /^campaign: unknown flag --workers; flags: --runs <value>, --report-dir <value>, --scenario <value>, --profile <value>, --ablations, --config <value>$/],
   ])('%j', (argv, message) => {
     expect(usageError(() => parseCampaignArgs(argv.map((a) => a.replace('@FILE', inScratch('a-file')))))).toMatch(message);
   });

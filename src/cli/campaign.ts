@@ -137,13 +137,13 @@ export interface CampaignArgs {
 /** The campaign's flags over the config's selection (`config`: zerodrop.config.ts), checked before anything runs. */
 export function parseCampaignArgs(argv: string[], config: ZerodropConfig = {}): CampaignArgs {
   const { values } = parseFlags('campaign', argv, {
-    // Read before parsing (loadConfig); listed so that strict parsing accepts it.
-    config: { type: 'string' },
     runs: { type: 'string', default: '20' },
     'report-dir': { type: 'string', default: 'reports' },
     scenario: { type: 'string', multiple: true },
     profile: { type: 'string', multiple: true },
     ablations: { type: 'boolean', default: false },
+    // Read before parsing (loadConfig); listed so that strict parsing accepts it.
+    config: { type: 'string' },
   });
   const runs = /^\d+$/.test(values.runs) ? Number(values.runs) : NaN;
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UsageError(`--runs ${values.runs}: must be a whole number from 1 to 1000`);

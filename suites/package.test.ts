@@ -3,13 +3,15 @@
 // example (examples/gateway-team) run there. Nothing here reaches into this repository's src/: what
 // works must work from the installed package alone.
 
-import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult, ScenarioResult } from '../src/report/results.ts';
 import { packageRoot } from '../src/paths.ts';
 import { onPath } from '../src/profiles/requirements.ts';
-import { createAdopterProject, type AdopterProject } from './helpers/adopter-project.ts';
+import { createAdopterProject, packInto, projectExec, type AdopterProject } from './helpers/adopter-project.ts';
+import { readmeAdoption, type ReadmeAdoption } from './helpers/readme-adoption.ts';
 import { unmeasured } from './helpers/run-case.ts';
 
 let project: AdopterProject;
@@ -132,36 +134,175 @@ describe('the adopter example (examples/gateway-team), installed', () => {
   }, 130_000);
 });
 
-// A gateway zerodrop has no profile for, defined only in a config file of the installed project
-// (examples/apache-gateway): Apache httpd, drain-correct and as Debian packages it, and a backend of
-// the project's own. Skipped, with the install hint, where Apache is not installed.
+// Gateways zerodrop has no profile for, each defined only in a config file of the installed project:
+// Apache httpd (examples/apache-gateway, with a backend of the project's own) and Apache Traffic
+// Server (examples/trafficserver-gateway, which exits at its own timeout), drain-correct and as
+// Debian packages them. Each drain setting they declare is proven necessary by `zerodrop campaign
+// --ablations`. Skipped, with the install hint, where the server is not installed.
+const GATEWAY_SCENARIOS = ['gateway-delete-http', 'gateway-delete-http-no-keepalive', 'gateway-slow-lb', 'gateway-rollout-http'];
+
+/** Copies examples/<example> into the project, runs `zerodrop run` there, and returns the verdicts (a pair the harness could not measure runs again, at most twice). */
+async function runExample(example: string, files: readonly string[]): Promise<{ dir: string; run: RunResult; output: string }> {
+  const dir = join(project.dir, example);
+  await mkdir(dir);
+  for (const file of files) await cp(join(packageRoot, 'examples', example, file), join(dir, file));
+  const r = await project.exec('npx', ['zerodrop', 'run'], { cwd: dir, timeoutMs: 240_000 });
+  expect(r.code, show(r)).toBe(1);
+  const run = JSON.parse(await readFile(join(dir, 'reports', 'drain', 'results.json'), 'utf8')) as RunResult;
+  // As runCase does: a pair the harness could not measure (its own loop or load slipped on a busy
+  // machine) gave no verdict, and runs again, at most twice; a verdict is never run again.
+  for (const [i, s] of run.scenarios.entries()) {
+    for (let attempt = 2; unmeasured(run.scenarios[i] as ScenarioResult) && attempt <= 3; attempt++) {
+      console.warn(`${s.id} [${s.profile}] gave no verdict (harness): running it again`);
+      await project.exec('npx', ['zerodrop', 'run', '--scenario', s.id, '--profile', s.profile, '--report-dir', 'again'], { cwd: dir });
+      run.scenarios[i] = (JSON.parse(await readFile(join(dir, 'again', 'results.json'), 'utf8')) as RunResult).scenarios[0] as ScenarioResult;
+    }
+  }
+  return { dir, run, output: show(r) };
+}
+
+const verdictsOf = (run: RunResult, profile: string) => Object.fromEntries(run.scenarios.filter((s) => s.profile === profile && s.verdict !== 'skipped').map((s) => [s.id, s.verdict]));
+
+/** `zerodrop campaign --ablations` on gateway-delete-http: the profile passes and each of its ablations fails, as expected (exit 0). */
+async function ablationsCaught(dir: string, profile: string, ablations: readonly string[]): Promise<void> {
+  const r = await project.exec('npx', ['zerodrop', 'campaign', '--runs', '1', '--ablations', '--profile', profile, '--scenario', 'gateway-delete-http', '--report-dir', 'campaign'], { cwd: dir, timeoutMs: 300_000 });
+  const campaign = JSON.parse(await readFile(join(dir, 'campaign', 'campaign.json'), 'utf8')) as { rows: { profile: string; counts: Record<string, number>; expected?: string }[] };
+  const judged = campaign.rows.filter((row) => row.counts['inconclusive'] === 0);
+  expect(Object.fromEntries(judged.map((row) => [row.profile, row.counts['pass'] === 1 ? 'pass' : 'fail'])), show(r)).toEqual(
+    Object.fromEntries([[profile, 'pass'], ...ablations.filter((a) => judged.some((row) => row.profile === a)).map((a) => [a, 'fail'])]),
+  );
+  expect(campaign.rows.map((row) => row.profile).sort()).toEqual([profile, ...ablations].sort());
+  if (judged.length === campaign.rows.length) expect(r.code, show(r)).toBe(0);
+}
+
 describe.skipIf(!onPath('apache2'))('your own gateway (examples/apache-gateway), installed', () => {
   it('passes the drain-correct Apache and the custom backend, and fails Apache as packaged, in every scenario', async () => {
-    const dir = join(project.dir, 'apache-gateway');
-    await mkdir(dir);
-    for (const file of ['zerodrop.config.ts', 'httpd.conf', 'backend.mjs']) await cp(join(packageRoot, 'examples', 'apache-gateway', file), join(dir, file));
+    const { dir, run, output } = await runExample('apache-gateway', ['zerodrop.config.ts', 'httpd.conf', 'backend.mjs']);
     const listed = await project.exec('npx', ['zerodrop', 'list'], { cwd: dir });
     expect(listed.stdout).toMatch(/Profiles defined by the config file:\n {2}apache +system .*\n {2}apache-naive +naive .*\n {2}my-backend +system /);
-    const r = await project.exec('npx', ['zerodrop', 'run'], { cwd: dir, timeoutMs: 240_000 });
-    expect(r.code, show(r)).toBe(1);
-    const run = JSON.parse(await readFile(join(dir, 'reports', 'drain', 'results.json'), 'utf8')) as RunResult;
-    // As runCase does: a pair the harness could not measure (its own loop or load slipped on a busy
-    // machine) gave no verdict, and runs again, at most twice; a verdict is never run again.
-    for (const [i, s] of run.scenarios.entries()) {
-      for (let attempt = 2; unmeasured(run.scenarios[i] as ScenarioResult) && attempt <= 3; attempt++) {
-        console.warn(`${s.id} [${s.profile}] gave no verdict (harness): running it again`);
-        await project.exec('npx', ['zerodrop', 'run', '--scenario', s.id, '--profile', s.profile, '--report-dir', 'again'], { cwd: dir });
-        run.scenarios[i] = (JSON.parse(await readFile(join(dir, 'again', 'results.json'), 'utf8')) as RunResult).scenarios[0] as ScenarioResult;
-      }
-    }
-    const verdicts = (profile: string) => Object.fromEntries(run.scenarios.filter((s) => s.profile === profile && s.verdict !== 'skipped').map((s) => [s.id, s.verdict]));
-    const gateways = ['gateway-delete-http', 'gateway-delete-http-no-keepalive', 'gateway-slow-lb', 'gateway-rollout-http'];
-    expect(verdicts('apache'), show(r)).toEqual(Object.fromEntries(gateways.map((id) => [id, 'pass'])));
-    expect(verdicts('apache-naive'), show(r)).toEqual(Object.fromEntries(gateways.map((id) => [id, 'fail'])));
-    expect(verdicts('my-backend'), show(r)).toEqual({ 'backend-delete-http': 'pass', 'backend-sigterm-keeps-accepting': 'pass' });
+    expect(listed.stdout).toMatch(/Ablations of the config file's profiles \(their drainSettings\):\n {2}apache-without-prestop +fails gateway-delete-http\n/);
+    expect(verdictsOf(run, 'apache'), output).toEqual(Object.fromEntries(GATEWAY_SCENARIOS.map((id) => [id, 'pass'])));
+    expect(verdictsOf(run, 'apache-naive'), output).toEqual(Object.fromEntries(GATEWAY_SCENARIOS.map((id) => [id, 'fail'])));
+    expect(verdictsOf(run, 'my-backend'), output).toEqual({ 'backend-delete-http': 'pass', 'backend-sigterm-keeps-accepting': 'pass' });
     // Each naive failure is a failed request placed on the gateway pod and the phase of its shutdown.
     for (const s of run.scenarios.filter((x) => x.profile === 'apache-naive' && x.verdict === 'fail')) {
       expect(s.assertions.find((a) => a.name === 'noFailedRequests')?.message).toMatch(/^\d[\d,]* of [\d,]+ requests .*failed .* on gateway-\d+, phase "/);
     }
   }, 250_000);
+
+  it('proves each drain setting it declares necessary: `zerodrop campaign --ablations`', async () => {
+    await ablationsCaught(join(project.dir, 'apache-gateway'), 'apache', ['apache-without-prestop', 'apache-without-stopsignal', 'apache-without-graceful-timeout']);
+  }, 320_000);
+});
+
+describe.skipIf(!onPath('traffic_server'))('your own gateway that exits at its timeout (examples/trafficserver-gateway), installed', () => {
+  it('passes the drain-correct Traffic Server, declared to exit at its timeout, and fails it as packaged, in every scenario', async () => {
+    const files = ['zerodrop.config.ts', 'records.config', 'runroot.yaml', 'remap.config', 'ip_allow.yaml', 'storage.config'];
+    const { run, output } = await runExample('trafficserver-gateway', files);
+    expect(verdictsOf(run, 'trafficserver'), output).toEqual(Object.fromEntries(GATEWAY_SCENARIOS.map((id) => [id, 'pass'])));
+    expect(verdictsOf(run, 'trafficserver-naive'), output).toEqual(Object.fromEntries(GATEWAY_SCENARIOS.map((id) => [id, 'fail'])));
+    for (const s of run.scenarios.filter((x) => x.profile === 'trafficserver')) {
+      expect(s.assertions.find((a) => a.name === 'drainTiming')?.message).toContain('exits at its own timeout (declared drain.exits "at-timeout")');
+    }
+  }, 250_000);
+
+  it('proves its shutdown_timeout necessary: `zerodrop campaign --ablations`', async () => {
+    await ablationsCaught(join(project.dir, 'trafficserver-gateway'), 'trafficserver', ['trafficserver-without-shutdown-timeout']);
+  }, 320_000);
+});
+
+// README.md's "Use it in your repository", word for word, in a project as `npm init -y` makes it (npm
+// 11 writes "type": "commonjs"): with the vitest npm picks, then with the oldest major the peer range
+// allows. zerodrop itself comes from the packed tarball (no registry has this build); npm install
+// fetches the rest from the registry, so this is skipped, saying so, where the registry cannot be
+// reached.
+const registry = await projectExec(tmpdir())('npm', ['ping'], { timeoutMs: 20_000 });
+if (registry.code !== 0) console.warn(`package.test: the npm registry cannot be reached (npm ping exit ${registry.code}): the README adoption test is skipped`);
+
+describe.skipIf(registry.code !== 0)('README.md "Use it in your repository", word for word, in a project made by `npm init -y`', () => {
+  let dir = '';
+  let exec: AdopterProject['exec'];
+  let readme: ReadmeAdoption;
+  const npmFlags = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'zerodrop-readme-'));
+    exec = projectExec(dir);
+    readme = await readmeAdoption();
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * A command that runs drain pairs: when one gave no verdict because the harness could not measure
+   * it on a busy machine (inconclusive), the command runs again, at most twice; a verdict never does.
+   */
+  const measured = async (file: string, args: string[]) => {
+    let r = await exec(file, args, { timeoutMs: 300_000 });
+    for (let attempt = 2; r.code !== 0 && /INCONCLUSIVE|DrainInconclusive/.test(r.stdout + r.stderr) && !/^FAIL|DrainFailure/m.test(r.stdout + r.stderr) && attempt <= 3; attempt++) {
+      console.warn(`${file} ${args.join(' ')}: a pair gave no verdict (harness): running it again`);
+      r = await exec(file, args, { timeoutMs: 300_000 });
+    }
+    return r;
+  };
+  const filtered = (pattern: string) => measured('npx', ['vitest', 'run', '-t', pattern]);
+
+  it('installs, loads the config in a CommonJS package, and runs every command it shows', async () => {
+    const init = await exec('npm', ['init', '-y']);
+    expect(init.code, show(init)).toBe(0);
+    const npmMajor = Number((await exec('npm', ['--version'])).stdout.split('.')[0]);
+    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { type?: string };
+    if (npmMajor >= 11) expect(manifest.type).toBe('commonjs');
+    // The section's Node step (this machine's own Node may be older than 22.18).
+    expect(readme.text).toContain('`npm install --save-dev node@24`');
+    const node = await exec('npm', ['install', '--save-dev', 'node@24', ...npmFlags], { timeoutMs: 300_000 });
+    expect(node.code, show(node)).toBe(0);
+    const tarball = await packInto(dir);
+    expect(readme.install).toEqual(['npm', 'install', '--save-dev', 'zerodrop', 'vitest']);
+    const [npm = '', ...args] = readme.install.map((w) => (w === 'zerodrop' ? tarball : w));
+    const installed = await exec(npm, [...args, ...npmFlags], { timeoutMs: 300_000 });
+    expect(installed.code, show(installed)).toBe(0);
+    expect(Object.keys(readme.files)).toEqual(['zerodrop.config.ts', 'test/drain.test.ts']);
+    for (const [name, text] of Object.entries(readme.files)) {
+      await mkdir(join(dir, name, '..'), { recursive: true });
+      await writeFile(join(dir, name), text);
+    }
+    expect(readme.commands.map((c) => c.join(' '))).toEqual([
+      'npx zerodrop list',
+      'npx zerodrop run',
+      'npx vitest run',
+      'npx vitest run -t nginx > gateway-delete-http',
+    ]);
+    for (const [file = '', ...rest] of readme.commands) {
+      const r = await measured(file, rest);
+      // Where nginx is not installed, its pairs are skipped with the install command: still exit 0.
+      expect(r.code, `${file} ${rest.join(' ')}\n${show(r)}`).toBe(0);
+      if (rest[0] === 'list') expect(r.stdout).toMatch(/^ {2}nginx +system /m);
+    }
+  }, 900_000);
+
+  const reference = `import { defineConfig } from 'zerodrop';\nexport default defineConfig({ profiles: ['reference'], scenarios: ['backend-delete-http', 'backend-idle-exit'] });\n`;
+
+  const filters = async () => {
+    await writeFile(join(dir, 'zerodrop.config.ts'), reference);
+    const one = await filtered('reference > backend-idle-exit');
+    expect(one.code, show(one)).toBe(0);
+    expect(one.stdout).toMatch(/Tests +1 passed \| 1 skipped \(2\)/);
+    const none = await exec('npx', ['vitest', 'run', '-t', 'referenc > backend-idle-exit']);
+    expect(none.code, show(none)).toBe(1);
+    expect(none.stdout + none.stderr).toMatch(/-t "referenc > backend-idle-exit" selects none of the 2 drain tests of this suite, so none would run\. Each is named "zerodrop > <profile> > <scenario>"/);
+  };
+
+  it('`-t "<profile> > <scenario>"` selects one pair, and a filter that selects none fails', filters, 400_000);
+
+  it('and so on the oldest vitest major the peer range allows', async () => {
+    const { peerDependencies } = JSON.parse(await readFile(join(dir, 'node_modules', 'zerodrop', 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+    const oldest = /^>=\s*(\d+(?:\.\d+)?)/.exec(peerDependencies['vitest'] ?? '')?.[1];
+    expect(oldest, 'the peer range is >=X.Y').toBeDefined();
+    const r = await exec('npm', ['install', '--save-dev', `vitest@${oldest}`, ...npmFlags], { timeoutMs: 300_000 });
+    expect(r.code, show(r)).toBe(0);
+    expect((await exec('npx', ['vitest', '--version'])).stdout).toMatch(new RegExp(`^vitest/${String(oldest).replace('.', '\\.')}\\.`));
+    await filters();
+  }, 700_000);
 });

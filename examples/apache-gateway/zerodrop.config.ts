@@ -26,6 +26,19 @@ const apache = defineProfile({
     drainTimeoutSeconds: preStopSeconds(programmingDelayMs) + GRACEFUL_SHUTDOWN_TIMEOUT + 11,
   }),
   terminationGracePeriodSeconds: ({ programmingDelayMs }) => preStopSeconds(programmingDelayMs) + GRACEFUL_SHUTDOWN_TIMEOUT + 13,
+  // What the drain depends on, each taken out by an ablation `apache-without-<name>` that the
+  // scenarios named must fail: `npx zerodrop campaign --ablations`, or one by name with --profile.
+  drainSettings: [
+    { name: 'prestop', why: 'the listener must outlive deprogramming', change: 'no preStop hook', caughtBy: ['gateway-delete-http'], remove: 'preStop' },
+    { name: 'stopsignal', why: 'SIGWINCH is the graceful stop; SIGTERM stops at once', change: 'SIGTERM instead of SIGWINCH', caughtBy: ['gateway-delete-http'], remove: 'stopSignal' },
+    {
+      name: 'graceful-timeout',
+      why: 'bounds the graceful stop, or a request that never ends keeps the pod until SIGKILL',
+      change: 'the GracefulShutdownTimeout line removed',
+      caughtBy: ['gateway-delete-http'],
+      dropLines: ['GracefulShutdownTimeout'],
+    },
+  ],
   // As Debian packages it: no preStop, and SIGTERM, Apache's immediate stop.
   naive: {
     description: 'Apache httpd as packaged: no preStop, SIGTERM (stop now): connections are cut and the listener closes before deprogramming.',

@@ -8,10 +8,9 @@
 
 import { resolve } from 'node:path';
 import { parseRunArgs, type RunArgs } from '../cli/args.ts';
-import { configArgs, validateConfig, type ZerodropConfig } from '../cli/config.ts';
+import { configArgs, definedProfiles, validateConfig, type ZerodropConfig } from '../cli/config.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import type { Timeline } from '../model/timeline.ts';
-import type { Profile } from '../profiles/profile.ts';
 import { missingPrerequisites, openSession, type ProviderSession } from '../providers/index.ts';
 import { writeReports, type ReporterName } from '../report/reporters/index.ts';
 import type { RunResult, ScenarioResult } from '../report/results.ts';
@@ -52,8 +51,7 @@ export type RunPlan = RunArgs;
  */
 export function planRun(config: ZerodropConfig = {}, { argv = [], source = 'options' }: { argv?: readonly string[]; source?: string } = {}): RunPlan {
   const valid = validateConfig(config, source);
-  const defined = (valid.profiles ?? []).filter((p): p is Profile => typeof p !== 'string');
-  return parseRunArgs([...configArgs(valid, argv), ...argv], defined);
+  return parseRunArgs([...configArgs(valid, argv), ...argv], definedProfiles(valid));
 }
 
 /** How runPairs keeps what it records. */

@@ -37,7 +37,18 @@ describe('drainTiming', () => {
     // Exits 3 s after SIGTERM (SIGTERM at 2 s, after a 1 s preStop) although nothing has been routed to it since it was deprogrammed.
     const r = evaluateOne(bounds(), drainScenario('correct', { exitAfterSigtermMs: 3000 }).build());
     expect(r.verdict).toBe('fail');
-    expect(r.message).toMatch(/exited 4\.000 s after delete .*, 3\.500 s after it went idle \(the minimum drain ended at t=1\.500 s with no connection left\): 3\.200 s past the 0\.300 s bound$/);
+    expect(r.message).toMatch(/exited 4\.000 s after delete .*, 3\.500 s after it went idle \(the minimum drain ended at t=1\.500 s with no connection left\): 3\.200 s past the 0\.300 s bound \(the scenario's idleExitMs, --set idleExitMs=N; .* declares drain: \{ \.\.\., exits: 'at-timeout' \}/);
+  });
+
+  it('holds a pod that declares it exits at its own timeout to the drain timeout, not the idle bound', () => {
+    // The same pod as above: idle at 1.5 s, exit at 4 s, as Traffic Server does when its shutdown timeout runs out.
+    const lingering = drainScenario('correct', { exitAfterSigtermMs: 3000 }).build();
+    const r = evaluateOne(bounds({ exits: 'at-timeout' }), lingering);
+    expect(r.verdict).toBe('pass');
+    expect(r.message).toContain('exits at its own timeout (declared drain.exits "at-timeout")');
+    // Declared so, it must still leave by its drain timeout, and 'when-idle' is the default.
+    expect(evaluateOne(bounds({ exits: 'at-timeout', drainTimeoutMs: 3500 }), lingering).verdict).toBe('fail');
+    expect(evaluateOne(bounds({ exits: 'when-idle' }), lingering).verdict).toBe('fail');
   });
 
   it('counts idle from the last connection close when that is after the minimum', () => {

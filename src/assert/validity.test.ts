@@ -7,7 +7,7 @@ describe('loadHeld', () => {
     expect(loadHeld([{ load: 'http', targetRate: 200, achievedRate: 199.6, late: 0 }])).toMatchObject({
       name: 'loadHeld',
       verdict: 'pass',
-      message: 'load "http" held 199.6/s of 200/s target (99.8%) with no late starts',
+      message: 'load "http" held 199.6/s, 99.8% of the 200/s it must hold, with no late starts',
     });
     expect(loadHeld([{ load: 'long', late: 0 }]).verdict).toBe('pass');
   });
@@ -15,7 +15,7 @@ describe('loadHeld', () => {
   it('is inconclusive below 95% of the target', () => {
     expect(loadHeld([{ load: 'http', targetRate: 200, achievedRate: 180, late: 0 }])).toMatchObject({
       verdict: 'inconclusive',
-      message: 'load "http" achieved 180.0/s of 200/s target (90.0%), below 95%',
+      message: 'load "http" achieved 180.0/s, 90.0% of the 200/s it must hold, below 95%',
     });
     expect(loadHeld([{ load: 'http', targetRate: 200, achievedRate: 190, late: 0 }]).verdict).toBe('pass');
   });

@@ -27,12 +27,14 @@ export function loadHeld(summaries: readonly LoadSummary[], options: { minRatio?
       s.targetRate !== undefined && s.targetRate > 0 && s.achievedRate !== undefined
         ? { achieved: s.achievedRate, target: s.targetRate, ratio: s.achievedRate / s.targetRate }
         : undefined;
-    const rateText = rate ? `${rate.achieved.toFixed(1)}/s of ${rate.target}/s target (${(rate.ratio * 100).toFixed(1)}%)` : '';
+    // The target is the rate the load must hold at least (a closed loop with a think time may go
+    // above it): said so, so that 145% does not read like a miscount.
+    const rateText = rate ? `${rate.achieved.toFixed(1)}/s, ${(rate.ratio * 100).toFixed(1)}% of the ${rate.target}/s it must hold` : '';
     const own: string[] = [];
     if (rate && rate.ratio < minRatio) own.push(`achieved ${rateText}, below ${(minRatio * 100).toFixed(0)}%`);
     if (s.late > 0) own.push(`had ${plural(s.late, 'late start')}`);
     if (own.length > 0) problems.push(`load "${s.load}" ${own.join(' and ')}`);
-    else fine.push(`load "${s.load}" held${rate ? ` ${rateText}` : ''} with no late starts`);
+    else fine.push(`load "${s.load}" held${rate ? ` ${rateText},` : ''} with no late starts`);
   }
   const details = { loads: summaries.map((s) => ({ ...s })) };
   if (problems.length > 0) return { name, verdict: 'inconclusive', message: problems.join('; '), details };

@@ -1,5 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CAMPAIGN_HELP, campaignRounds, formatCampaign, parseCampaignArgs, tally, whyOf, type CampaignRow } from './campaign.ts';
+import { planRun } from '../api/run.ts';
+import { defineProfile } from '../profiles/define.ts';
+import { definedProfiles } from './config.ts';
+import { listCatalog } from './list.ts';
+import { HELP } from './help.ts';
+import { campaignRounds, formatCampaign, parseCampaignArgs, tally, whyOf, type CampaignRow } from './campaign.ts';
 import { catalog } from '../scenarios/index.ts';
 import { profiles } from '../profiles/index.ts';
 
@@ -101,7 +109,7 @@ describe('campaign --help', () => {
     })();
     const flags = [...refusal.matchAll(/--[a-z-]+/g)].map((m) => m[0]).filter((f) => f !== '--no-such-flag');
     expect(flags.length).toBeGreaterThan(3);
-    for (const flag of flags) expect(CAMPAIGN_HELP).toMatch(new RegExp(`^  ${flag}\\b`, 'm'));
+    for (const flag of flags) expect(HELP.campaign).toMatch(new RegExp(`^  ${flag}\\b`, 'm'));
   });
 });
 
@@ -131,5 +139,44 @@ describe('campaign selection', () => {
     const hardStop = rounds.find((r) => r.profiles[0]!.name === 'haproxy-without-hard-stop-after')!;
     expect(hardStop.scenarios.map((s) => s.id)).toEqual(['gateway-delete-http']);
     expect(() => parseCampaignArgs(['--ablations', '--profile', 'mutant-exit-on-sigterm'])).toThrow(/--ablations: none of the selected profiles/);
+  });
+
+  it("takes a config's selection as its default, and --ablations the drain settings of the config's own profiles", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zerodrop-campaign-'));
+    try {
+      writeFileSync(join(dir, 'proxy.conf'), 'listen ${PORT};\ngraceful_timeout 3;\n');
+      const proxy = defineProfile({
+        name: 'my-proxy',
+        role: 'gateway',
+        protocols: ['http'],
+        description: 'a proxy',
+        directory: dir,
+        command: ['my-proxy', '${POD_DIR}/proxy.conf'],
+        config: { 'proxy.conf': 'proxy.conf' },
+        preStop: { sleep: { seconds: 3 } },
+        drain: { minDrainSeconds: 3, drainTimeoutSeconds: 8 },
+        drainSettings: [
+          { name: 'prestop', why: 'outlives deprogramming', change: 'no preStop', caughtBy: ['gateway-delete-http'], remove: 'preStop' },
+          { name: 'graceful-timeout', why: 'bounds the drain', change: 'no graceful_timeout', caughtBy: ['gateway-slow-lb'], dropLines: ['graceful_timeout'] },
+        ],
+      });
+      const config = { profiles: [proxy, 'mutant-exit-on-sigterm'], scenarios: ['gateway-delete-http'] };
+      const args = parseCampaignArgs(['--ablations'], config);
+      expect(args.profiles.map((p) => p.name)).toEqual(['my-proxy', 'mutant-exit-on-sigterm']);
+      expect(args.scenarios.map((s) => s.id)).toEqual(['gateway-delete-http']);
+      // Only the setting a selected scenario catches.
+      expect(args.ablations.map((a) => a.name)).toEqual(['my-proxy-without-prestop']);
+      expect(parseCampaignArgs(['--ablations', '--scenario', 'gateway-slow-lb'], config).ablations.map((a) => a.name)).toEqual(['my-proxy-without-graceful-timeout']);
+      // Each ablation by name, in a campaign and in a run, as the built-ins' are.
+      expect(parseCampaignArgs(['--profile', 'my-proxy-without-prestop'], config).profiles.map((p) => p.ablation?.setting)).toEqual(['prestop']);
+      expect(planRun(config, { argv: ['--profile', 'my-proxy-without-graceful-timeout'] }).profiles.map((p) => p.name)).toEqual(['my-proxy-without-graceful-timeout']);
+      expect(planRun({ ...config, profiles: [proxy, 'my-proxy-without-prestop'] }).profiles.map((p) => p.name)).toEqual(['my-proxy', 'my-proxy-without-prestop']);
+      expect(() => planRun(config, { argv: ['--profile', 'my-proxy-without-typo'] })).toThrow(/--profile my-proxy-without-typo: unknown profile; known: my-proxy, my-proxy-without-prestop, my-proxy-without-graceful-timeout, /);
+      const lines: string[] = [];
+      listCatalog((line) => lines.push(line), definedProfiles(config));
+      expect(lines.join('\n')).toMatch(/Ablations of the config file's profiles \(their drainSettings\):\n {2}my-proxy-without-prestop +fails gateway-delete-http\n {2}my-proxy-without-graceful-timeout +fails gateway-slow-lb$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,15 +1,18 @@
-#!/usr/bin/env node
-// `npm run campaign -- --runs N`: runs the local catalog N times against every profile and counts,
+// `zerodrop campaign --runs N`: runs the local catalog N times against every profile and counts,
 // per scenario x profile, how often each verdict came out. A harness is only worth its verdicts: any
 // scenario x profile whose verdict changes from one run to the next is flagged as a disagreement, and
 // any run that judges a pair against its expectation (a mutant passing, a drain-correct system
 // failing: src/scenarios/expected.ts) as unexpected. Controls are included (they must fail every
-// run); profiles whose binary is missing are skipped.
+// run); profiles whose binary is missing are skipped. In a project with zerodrop.config.ts, the
+// config's profiles (its own included) and scenarios are the default selection, and --ablations
+// takes the drain settings of its own profiles too.
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Verdict } from '../model/verdict.ts';
 import { ablatedProfiles, profiles as allProfiles } from '../profiles/index.ts';
+import { isDefinedProfile } from '../profiles/define.ts';
+import { configFlag, definedProfiles, loadConfig, type ZerodropConfig } from './config.ts';
 import { openRun, planRun } from '../api/run.ts';
 import type { ScenarioResult } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
@@ -131,26 +134,33 @@ export interface CampaignArgs {
   ablations: readonly Profile[];
 }
 
-/** The campaign's flags, checked before anything runs. */
-export function parseCampaignArgs(argv: string[]): CampaignArgs {
+/** The campaign's flags over the config's selection (`config`: zerodrop.config.ts), checked before anything runs. */
+export function parseCampaignArgs(argv: string[], config: ZerodropConfig = {}): CampaignArgs {
   const { values } = parseFlags('campaign', argv, {
     runs: { type: 'string', default: '20' },
     'report-dir': { type: 'string', default: 'reports' },
     scenario: { type: 'string', multiple: true },
     profile: { type: 'string', multiple: true },
     ablations: { type: 'boolean', default: false },
+    // Read before parsing (loadConfig); listed so that strict parsing accepts it.
+    config: { type: 'string' },
   });
   const runs = /^\d+$/.test(values.runs) ? Number(values.runs) : NaN;
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UsageError(`--runs ${values.runs}: must be a whole number from 1 to 1000`);
   const problem = reportDirProblem(values['report-dir']);
   if (problem !== undefined) throw new UsageError(`--report-dir ${JSON.stringify(values['report-dir'])}: ${problem}`);
-  const scenarios = values.scenario ? scenariosNamed(values.scenario) : catalog;
-  const profiles = values.profile ? profilesNamed(values.profile) : allProfiles;
+  const defined = definedProfiles(config);
+  const configScenarios = config.scenarios;
+  const scenarios = values.scenario ? scenariosNamed(values.scenario) : configScenarios ? scenariosNamed(configScenarios) : catalog;
+  const configProfiles = config.profiles?.map((p) => (typeof p === 'string' ? p : p.name));
+  const profiles = values.profile ? profilesNamed(values.profile, defined) : configProfiles ? profilesNamed(configProfiles, defined) : allProfiles;
+  const candidates = [...ablatedProfiles, ...defined.filter((p) => p.ablation !== undefined)];
   const ablations = values.ablations
-    ? ablatedProfiles.filter((a) => profiles.some((p) => p.name === a.ablation?.profile) && scenarios.some((s) => a.ablation?.caughtBy.includes(s.id)))
+    ? candidates.filter((a) => profiles.some((p) => p.name === a.ablation?.profile) && scenarios.some((s) => a.ablation?.caughtBy.includes(s.id)))
     : [];
   if (values.ablations && ablations.length === 0) {
-    throw new UsageError('--ablations: none of the selected profiles has a drain setting caught by a selected scenario; profiles with drain settings: ' + allProfiles.filter((p) => p.drainSettings).map((p) => p.name).join(', '));
+    const withSettings = [...allProfiles, ...defined].filter((p) => p.drainSettings).map((p) => p.name);
+    throw new UsageError(`--ablations: none of the selected profiles has a drain setting caught by a selected scenario; profiles with drain settings: ${withSettings.join(', ')}`);
   }
   // Narrowing is how a flagged pair is run again on its own: --scenario X --profile Y --runs 20.
   return { runs, reportDir: values['report-dir'], scenarios, profiles, ablations };
@@ -176,26 +186,11 @@ async function writeCampaign(reportDir: string, campaign: { runs: number; of: nu
   await writeFile(resolve(dir, 'campaign.json'), `${JSON.stringify(campaign, null, 2)}\n`);
 }
 
-export const CAMPAIGN_HELP = `npm run campaign -- [flags]: the local catalog, run again and again, every verdict counted
-
-  --runs N          how many times (default 20)
-  --scenario ID     only this scenario, repeatable (default: the whole catalog, controls included)
-  --profile NAME    only this profile, repeatable (default: every profile; a missing binary is skipped)
-  --ablations       also each drain setting taken out of the selected profiles, on the scenarios
-                    that must catch it, expected to fail every run (docs/drain-settings.md)
-  --report-dir DIR  where campaign.json goes, rewritten after every run (default: reports)
-
-Exit 0 when every pair gave the same verdict every run and each judged verdict was the expected
-one, 1 otherwise, 2 on bad flags. More: docs/campaign.md`;
-
-async function main(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(CAMPAIGN_HELP);
-    return 0;
-  }
-  const args = parseCampaignArgs(argv);
-  const { runs, reportDir, scenarios } = args;
-  const profiles = [...args.profiles, ...args.ablations];
+/** `zerodrop campaign`: the campaign over the config file's selection and the flags. */
+export async function campaign(argv: string[]): Promise<number> {
+  const { config } = await loadConfig(configFlag(argv));
+  const args = parseCampaignArgs(argv, config);
+  const { scenarios, profiles } = args;
 
   const controller = new AbortController();
   const stop = () => controller.abort(new Error('interrupted'));
@@ -204,8 +199,25 @@ async function main(argv: string[]): Promise<number> {
 
   // The same path as `zerodrop run` (the programmatic API): the run's state record lets `zerodrop
   // clean` find what a crashed campaign left.
-  const plan = planRun({ provider: 'local', scenarios: scenarios.map((s) => s.id), profiles: profiles.map((p) => p.name) }, { source: 'campaign' });
-  await using open = await openRun(plan, { signal: controller.signal });
+  // Profiles of the config file go as themselves (their names mean nothing to the catalog).
+  const selection = [...profiles, ...args.ablations].map((p) => (isDefinedProfile(p as unknown) ? p : p.name));
+  const plan = planRun({ provider: 'local', scenarios: scenarios.map((s) => s.id), profiles: selection, ...(config.set ? { set: config.set } : {}) }, { source: 'campaign' });
+  try {
+    return await rounds(args, plan, controller.signal);
+  } catch (error) {
+    if (controller.signal.aborted) return 130;
+    throw error;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+// Apart from campaign(): tsc leaves `.ts` specifiers unrewritten in a function it downlevels for `using`.
+async function rounds(args: CampaignArgs, plan: ReturnType<typeof planRun>, signal: AbortSignal): Promise<number> {
+  const { runs, reportDir, scenarios } = args;
+  const profiles = [...args.profiles, ...args.ablations];
+  await using open = await openRun(plan, { signal });
   const rows = new Map<string, CampaignRow>();
   const started = performance.now();
   for (let i = 1; i <= runs; i++) {
@@ -213,7 +225,7 @@ async function main(argv: string[]): Promise<number> {
     const results: ScenarioResult[] = [];
     for (const round of campaignRounds(args)) {
       const pairs = round.scenarios.flatMap((s) => round.profiles.map((p) => ({ scenario: s.id, profile: p.name })));
-      const run = await open.runPairs(pairs, { signal: controller.signal }, { keepTimeline: false });
+      const run = await open.runPairs(pairs, { signal }, { keepTimeline: false });
       results.push(...run.scenarios);
     }
     for (const s of results) {
@@ -235,22 +247,3 @@ async function main(argv: string[]): Promise<number> {
   return table.some((r) => r.disagreement || r.unexpected > 0) ? 1 : 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      if (error instanceof UsageError) {
-        // parseFlags names the command itself; the campaign's own checks and the catalog's do not.
-        console.error(error.message.startsWith('campaign: ') ? error.message : `campaign: ${error.message}`);
-        process.exitCode = 2;
-      } else if (error instanceof Error && error.message === 'interrupted') {
-        process.exitCode = 130;
-      } else {
-        console.error('campaign: internal error:', error);
-        process.exitCode = 3;
-      }
-    },
-  );
-}

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configArgs, configFlag, defineConfig, loadConfig, validateConfig } from './config.ts';
 import { parseRunArgs } from './args.ts';
@@ -95,5 +97,25 @@ describe('zerodrop.config.ts', () => {
     await expect(loadConfig('missing.ts', dir)).rejects.toThrow('--config missing.ts: file not found');
     expect(configFlag(['--config', 'a.ts'])).toBe('a.ts');
     expect(configFlag(['--config=b.ts'])).toBe('b.ts');
+  });
+
+  // In a child Node process: vitest transforms what it imports itself, and would hide how Node loads it.
+  it.each([
+    ['zerodrop.config.ts', { type: 'commonjs' }],
+    ['zerodrop.config.ts', { type: 'module' }],
+    ['zerodrop.config.ts', {}],
+    ['zerodrop.config.mts', { type: 'commonjs' }],
+    ['zerodrop.config.mjs', { type: 'commonjs' }],
+    ['zerodrop.config.js', { type: 'commonjs' }],
+  ])('loads %s, and the files it imports, in a package of %j', async (name, type) => {
+    const dir = await mkdtemp(join(tmpdir(), 'zerodrop-config-'));
+    dirs.push(dir);
+    const ts = name.endsWith('ts');
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'adopter', version: '1.0.0', ...type }));
+    await writeFile(join(dir, `scenarios.${ts ? 'ts' : 'mjs'}`), `export const scenarios${ts ? ': string[]' : ''} = ['backend-delete-http'];\n`);
+    await writeFile(join(dir, name), `import { scenarios } from './scenarios.${ts ? 'ts' : 'mjs'}';\nexport default { profiles: ['reference'], scenarios };\n`);
+    const loader = `import { loadConfig } from ${JSON.stringify(new URL('./config.ts', import.meta.url).href)};\nconsole.log(JSON.stringify((await loadConfig(undefined, ${JSON.stringify(dir)})).config));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', loader], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual({ profiles: ['reference'], scenarios: ['backend-delete-http'] });
   });
 });

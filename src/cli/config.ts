@@ -3,17 +3,19 @@
 // is reported with its name, its value and what is allowed, and nothing starts (exit 2).
 
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { findProfile, profiles } from '../profiles/index.ts';
-import { isDefinedProfile } from '../profiles/define.ts';
+import { isDefinedProfile, markDefined } from '../profiles/define.ts';
+import { ablationsOf } from '../profiles/ablation.ts';
 import type { Profile } from '../profiles/profile.ts';
 import { PROVIDER_NAMES } from '../providers/index.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
 import type { Implementation } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
 import { UsageError } from './usage-error.ts';
+import { loadProjectFilesAsModules } from './config-module-hook.ts';
 import { DRIVERS, type LoadDriver } from '../load/drivers.ts';
 import { optionProblem } from '../scenarios/option-kinds.ts';
 import { dnsLabelProblem, durationMs, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
@@ -50,6 +52,15 @@ export interface ZerodropConfig extends ClusterSystemConfig {
   driver?: LoadDriver;
   /** Scenario x profile pairs run at once, each on a provider of its own (default 1; timing-sensitive scenarios want the machine to themselves). */
   workers?: number;
+}
+
+/**
+ * The profiles a config defines (defineProfile), with the ablation each of their drain settings
+ * derives (`<name>-without-<setting>`): selectable by name as the built-ins' are, run only when named.
+ */
+export function definedProfiles(config: ZerodropConfig): Profile[] {
+  const defined = (config.profiles ?? []).filter((p): p is Profile => typeof p !== 'string');
+  return [...defined, ...ablationsOf(defined).map(markDefined)];
 }
 
 /** Identity, for types and editor completion: `export default defineConfig({ ... })`. */
@@ -91,6 +102,22 @@ function checkSet(set: Record<string, unknown>, ctx: z.RefinementCtx): void {
   }
 }
 
+/**
+ * Every name `--profile` takes: the built-ins, their ablations and the ablations of the profiles the
+ * list itself defines (`<profile>-without-<setting>`, see `zerodrop list`).
+ */
+function knownProfileNames(list: (string | Profile)[], ctx: z.RefinementCtx): void {
+  const own = ablationsOf(list.filter((p): p is Profile => typeof p !== 'string')).map((p) => p.name);
+  list.forEach((p, i) => {
+    if (typeof p !== 'string' || findProfile(p) !== undefined || own.includes(p)) return;
+    ctx.addIssue({ code: 'custom', path: [i], message: unknownProfile(own) });
+  });
+}
+
+function unknownProfile(own: readonly string[]): string {
+  return `unknown profile; allowed: ${[...profiles.map((b) => b.name), ...own].join(', ')}, a drain-correct one's ablation (<profile>-without-<setting>, see \`zerodrop list\`), or a profile made with defineProfile`;
+}
+
 /** A defined profile may not take a built-in's name, nor two profiles one name: names select pairs and name reports. */
 function uniqueProfileNames(list: (string | Profile)[], ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
@@ -109,12 +136,10 @@ const schema = z.strictObject({
   provider: oneOf(PROVIDER_NAMES, 'provider').optional(),
   profiles: z
     .array(
-      // Every name `--profile` takes, the ablated ones (`zerodrop list`) included.
-      z.custom<string | Profile>((v) => isDefinedProfile(v) || (typeof v === 'string' && findProfile(v) !== undefined), {
-        error: `unknown profile; allowed: ${profiles.map((p) => p.name).join(', ')}, a drain-correct one's ablation (<profile>-without-<setting>, see \`zerodrop list\`), or a profile made with defineProfile`,
-      }),
+      z.custom<string | Profile>((v) => isDefinedProfile(v) || typeof v === 'string', { error: unknownProfile([]) }),
     )
     .min(1, 'must name at least one profile')
+    .superRefine(knownProfileNames)
     .superRefine(uniqueProfileNames)
     .optional(),
   scenarios: z.array(oneOf(catalog.map((s) => s.id), 'scenario')).min(1, 'must name at least one scenario').optional(),
@@ -201,6 +226,7 @@ export async function loadConfig(explicit: string | undefined, cwd = process.cwd
     if (file === undefined) return { config: {} };
   }
   let module: { default?: unknown; config?: unknown };
+  loadProjectFilesAsModules(dirname(file));
   try {
     module = (await import(pathToFileURL(file).href)) as { default?: unknown; config?: unknown };
   } catch (error) {

@@ -2,14 +2,16 @@
 
 import { REPORTER_FILES, REPORTER_NAMES } from '../report/reporters/reporter.ts';
 
-const EXIT_CODES = 'Exit codes: 0 all passed or skipped, 1 a scenario failed or was inconclusive, 2 bad usage or configuration, 130 interrupted.';
+const EXIT_CODES = 'Exit codes: 0 all passed or skipped, 1 a scenario failed or was inconclusive, 2 bad usage or configuration, 3 internal error (a bug of zerodrop: please report it with the output), 130 interrupted.';
 
-export const HELP: Record<'main' | 'run' | 'list' | 'report' | 'clean', string> = {
+export const HELP: Record<'main' | 'run' | 'list' | 'report' | 'clean' | 'campaign', string> = {
   main: `zerodrop: prove that gateways and backends drain without dropping a request
 
 Usage:
   zerodrop run [options]     run scenarios against profiles, write the reports
   zerodrop list              the scenario catalog (descriptions, options, seeds) and the profiles
+  zerodrop campaign [options] the selection run again and again, every verdict counted; --ablations
+                             proves each drain setting of the selected profiles necessary
   zerodrop report DIR        rebuild index.html (and junit.xml, conformance.yaml) from DIR/results.json and DIR/records/
   zerodrop clean [--dry-run] remove what crashed runs left behind (processes, temp dirs, namespaces, kind clusters)
   zerodrop help [COMMAND]    this text, or a command's (also: zerodrop COMMAND --help)
@@ -69,7 +71,28 @@ Usage:
 
 For each scenario: its id, description, options with their defaults (override with --set) and the
 seed discussions it comes from; then every profile with its kind and what it demonstrates, the
-built-in ones and those the config file (default ./zerodrop.config.ts) defines with defineProfile.`,
+built-in ones and those the config file (default ./zerodrop.config.ts) defines with defineProfile;
+then the ablations (a drain-correct profile without one of its drainSettings), the built-ins' and the
+config's, each with the scenarios that must fail it. Run one with zerodrop run --profile NAME.`,
+
+  campaign: `zerodrop campaign: the selection run again and again on the local provider, every verdict counted
+
+Usage:
+  zerodrop campaign [--config FILE] [--runs N] [--scenario ID]... [--profile NAME]... [--ablations] [--report-dir DIR]
+
+Options:
+  --config          settings file (default: ./zerodrop.config.ts if present): its profiles (its own
+                    defineProfile ones included), scenarios and set are the default selection
+  --runs N          how many times (default 20)
+  --scenario ID     only this scenario, repeatable (default: the config's, else the whole catalog, controls included)
+  --profile NAME    only this profile, repeatable (default: the config's, else every built-in; a missing binary is skipped)
+  --ablations       also each drain setting taken out of the selected profiles (their drainSettings), on
+                    the scenarios that must catch it, expected to fail every run (docs/drain-settings.md)
+  --report-dir DIR  where campaign.json goes, rewritten after every run (default: reports)
+
+Exit codes: 0 every pair gave the same verdict every run and each judged verdict was the expected one
+(a drain-correct profile passing, a naive twin, mutant or ablation failing), 1 otherwise, 2 bad usage
+or configuration, 3 internal error, 130 interrupted. More: docs/campaign.md`,
 
   report: `zerodrop report: rebuild the reports of a finished run from its results.json
 

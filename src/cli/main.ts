@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `zerodrop` command. Exit codes (DESIGN.md): 0 every selected scenario passed or was skipped,
-// 1 any failed or was inconclusive, 2 bad usage or configuration, 130 interrupted.
+// The `zerodrop` command. Exit codes: 0 every selected scenario passed or was skipped, 1 any failed or
+// was inconclusive, 2 bad usage or configuration, 3 internal error (a bug), 130 interrupted.
 
 import { join, resolve } from 'node:path';
 import { inspect } from 'node:util';
@@ -17,15 +17,15 @@ let wasInterrupted = false;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const commands = ['run', 'list', 'report', 'clean'] as const;
+  const commands = ['run', 'list', 'report', 'clean', 'campaign'] as const;
   const isCommand = (c: string | undefined): c is (typeof commands)[number] => (commands as readonly string[]).includes(c ?? '');
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     const topic = rest[0];
-    if (topic !== undefined && !isCommand(topic)) throw new UsageError(`help ${topic}: unknown command; use run, list, report or clean`);
+    if (topic !== undefined && !isCommand(topic)) throw new UsageError(`help ${topic}: unknown command; use run, list, campaign, report or clean`);
     console.log(HELP[topic ?? 'main']);
     return command === undefined ? 2 : 0;
   }
-  if (!isCommand(command)) throw new UsageError(`unknown command "${command}"; use run, list, report, clean or help`);
+  if (!isCommand(command)) throw new UsageError(`unknown command "${command}"; use run, list, campaign, report, clean or help`);
   if (rest.includes('--help') || rest.includes('-h')) {
     console.log(HELP[command]);
     return 0;
@@ -37,18 +37,22 @@ async function main(argv: string[]): Promise<number> {
     const { clean } = await import('./clean.ts');
     return clean(rest);
   }
+  if (command === 'campaign') {
+    const { campaign } = await import('./campaign.ts');
+    return campaign(rest);
+  }
 
   return runCommand(rest);
 }
 
 /** `zerodrop list`: the catalog, with the profiles the config file defines. */
 async function list(rest: string[]): Promise<number> {
-  const [{ listCatalog }, { loadConfig, configFlag }] = await Promise.all([import('./list.ts'), import('./config.ts')]);
+  const [{ listCatalog }, { loadConfig, configFlag, definedProfiles }] = await Promise.all([import('./list.ts'), import('./config.ts')]);
   const flag = configFlag(rest);
   const extra = rest.filter((arg, i) => !(arg === '--config' || arg.startsWith('--config=') || (i > 0 && rest[i - 1] === '--config')));
   if (extra.length > 0) throw new UsageError(`list: unexpected argument "${extra[0]}"; list takes only --config FILE`);
   const { config } = await loadConfig(flag);
-  listCatalog(console.log, (config.profiles ?? []).filter((p) => typeof p !== 'string'));
+  listCatalog(console.log, definedProfiles(config));
   return 0;
 }
 

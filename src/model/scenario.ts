@@ -11,6 +11,13 @@ import type { Topology } from './workload.ts';
  * Names a pod by what the scenario did to it, since pod names are only known at run time:
  * the pod a chaos step acted on, or every pod of a workload that was deleted during the run.
  */
+/**
+ * How a system ends its drain: `when-idle` (default: it exits once its last connection is gone, as
+ * Envoy Gateway's shutdown manager does) or `at-timeout` (it waits out its own shutdown timeout
+ * whatever the traffic, as Apache Traffic Server does): the idle-exit bound applies to the first only.
+ */
+export type DrainEnd = 'when-idle' | 'at-timeout';
+
 export type PodRef = { step: string } | { workload: string };
 
 /** When a chaos step runs. Times are ms since load started (t = 0 of the scenario's action). */
@@ -76,7 +83,7 @@ export type Expectation =
    * after its delete, no later than `drainTimeoutMs` after it, within `idleExitMs` of having no
    * connection left (once the minimum has passed), and never by SIGKILL.
    */
-  | { assert: 'drainTiming'; pod: PodRef; minDrainMs: number; drainTimeoutMs: number; idleExitMs: number }
+  | { assert: 'drainTiming'; pod: PodRef; minDrainMs: number; drainTimeoutMs: number; idleExitMs: number; exits?: DrainEnd }
   /** HTTP/2 (seed 003): clients of the drained pod got GOAWAY and their later streams went to other pods. */
   | { assert: 'http2Goaway'; pod: PodRef; load: string }
   /**

@@ -9,7 +9,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../cli/usage-error.ts';
 import { helmProfile, RELEASE_NAME_MAX, type ChartContext, type ChartObject, type HelmProfileSpec } from './helm-charts.ts';
-import { markDefined, type DrainPromise } from './define.ts';
+import { DRAIN_END_SCHEMA, markDefined, type DrainPromise } from './define.ts';
 import type { Profile } from './profile.ts';
 
 /** The label the dataplane pods must carry (through the chart's values), with the ChartContext's `workload` as its value. */
@@ -75,7 +75,7 @@ const fields = {
   valuesFiles: z.array(z.string().min(1), { error: 'must be a list of values file paths' }).optional(),
   objects: z.custom<(ctx: ChartContext) => ChartObject[]>((v) => typeof v === 'function', { error: 'must be a function of the run returning the objects that route to the backend' }).optional(),
   terminationGracePeriodSeconds: z.number({ error: 'must be the dataplane pods\' grace period in seconds' }).min(0),
-  drain: z.strictObject({ minDrainSeconds: z.number().min(0), drainTimeoutSeconds: z.number().min(0) }, { error: 'must be { minDrainSeconds, drainTimeoutSeconds }' }).optional(),
+  drain: z.strictObject({ minDrainSeconds: z.number().min(0), drainTimeoutSeconds: z.number().min(0), exits: DRAIN_END_SCHEMA.optional() }, { error: 'must be { minDrainSeconds, drainTimeoutSeconds, exits? }' }).optional(),
   dataplaneSelector: z
     .record(
       z.string(),

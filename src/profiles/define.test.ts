@@ -10,6 +10,7 @@ import { defineProfile, isDefinedProfile, podCommand, type ProfileDefinition } f
 import { profiles } from './index.ts';
 import { meshProfiles } from './meshes.ts';
 import { ProfileCannotCarry } from './profile.ts';
+import { findScenario } from '../scenarios/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'zerodrop-define-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,6 +53,19 @@ describe('defineProfile', () => {
     expect(p.gateway!({ ...request, programmingDelayMs: 5000 }).env['DRAIN_TIMEOUT_SECONDS']).toBe('8');
     expect(plan.readinessProbe.handler).toEqual({ tcpSocket: { port: 8080 } });
     expect(p.gateway!({ ...request, programmingDelayMs: 5000 }).preStop).toEqual({ sleep: { seconds: 6 } });
+  });
+
+  it('declares how the system ends its drain, and the gateway scenarios judge its drain timing by it', () => {
+    const drainTiming = (p: ReturnType<typeof defineProfile>, id: string) => {
+      const def = findScenario(id)!;
+      return def.build(p, def.defaults).expectations.find((e) => e.assert === 'drainTiming');
+    };
+    const atTimeout = defineProfile(gateway({ drain: { minDrainSeconds: 2, drainTimeoutSeconds: 9, exits: 'at-timeout' } }));
+    for (const id of ['gateway-delete-http', 'gateway-rollout-http', 'gateway-scale-down']) expect(drainTiming(atTimeout, id)).toMatchObject({ exits: 'at-timeout', drainTimeoutMs: 9000 });
+    expect(drainTiming(defineProfile(gateway({ drain: { minDrainSeconds: 2, drainTimeoutSeconds: 9 } })), 'gateway-delete-http')).toMatchObject({ exits: 'when-idle' });
+    expect(() => defineProfile(gateway({ drain: { minDrainSeconds: 2, drainTimeoutSeconds: 9, exits: 'never' as 'at-timeout' } }))).toThrow(
+      /drain\.exits = "never": must be "when-idle" \(it exits once its last connection is gone\) or "at-timeout"/,
+    );
   });
 
   it('skips a scenario whose protocol the profile does not carry, and a role it does not play', () => {

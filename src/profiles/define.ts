@@ -15,6 +15,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { UsageError } from '../cli/usage-error.ts';
+import type { DrainEnd } from '../model/scenario.ts';
 import { defaultProbe, type PreStop, type ProbeHandler } from '../model/workload.ts';
 import { packageRoot } from '../paths.ts';
 import { compileDrainSetting, DRAIN_SETTING_SCHEMA, type DrainSettingDefinition } from './drain-setting.ts';
@@ -56,11 +57,22 @@ export type ReadinessDefinition = { httpGet: { path: string; port?: number } } |
 /** The roles a profile plays. */
 export type ProfileRole = 'gateway' | 'backend';
 
+/** `drain.exits`, checked when a profile is made. */
+export const DRAIN_END_SCHEMA = z.enum(['when-idle', 'at-timeout'], {
+  error: 'must be "when-idle" (it exits once its last connection is gone) or "at-timeout" (it waits out its own shutdown timeout)',
+});
+
 export interface DrainPromise {
   /** The pod exits no earlier than this after the delete (a preStop that waits for deprogramming). */
   minDrainSeconds: number;
   /** ... and no later than this: the system's own bound on its graceful stop, plus the preStop. */
   drainTimeoutSeconds: number;
+  /**
+   * How the system ends its drain: `when-idle` (default), within the scenario's `idleExitMs` of its
+   * last connection closing, or `at-timeout`, when its own shutdown timeout runs out whatever the
+   * traffic (drainTiming then holds it to drainTimeoutSeconds only).
+   */
+  exits?: DrainEnd;
 }
 
 /** Everything a profile can say; the twin (`naive`) takes the same fields, each replacing the profile's. */
@@ -198,7 +210,7 @@ const fields = {
   ).optional(),
   stopSignal: z.string().regex(/^SIG[A-Z0-9]+$/, 'must be a signal name like SIGTERM, SIGQUIT, SIGWINCH').optional(),
   terminationGracePeriodSeconds: perPod(z.number().min(0), 'must be a number of seconds or a function of the pod returning one').optional(),
-  drain: perPod(z.strictObject({ minDrainSeconds: z.number().min(0), drainTimeoutSeconds: z.number().min(0) }), 'must be { minDrainSeconds, drainTimeoutSeconds } or a function of the pod returning one').optional(),
+  drain: perPod(z.strictObject({ minDrainSeconds: z.number().min(0), drainTimeoutSeconds: z.number().min(0), exits: DRAIN_END_SCHEMA.optional() }), 'must be { minDrainSeconds, drainTimeoutSeconds, exits? } or a function of the pod returning one').optional(),
   check: z.custom<(pod: PodContext) => void>((v) => typeof v === 'function', { error: 'must be a function of the pod that throws ProfileCannotCarry when the scenario asks too much' }).optional(),
   attribution: z.union([z.literal('connection'), z.strictObject({ header: z.string().regex(/^[a-z0-9][-a-z0-9]*$/, 'must be a lower-case header name') })], { error: 'must be { header: "x-served-by" } (the response header naming the pod) or "connection" (it names none)' }).optional(),
   image: z.string({ error: 'must be an image reference' }).regex(/^[a-z0-9][\w.\-/:@]*$/, 'must be an image reference, e.g. "httpd:2.4-alpine" or "registry.example.com/team/gw@sha256:..."').optional(),

@@ -13,6 +13,7 @@
 // the traffic path is the same NodePort -> kube-proxy -> pod path as every other profile's.
 
 import { createHash } from 'node:crypto';
+import type { DrainEnd } from '../model/scenario.ts';
 import type { ChartedDataplane } from '../model/workload.ts';
 import { ProfileCannotPlay, type GatewayPlan, type Profile } from './profile.ts';
 
@@ -61,7 +62,7 @@ export interface HelmProfileSpec {
   /** terminationGracePeriodSeconds of the dataplane pods, as the chart's settings make it. */
   graceSeconds: number;
   /** What the documentation promises about the drain, for the timing assertions. */
-  drain?: { minDrainSeconds: number; drainTimeoutSeconds: number };
+  drain?: { minDrainSeconds: number; drainTimeoutSeconds: number; exits?: DrainEnd };
   /** Labels of the dataplane pods (ChartedDataplane.selector), when the values do not label them zerodrop.dev/workload. */
   dataplaneSelector?: Record<string, string>;
   docs: string;

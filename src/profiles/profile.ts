@@ -4,6 +4,7 @@
 // scenario `skipped` with the reason, never `fail`.
 
 import type { ChartedDataplane, DefinedPod, Probe, PreStop } from '../model/workload.ts';
+import type { DrainEnd } from '../model/scenario.ts';
 import type { AblationOf, DrainSetting } from './ablation.ts';
 
 /** `ablation`: a drain-correct profile with one of its drain settings taken out (ablation.ts). */
@@ -83,7 +84,7 @@ export interface GatewayPlan extends BackendPlan {
    * The drain the system promises, after Envoy Gateway's shutdown manager: it exits no earlier than
    * `minDrainSeconds` after the delete and no later than `drainTimeoutSeconds`.
    */
-  drain?: { minDrainSeconds: number; drainTimeoutSeconds: number };
+  drain?: { minDrainSeconds: number; drainTimeoutSeconds: number; exits?: DrainEnd };
   /**
    * The gateway is a Helm chart's dataplane, not a process started from `command`: cluster providers
    * install the chart and route to the backend (src/providers/kube/helm-gateway.ts).

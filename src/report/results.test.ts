@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { evaluate } from '../assert/index.ts';
-import { drainScenario } from '../assert/testing.ts';
+import { drainScenario, TimelineBuilder } from '../assert/testing.ts';
 import { joinRequestsToConnections } from '../observe/join.ts';
 import { RequestTable } from '../model/request-table.ts';
 import { RECORDS_FORMAT, RecordsStream } from './records-file.ts';
-import { countsOf, finishRecords, readResults, recordsName, resultsJson, writeResults, type RunResult, type ScenarioResult } from './results.ts';
+import { countsOf, describeCounts, droppedOf, finishRecords, readResults, recordsName, resultsJson, writeResults, type RunResult, type ScenarioResult } from './results.ts';
 
 describe('countsOf', () => {
   it('counts requests by outcome and the balancer connections', () => {
@@ -20,6 +20,18 @@ describe('countsOf', () => {
       byOutcome: { ok: 755, refused: 4, eof: 1 },
       connections: 760,
     });
+  });
+
+  it('does not count as dropped the failures of loads no assertion judges (overlong requests cut by design)', () => {
+    const b = new TimelineBuilder();
+    b.request({ start: 0, end: 10 });
+    b.request({ start: 0, end: 9000, load: 'overlong-1', outcome: 'eof' });
+    const judgedAll = countsOf(b.build());
+    expect(droppedOf(judgedAll)).toBe(1);
+    const counts = countsOf(b.build(), ['overlong-1']);
+    expect(counts).toMatchObject({ requests: 2, failed: 1, notJudged: 1 });
+    expect(droppedOf(counts)).toBe(0);
+    expect(describeCounts(counts)).toBe('2 requests, 1 failed (1 not judged: cut at the drain timeout by design)');
   });
 });
 

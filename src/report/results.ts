@@ -25,6 +25,11 @@ export interface Counts {
   packets?: { flows: number; sent: number; received: number; lost: number; duplicated: number; reordered: number };
   /** Stream loads (long-lived TCP streams): how many ran, and how many ended broken (eof, reset, refused, stall, error). */
   streams?: { streams: number; broken: number; messages: number; unanswered: number };
+  /**
+   * Of `failed`, the requests of loads the scenario does not judge (overlong requests, cut at the
+   * drain timeout by design): not dropped; absent when there are none.
+   */
+  notJudged?: number;
 }
 
 export interface ScenarioResult {
@@ -81,16 +86,19 @@ export interface Implementation {
   contact?: string[];
 }
 
-export function countsOf(timeline: Timeline): Counts {
+/** `notJudged`: the loads whose failures no assertion judges (noFailedRequests' exceptLoads). */
+export function countsOf(timeline: Timeline, notJudged: readonly string[] = []): Counts {
   const byOutcome: Record<string, number> = {};
   let ok = 0;
+  let unjudged = 0;
   timeline.requests.scan((r) => {
     const outcome = r.outcome;
     byOutcome[outcome] = (byOutcome[outcome] ?? 0) + 1;
     if (outcome === 'ok') ok++;
+    else if (notJudged.includes(r.load)) unjudged++;
   });
   const requests = timeline.requests.length;
-  const counts: Counts = { requests, ok, failed: requests - ok, byOutcome, connections: timeline.connections.length };
+  const counts: Counts = { requests, ok, failed: requests - ok, byOutcome, connections: timeline.connections.length, ...(unjudged > 0 ? { notJudged: unjudged } : {}) };
   if (timeline.flows && timeline.flows.length > 0) {
     const packets = { flows: timeline.flows.length, sent: 0, received: 0, lost: 0, duplicated: 0, reordered: 0 };
     for (const f of timeline.flows) {
@@ -121,7 +129,11 @@ const CLEAN_STREAM_ENDINGS: ReadonlySet<StreamEnding> = new Set(['closed', 'stop
 export function countParts(counts: Counts): { text: string; dropped: number }[] {
   const n = (v: number) => v.toLocaleString('en-US');
   const parts: { text: string; dropped: number }[] = [];
-  if (counts.requests > 0) parts.push({ text: `${n(counts.requests)} requests, ${n(counts.failed)} failed`, dropped: counts.failed });
+  if (counts.requests > 0) {
+    const unjudged = counts.notJudged ?? 0;
+    const text = `${n(counts.requests)} requests, ${n(counts.failed)} failed${unjudged > 0 ? ` (${n(unjudged)} not judged: cut at the drain timeout by design)` : ''}`;
+    parts.push({ text, dropped: counts.failed - unjudged });
+  }
   if (counts.packets) {
     const p = counts.packets;
     parts.push({ text: `${n(p.flows)} flows, ${n(p.lost)} of ${n(p.sent)} packets lost`, dropped: p.lost });
@@ -137,9 +149,9 @@ export function describeCounts(counts: Counts): string {
     .join('; ');
 }
 
-/** Requests failed, packets lost and streams broken: the one number a drain must keep at zero. */
+/** Requests failed (but for those not judged), packets lost and streams broken: the one number a drain must keep at zero. */
 export function droppedOf(counts: Counts): number {
-  return counts.failed + (counts.packets?.lost ?? 0) + (counts.streams?.broken ?? 0);
+  return counts.failed - (counts.notJudged ?? 0) + (counts.packets?.lost ?? 0) + (counts.streams?.broken ?? 0);
 }
 
 /** Writes DIR/results.json and the records files beside it (creating DIR), pretty-printed; returns the file's path. */

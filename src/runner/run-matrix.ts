@@ -13,6 +13,7 @@ import { Recorder } from '../observe/recorder.ts';
 import { countsOf, finishRecords, recordsName, type RunResult, type ScenarioResult } from '../report/results.ts';
 import { RecordsStream } from '../report/records-file.ts';
 import type { Timeline } from '../model/timeline.ts';
+import type { Expectation } from '../model/scenario.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
 import { packageRoot, TOOL_VERSION } from '../paths.ts';
 import { runScenario, type ScenarioProgress } from './run-scenario.ts';
@@ -150,9 +151,14 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     durationMs: Math.round(performance.now() - started),
     ...(outcome.reason ? { reason: outcome.reason } : {}),
     assertions: outcome.assertions,
-    counts: countsOf(recorder.timeline),
+    counts: countsOf(recorder.timeline, notJudgedLoads(scenario.expectations)),
     ...(attribution.length > 0 ? { attribution } : {}),
     ...(keep ? { timeline: recorder.timeline } : {}),
     ...(pointer ? { records: pointer } : {}),
   };
+}
+
+/** The loads whose failed requests no assertion judges (overlong requests, cut by design): not counted as dropped. */
+function notJudgedLoads(expectations: readonly Expectation[]): string[] {
+  return expectations.flatMap((e) => (e.assert === 'noFailedRequests' ? (e.exceptLoads ?? []) : []));
 }

@@ -4,7 +4,7 @@
 // (x-zerodrop-gateway) and pass the backend's x-zerodrop-pod through, so each request is
 // attributed to both. The backends are never disturbed here: whatever fails, the gateway dropped.
 
-import type { Expectation, LoadPhase, PodRef } from '../model/scenario.ts';
+import type { DrainEnd, Expectation, LoadPhase, PodRef } from '../model/scenario.ts';
 import type { HttpLoadSpec, Http2LoadSpec } from '../model/load.ts';
 import type { Topology } from '../model/workload.ts';
 import type { GatewayPlan, Profile } from '../profiles/profile.ts';
@@ -41,6 +41,8 @@ export interface GatewaySetup {
   /** The drain bounds the assertions hold the gateway to, in ms from its delete. */
   minDrainMs: number;
   drainTimeoutMs: number;
+  /** How the profile says it ends its drain (drainTiming's idle bound applies to `when-idle` only). */
+  exits: DrainEnd;
   graceSeconds: number;
 }
 
@@ -91,6 +93,7 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Pa
     // clients: stay until the load balancer has deprogrammed it, and leave before SIGKILL.
     minDrainMs: (plan.drain?.minDrainSeconds ?? 0) * 1000 || o.programmingDelayMs,
     drainTimeoutMs: (plan.drain?.drainTimeoutSeconds ?? graceSeconds) * 1000,
+    exits: plan.drain?.exits ?? 'when-idle',
     graceSeconds,
   };
 }
@@ -152,7 +155,7 @@ export function gatewayHttp2Load(o: { sessions: number; streamsPerSession: numbe
 /** The drain timing of Envoy Gateway's shutdown manager, and never SIGKILL. */
 export function drainExpectations(pod: PodRef, setup: GatewaySetup, idleExitMs: number): Expectation[] {
   return [
-    { assert: 'drainTiming', pod, minDrainMs: setup.minDrainMs, drainTimeoutMs: setup.drainTimeoutMs, idleExitMs },
+    { assert: 'drainTiming', pod, minDrainMs: setup.minDrainMs, drainTimeoutMs: setup.drainTimeoutMs, idleExitMs, exits: setup.exits },
     { assert: 'notKilled', pod },
   ];
 }

@@ -6,7 +6,8 @@
 //   drainSuite(config);
 //
 // One test per scenario x profile, named `zerodrop > <profile> > <scenario>` so that
-// `vitest -t "nginx > gateway-delete-http"` selects one. A failed or inconclusive pair fails its test
+// `vitest -t "nginx > gateway-delete-http"` selects one, on every vitest major (name-filter.ts); a
+// filter that names the suite but selects none of its tests fails the file. A failed or inconclusive pair fails its test
 // with the assertions' own messages (the pod and the phase of each failure); a skipped pair is a
 // skipped test with its reason. The reports (HTML, results.json, JUnit, conformance YAML) are written
 // into `reportDir` (default `reports`) when the suite ends. The provider's cluster is opened once for
@@ -19,6 +20,7 @@ import { openRun, planRun, type OpenRun } from '../api/run.ts';
 import type { ZerodropConfig } from '../cli/config.ts';
 import { writeReports } from '../report/reporters/index.ts';
 import type { RunResult, ScenarioResult } from '../report/results.ts';
+import { checkNameFilter, testNamePattern } from './name-filter.ts';
 
 export interface DrainSuiteOptions {
   /** The outer describe() name (default `zerodrop`). */
@@ -47,7 +49,10 @@ export function drainSuite(config: ZerodropConfig = {}, options: DrainSuiteOptio
   const startedAt = new Date();
   const started = performance.now();
 
-  describe(options.title ?? 'zerodrop', () => {
+  const title = options.title ?? 'zerodrop';
+  checkNameFilter(testNamePattern(), title, plan.profiles.flatMap((p) => plan.scenarios.map((s) => ({ profile: p.name, scenario: s.id }))));
+
+  describe(title, () => {
     beforeAll(async () => {
       open = await openRun(plan, { log: (line) => console.log(line) });
     }, setupTimeout);
@@ -71,23 +76,22 @@ export function drainSuite(config: ZerodropConfig = {}, options: DrainSuiteOptio
     }, setupTimeout);
 
     for (const profile of plan.profiles) {
-      describe(profile.name, () => {
-        for (const scenario of plan.scenarios) {
-          it(scenario.id, async (ctx) => {
-            if (!open) throw new Error(`the ${plan.provider} provider did not open; see the error of beforeAll`);
-            attempts++;
-            const records = recordsDir !== undefined ? { recordsDir, recordsIndex: attempts } : {};
-            const run = await open.runPairs([{ scenario: scenario.id, profile: profile.name }], { signal: ctx.signal }, records);
-            const { scenarios, ...rest } = run;
-            shape ??= { tool: rest.tool, provider: rest.provider, ...(rest.mode ? { mode: rest.mode } : {}) };
-            const result = scenarios[0];
-            if (!result) throw new Error(`${scenario.id} [${profile.name}]: no result`);
-            results.push(result);
-            if (result.verdict === 'skipped') ctx.skip(result.reason);
-            if (result.verdict !== 'pass') throw new DrainVerdictError(result);
-          }, testTimeout);
-        }
-      });
+      for (const scenario of plan.scenarios) {
+        // `<profile> > <scenario>` as one name: see name-filter.ts.
+        it(`${profile.name} > ${scenario.id}`, async (ctx) => {
+          if (!open) throw new Error(`the ${plan.provider} provider did not open; see the error of beforeAll`);
+          attempts++;
+          const records = recordsDir !== undefined ? { recordsDir, recordsIndex: attempts } : {};
+          const run = await open.runPairs([{ scenario: scenario.id, profile: profile.name }], { signal: ctx.signal }, records);
+          const { scenarios, ...rest } = run;
+          shape ??= { tool: rest.tool, provider: rest.provider, ...(rest.mode ? { mode: rest.mode } : {}) };
+          const result = scenarios[0];
+          if (!result) throw new Error(`${scenario.id} [${profile.name}]: no result`);
+          results.push(result);
+          if (result.verdict === 'skipped') ctx.skip(result.reason);
+          if (result.verdict !== 'pass') throw new DrainVerdictError(result);
+        }, testTimeout);
+      }
     }
   });
 }

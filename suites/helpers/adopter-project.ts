@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { packageRoot } from '../../src/paths.ts';
 
@@ -96,10 +96,8 @@ function withoutColour(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  */
 export async function createAdopterProject({ devDependencies }: { devDependencies: readonly string[] }): Promise<AdopterProject> {
   const dir = await mkdtemp(join(tmpdir(), 'zerodrop-adopter-'));
-  await run('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: packageRoot, maxBuffer: 16 << 20 });
-  const tarballName = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
-  if (!tarballName) throw new Error(`npm pack left no tarball in ${dir}`);
-  const tarball = join(dir, tarballName);
+  const tarball = await packInto(dir);
+  const tarballName = basename(tarball);
 
   const repoLock = JSON.parse(await readFile(join(packageRoot, 'package-lock.json'), 'utf8')) as Lock;
   const self = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as {
@@ -136,16 +134,25 @@ export async function createAdopterProject({ devDependencies }: { devDependencie
   // --ignore-scripts: the install scripts of dependencies (native builds of optional SSH helpers) play no part here.
   await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, maxBuffer: 16 << 20 });
 
+  return { dir, tarball, exec: projectExec(dir) };
+}
+
+/** Packs this repository (`npm pack`, which builds dist/) into `dir`; returns the tarball's path. */
+export async function packInto(dir: string): Promise<string> {
+  await run('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: packageRoot, maxBuffer: 16 << 20 });
+  const tarballName = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
+  if (!tarballName) throw new Error(`npm pack left no tarball in ${dir}`);
+  return join(dir, tarballName);
+}
+
+/** Runs commands in the project at `dir` as a user does, its node_modules/.bin first on PATH. */
+export function projectExec(dir: string): AdopterProject['exec'] {
   const path = `${join(dir, 'node_modules', '.bin')}:${process.env['PATH'] ?? ''}`;
-  return {
-    dir,
-    tarball,
-    exec: (file, args, { env = {}, timeoutMs = 120_000, cwd = dir } = {}) =>
-      new Promise((resolve) => {
-        execFile(file, args, { cwd, env: { ...withoutColour(process.env), CI: 'true', NO_COLOR: '1', ...env, PATH: path }, timeout: timeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-          resolve({ code, stdout, stderr });
-        });
-      }),
-  };
+  return (file, args, { env = {}, timeoutMs = 120_000, cwd = dir } = {}) =>
+    new Promise((resolve) => {
+      execFile(file, args, { cwd, env: { ...withoutColour(process.env), CI: 'true', NO_COLOR: '1', ...env, PATH: path }, timeout: timeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      });
+    });
 }

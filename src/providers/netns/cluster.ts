@@ -22,7 +22,8 @@ import { addressPlan, DEFAULT_BLOCKS, type AddressPlan } from './address-plan.ts
 import { adminKubeconfig, makeCertificates, type ClusterCertificates } from './certificates.ts';
 import { controlPlanePrograms, type ControlPlanePrograms, type Program } from './control-plane-binary.ts';
 import { createClusterNetwork, netnsName, type ClusterNetwork } from './host-network.ts';
-import { blockInUse, forgetCluster, recordCluster, removeCluster, removeClusterSync } from './leftovers.ts';
+import { blockInUse, forgetCluster, ownerAlias, recordCluster, removeCluster, removeClusterSync } from './leftovers.ts';
+import { processRef } from '../../state/run-record.ts';
 import type { NodeAgentConfig } from './node-agent/config.ts';
 
 export interface NetnsClusterOptions {
@@ -121,7 +122,7 @@ async function bringUp(
   const check = (): void => signal?.throwIfAborted();
   const nodes: NetnsNode[] = plan.nodes.map((n, k) => ({ name: `zerodrop-node-${k + 1}`, ip: n.ip, podCIDR: n.podCIDR, netns: netnsName(id, `n${k + 1}`) }));
   log(`cluster ${id}: network ${plan.network}, pods ${plan.clusterCIDR}, Services ${plan.serviceCIDR}, ${nodes.length} nodes`);
-  const network: ClusterNetwork = await createClusterNetwork(id, plan);
+  const network: ClusterNetwork = await createClusterNetwork(id, plan, ownerAlias(processRef(process.pid), dir));
   check();
   const certs = await makeCertificates(join(dir, 'pki'), { controlPlane: plan.controlPlane, apiServiceIP: plan.apiServiceIP, nodes });
   const server = `https://${plan.controlPlane}:${API_PORT}`;

@@ -37,9 +37,12 @@ export interface ClusterNetwork {
  * Creates the bridge and the namespaces. Whatever a failure or an interrupt leaves halfway is found
  * by its name (leftovers.ts).
  */
-export async function createClusterNetwork(clusterId: string, plan: AddressPlan): Promise<ClusterNetwork> {
+export async function createClusterNetwork(clusterId: string, plan: AddressPlan, owner: string): Promise<ClusterNetwork> {
   const bridge = bridgeName(clusterId);
   await ip('link', 'add', bridge, 'type', 'bridge');
+  // Who owns the cluster, on the machine itself (interface aliases are machine-wide, unlike a state
+  // directory): `zerodrop clean` leaves a cluster whose owner still runs (leftovers.ts).
+  await ip('link', 'set', bridge, 'alias', owner);
   await ip('addr', 'add', `${plan.host}/24`, 'dev', bridge);
   await ip('link', 'set', bridge, 'up');
 

@@ -129,6 +129,21 @@ export function removeClusterSync(cluster: { id: string; dir?: string }): void {
   if (cluster.dir) rmSync(cluster.dir, { recursive: true, force: true });
 }
 
+/** The bridge's alias: the owner process (id and start time) and the cluster's directory. */
+export function ownerAlias(owner: ProcessRef, dir: string): string {
+  return `zerodrop owner=${owner.pid}:${owner.startTime ?? ''} dir=${dir}`;
+}
+
+/** The owner and directory a cluster's bridge names, if it has one. */
+async function ownerOf(id: string): Promise<{ owner: ProcessRef; dir: string } | undefined> {
+  const { stdout, exitCode } = await execa('ip', ['-j', 'link', 'show', bridgeName(id)], { reject: false });
+  if (exitCode !== 0) return undefined;
+  const alias = (JSON.parse(stdout || '[]') as { ifalias?: string }[])[0]?.ifalias ?? '';
+  const m = /^zerodrop owner=(\d+):(\S*) dir=(.*)$/.exec(alias);
+  if (!m) return undefined;
+  return { owner: m[2] ? { pid: Number(m[1]), startTime: m[2] } : { pid: Number(m[1]) }, dir: m[3]! };
+}
+
 /** Why the plan's addresses cannot be used here (an interface already holds one), or undefined. */
 export async function blockInUse(plan: AddressPlan): Promise<string | undefined> {
   const { stdout } = await execa('ip', ['-j', '-4', 'addr', 'show']);
@@ -158,6 +173,15 @@ export async function cleanNetnsClusters(opts: { dryRun?: boolean; log?: (line: 
   const result: NetnsCleanResult = { removed: [], running: [] };
   const records = readClusterRecords(dir);
   const live = new Set(records.filter((r) => sameProcessAlive(r.owner)).map((r) => r.id));
+  // Clusters of runs recorded in another state directory (another user's, a test's) are found by name;
+  // their bridge says whose they are.
+  const owners = new Map<string, { owner: ProcessRef; dir: string }>();
+  for (const id of await clusterIdsOnMachine()) {
+    const owned = await ownerOf(id);
+    if (!owned) continue;
+    owners.set(id, owned);
+    if (sameProcessAlive(owned.owner)) live.add(id);
+  }
   const remove = async (cluster: { id: string; dir?: string }, why: string): Promise<void> => {
     const what = `netns cluster ${cluster.id} (${why}): its processes, namespaces zdk-${cluster.id}-*, bridge zdk${cluster.id}${cluster.dir ? `, ${cluster.dir}` : ''}`;
     if (opts.dryRun) {
@@ -172,7 +196,10 @@ export async function cleanNetnsClusters(opts: { dryRun?: boolean; log?: (line: 
   for (const record of records) if (!live.has(record.id)) await remove(record, `its run, process ${record.owner.pid}, is gone`);
   for (const id of await clusterIdsOnMachine()) {
     if (live.has(id)) result.running.push(id);
-    else if (!result.removed.includes(id)) await remove({ id }, 'no run claims it');
+    else if (!result.removed.includes(id)) {
+      const owned = owners.get(id);
+      await remove(owned ? { id, dir: owned.dir } : { id }, owned ? `its run, process ${owned.owner.pid}, is gone` : 'no run claims it');
+    }
   }
   return result;
 }

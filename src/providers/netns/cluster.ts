@@ -18,11 +18,11 @@ import { siblingModule } from '../../paths.ts';
 import { KubeClient } from '../kube/client.ts';
 import type { Exposure } from '../kube/kube-provider.ts';
 import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
-import { addressPlan, DEFAULT_BLOCKS, type AddressPlan } from './address-plan.ts';
+import type { AddressPlan } from './address-plan.ts';
 import { adminKubeconfig, makeCertificates, type ClusterCertificates } from './certificates.ts';
 import { controlPlanePrograms, type ControlPlanePrograms, type Program } from './control-plane-binary.ts';
 import { createClusterNetwork, netnsName, type ClusterNetwork } from './host-network.ts';
-import { blockInUse, forgetCluster, ownerAlias, recordCluster, removeCluster, removeClusterSync } from './leftovers.ts';
+import { forgetCluster, freePlan, ownerAlias, recordCluster, removeCluster, removeClusterSync } from './leftovers.ts';
 import { processRef } from '../../state/run-record.ts';
 import type { NodeAgentConfig } from './node-agent/config.ts';
 
@@ -89,18 +89,6 @@ export async function startNetnsCluster(opts: NetnsClusterOptions = {}): Promise
     await dispose();
     throw err;
   }
-}
-
-/** The plan in `block`, or in the first default block no interface of this machine uses yet. */
-async function freePlan(nodes: number, block?: string): Promise<AddressPlan> {
-  const problems: string[] = [];
-  for (const candidate of block ? [block] : DEFAULT_BLOCKS) {
-    const plan = addressPlan(nodes, candidate);
-    const inUse = await blockInUse(plan);
-    if (!inUse) return plan;
-    problems.push(inUse);
-  }
-  throw new Error(problems.join('; '));
 }
 
 /** The node agents stop their pods themselves on SIGTERM (and remove the pods' namespaces): given a moment, they leave less for the sweep. */

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { processRef, sameProcessAlive, stateDir, type ProcessRef } from '../../state/run-record.ts';
-import type { AddressPlan } from './address-plan.ts';
+import { addressPlan, DEFAULT_BLOCKS, type AddressPlan } from './address-plan.ts';
 import { bridgeName, NETNS_PREFIX } from './host-network.ts';
 
 export interface ClusterRecord {
@@ -142,6 +142,18 @@ async function ownerOf(id: string): Promise<{ owner: ProcessRef; dir: string } |
   const m = /^zerodrop owner=(\d+):(\S*) dir=(.*)$/.exec(alias);
   if (!m) return undefined;
   return { owner: m[2] ? { pid: Number(m[1]), startTime: m[2] } : { pid: Number(m[1]) }, dir: m[3]! };
+}
+
+/** The plan in `block`, or in the first default block no interface of this machine uses yet; throws saying why none is free. */
+export async function freePlan(nodes: number, block?: string): Promise<AddressPlan> {
+  const problems: string[] = [];
+  for (const candidate of block ? [block] : DEFAULT_BLOCKS) {
+    const plan = addressPlan(nodes, candidate);
+    const inUse = await blockInUse(plan);
+    if (!inUse) return plan;
+    problems.push(inUse);
+  }
+  throw new Error(`no free address block for a netns cluster: ${problems.join('; ')}`);
 }
 
 /** Why the plan's addresses cannot be used here (an interface already holds one), or undefined. */

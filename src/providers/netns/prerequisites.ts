@@ -4,6 +4,7 @@ import { release } from 'node:os';
 import { onPath } from '../../profiles/requirements.ts';
 import { programsMissing } from './control-plane-binary.ts';
 import { addressPlan, AddressPlanError } from './address-plan.ts';
+import { freePlan } from './leftovers.ts';
 
 /** kube-proxy's nftables mode needs Linux 5.13 (NFTablesKubeProxyKernelVersion, pkg/util/kernel/constants.go). */
 const MIN_KERNEL: [number, number] = [5, 13];
@@ -27,13 +28,19 @@ export async function netnsMissing(opts: { uid?: number; kernel?: string; env?: 
   if (major < MIN_KERNEL[0] || (major === MIN_KERNEL[0] && minor < MIN_KERNEL[1])) missing.push(`Linux ${opts.kernel ?? release()} is older than ${MIN_KERNEL.join('.')}, which kube-proxy's nftables mode needs`);
   for (const { command, from } of COMMANDS) if (!onPath(command, env['PATH'] ?? '')) missing.push(`${command} not found on PATH (install: apt-get install ${from})`);
   const block = env['ZERODROP_NETNS_BLOCK'];
+  let blockValid = true;
   if (block !== undefined) {
     try {
       addressPlan(2, block);
     } catch (err) {
       if (!(err instanceof AddressPlanError)) throw err;
       missing.push(`ZERODROP_NETNS_BLOCK=${block}: ${err.message}`);
+      blockValid = false;
     }
+  }
+  // Two clusters at once take both default blocks; a third run says so here, with nothing created.
+  if (blockValid && uid === 0 && onPath('ip', env['PATH'] ?? '')) {
+    await freePlan(2, block).catch((err: unknown) => missing.push((err as Error).message));
   }
   const programs = await programsMissing(env['ZERODROP_KUBE_BINARIES']);
   if (programs) missing.push(programs);

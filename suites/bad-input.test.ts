@@ -42,7 +42,7 @@ const inScratch = (name: string) => join(scratch, name);
 
 describe('zerodrop run flags, in process', () => {
   it.each<[string[], RegExp]>([
-    [['--provider', 'minikube'], /^--provider minikube: unknown provider; use one of local, kind, k3s, cluster$/],
+    [['--provider', 'minikube'], /^--provider minikube: unknown provider; use one of local, netns, kind, k3s, cluster$/],
     [['--provider'], /^run: --provider expects a value/],
     [['--profile', 'ngnix'], /^--profile ngnix: unknown profile; known: reference/],
     [['--scenario', 'backend-delete'], /^--scenario backend-delete: unknown scenario; known: backend-delete-http/],
@@ -85,6 +85,9 @@ describe('zerodrop run flags, in process', () => {
     [['--provider', 'k3s', '--cluster-name', 'a'], /^--cluster-name: not used by --provider k3s$/],
     [['--provider', 'kind', '--cluster-name', 'My_Cluster'], /^--cluster-name My_Cluster: expected a DNS label/],
     [['--provider', 'kind', '--cluster-name=-edge'], /^--cluster-name -edge: expected a DNS label/],
+    [['--provider', 'netns', '--nodes', '0'], /^--nodes 0: expected a whole number of nodes from 1 to 16$/],
+    [['--provider', 'netns', '--nodes', 'two'], /^--nodes two: expected a whole number of nodes from 1 to 16$/],
+    [['--provider', 'kind', '--nodes', '3'], /^--nodes: not used by --provider kind$/],
     [['--provider', 'kind', '--cluster-name', 'a'.repeat(64)], /^--cluster-name a{64}: expected a DNS label/],
     [['--provider', 'cluster', '--kubeconfig', '@FILE.missing'], /^--kubeconfig .*a-file\.missing: file not found$/],
     [['--provider', 'cluster', '--kubeconfig', '@DIR'], /^--kubeconfig .*a-dir: expected a kubeconfig file, found a directory$/],

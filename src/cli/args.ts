@@ -1,6 +1,7 @@
 // Parses and validates the command line before anything starts, so that a typo costs nothing:
 // every error names the flag, the value and what is allowed.
 
+import { MAX_NODES } from '../providers/netns/address-plan.ts';
 import { findProfile, profiles } from '../profiles/index.ts';
 import { PROVIDER_NAMES, type ProviderName, type ProviderSettings } from '../providers/index.ts';
 import { ProfileCannotCarry, type Profile } from '../profiles/profile.ts';
@@ -54,6 +55,7 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
     context: { type: 'string' },
     'kube-version': { type: 'string' },
     'cluster-name': { type: 'string' },
+    nodes: { type: 'string' },
     // Read before parsing (see config.ts); listed so that strict parsing accepts it.
     config: { type: 'string' },
     reporter: { type: 'string', multiple: true },
@@ -165,19 +167,19 @@ export function checkCapacity(selected: readonly ScenarioDefinition[], profiles:
   }
 }
 
-/** --kubeconfig/--context belong to --provider cluster, --kube-version to kind and k3s, --cluster-name to kind. */
+/** --kubeconfig/--context belong to --provider cluster, --kube-version to kind and k3s, --cluster-name to kind, --nodes to netns. */
 function providerSettingsOf(
   name: ProviderName,
-  values: { kubeconfig?: string; context?: string; 'kube-version'?: string; 'cluster-name'?: string },
+  values: { kubeconfig?: string; context?: string; 'kube-version'?: string; 'cluster-name'?: string; nodes?: string },
 ): ProviderSettings {
   const allowed: Record<ProviderName, string[]> = {
     local: [],
-    netns: [],
+    netns: ['nodes'],
     kind: ['kube-version', 'cluster-name'],
     k3s: ['kube-version'],
     cluster: ['kubeconfig', 'context'],
   };
-  for (const flag of ['kubeconfig', 'context', 'kube-version', 'cluster-name'] as const) {
+  for (const flag of ['kubeconfig', 'context', 'kube-version', 'cluster-name', 'nodes'] as const) {
     if (values[flag] !== undefined && !allowed[name].includes(flag)) {
       throw new UsageError(`--${flag}: not used by --provider ${name}`);
     }
@@ -187,6 +189,7 @@ function providerSettingsOf(
   const checks = [
     ['kube-version', (v: string) => kubeVersionProblem(v, name === 'k3s' ? { provider: 'k3s', table: K3S_IMAGES } : { provider: 'kind', table: KIND_NODE_IMAGES })],
     ['cluster-name', dnsLabelProblem],
+    ['nodes', (v: string) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_NODES ? undefined : `expected a whole number of nodes from 1 to ${MAX_NODES}`)],
     ['kubeconfig', (v: string) => kubeconfigProblem(v)],
   ] as const;
   for (const [flag, check] of checks) {
@@ -200,6 +203,7 @@ function providerSettingsOf(
     ...(values.context !== undefined ? { context: values.context } : {}),
     ...(kubeVersion !== undefined ? { kubeVersion } : {}),
     ...(values['cluster-name'] !== undefined ? { clusterName: values['cluster-name'] } : {}),
+    ...(values.nodes !== undefined ? { nodes: Number(values.nodes) } : {}),
   };
 }
 

@@ -43,6 +43,7 @@ describe('zerodrop.config.ts', () => {
     [{ profiles: ['reference', 'nginx-typo'] }, /^zerodrop\.config\.ts: profiles\[1\] = "nginx-typo": unknown profile; allowed: reference, mutant-exit-on-sigterm/],
     [{ scenarios: ['no-such'] }, /scenarios\[0\] = "no-such": unknown scenario; allowed: backend-delete-http/],
     [{ provider: 'minikube' }, /provider = "minikube": unknown provider; allowed: local, netns, kind, k3s, cluster/],
+    [{ nodes: 0 }, /nodes = 0: must be a whole number from 1 to 16/],
     [{ set: { graceSeconds: -1 } }, /set\.graceSeconds = -1: graceSeconds must be a whole number of seconds from 0 to 3600/],
     [{ set: { graceSeconds: 'soon' } }, /set\.graceSeconds = "soon": graceSeconds must be a whole number of seconds from 0 to 3600/],
     [{ set: { replicas: 2.5 } }, /set\.replicas = 2\.5: replicas must be a whole number from 1 to 20/],

@@ -2,6 +2,7 @@
 // loaded by dynamic import (Node strips the types). Flags override it, field by field. A bad field
 // is reported with its name, its value and what is allowed, and nothing starts (exit 2).
 
+import { MAX_NODES } from '../providers/netns/address-plan.ts';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -43,6 +44,8 @@ export interface ZerodropConfig extends ClusterSystemConfig {
   kubeVersion?: string;
   /** kind: cluster name. */
   clusterName?: string;
+  /** netns: number of nodes (default 2). */
+  nodes?: number;
   /** cluster: kubeconfig file and context. */
   kubeconfig?: string;
   context?: string;
@@ -150,6 +153,7 @@ const schema = z.strictObject({
   open: z.boolean({ error: 'must be true or false' }).optional(),
   kubeVersion: checked((v) => kubeVersionProblem(v), 'must be a Kubernetes version like v1.33').optional(),
   clusterName: checked(dnsLabelProblem, 'must be a DNS label').optional(),
+  nodes: z.number({ error: `must be a whole number from 1 to ${MAX_NODES}` }).int(`must be a whole number from 1 to ${MAX_NODES}`).min(1, `must be a whole number from 1 to ${MAX_NODES}`).max(MAX_NODES, `must be a whole number from 1 to ${MAX_NODES}`).optional(),
   kubeconfig: checked((v) => kubeconfigProblem(v), 'must be the path of a kubeconfig file').optional(),
   context: z.string({ error: 'must be a kubeconfig context name' }).trim().min(1, 'must not be empty').optional(),
   implementation: z
@@ -273,6 +277,7 @@ export function configArgs(config: ZerodropConfig, argv: readonly string[]): str
   if (config.open === true && !flags.has('open') && !flags.has('no-open')) out.push('--open');
   single('kube-version', config.kubeVersion);
   single('cluster-name', config.clusterName);
+  single('nodes', config.nodes?.toString());
   single('kubeconfig', config.kubeconfig);
   single('context', config.context);
   single('driver', config.driver);

@@ -31,6 +31,7 @@ Options:
                 docs/netns-cluster.md), kind, k3s (Docker), or cluster (an existing cluster from a kubeconfig)
   --kube-version  kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s)
   --cluster-name  kind: cluster to reuse, or create and delete afterwards (default zerodrop)
+  --nodes       netns: number of nodes of the cluster (default 2; node-drain-http needs 2)
   --kubeconfig, --context  cluster: which cluster; the run only touches its own namespaces (and, with
                 --gateway-class, the dataplane generated for its own Gateway)
   --gateway-class  kind, k3s, cluster: a Gateway API implementation installed on the cluster, by its

@@ -66,12 +66,12 @@ describe('cluster providers without their prerequisites', () => {
 
   it('netns: names each missing command with its package, and a bad address block, and exits 2', async () => {
     // A PATH without iproute2, util-linux, nftables or openssl (node itself is run by its path).
-    const r = await zerodrop(['run', '--provider', 'netns', '--scenario', 'backend-delete-http'], { PATH: bin, ZERODROP_NETNS_BLOCK: '127.0.0.0/16' });
+    const r = await zerodrop(['run', '--provider', 'netns', '--scenario', 'backend-delete-http'], { PATH: bin, ZERODROP_NETNS_BLOCK: '127.0.0.0/18' });
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toMatch(/--provider netns cannot run here/);
     expect(r.stderr).toMatch(/nft not found on PATH \(install: apt-get install nftables\)/);
     expect(r.stderr).toMatch(/ip not found on PATH \(install: apt-get install iproute2\)/);
-    expect(r.stderr).toMatch(/ZERODROP_NETNS_BLOCK=127\.0\.0\.0\/16: address block 127\.0\.0\.0\/16: Kubernetes refuses loopback/);
+    expect(r.stderr).toMatch(/ZERODROP_NETNS_BLOCK=127\.0\.0\.0\/18: address block 127\.0\.0\.0\/18: Kubernetes refuses loopback/);
     expect(r.stdout).not.toMatch(/scenario\(s\)/);
   });
 

@@ -156,18 +156,34 @@ export async function freePlan(nodes: number, block?: string): Promise<AddressPl
   throw new Error(`no free address block for a netns cluster: ${problems.join('; ')}`);
 }
 
-/** Why the plan's addresses cannot be used here (an interface already holds one), or undefined. */
+/** Why the plan's addresses cannot be used here (an interface holds one, or a route leads into the block), or undefined. */
 export async function blockInUse(plan: AddressPlan): Promise<string | undefined> {
   const { stdout } = await execa('ip', ['-j', '-4', 'addr', 'show']);
-  const prefix = plan.network.split('.').slice(0, 3).join('.') + '.';
-  for (const link of JSON.parse(stdout) as { ifname: string; addr_info?: { local: string }[] }[]) {
-    const hit = link.addr_info?.find((a) => a.local.startsWith(prefix));
+  for (const link of JSON.parse(stdout) as { ifname: string; addr_info?: { local: string; prefixlen: number }[] }[]) {
+    const hit = link.addr_info?.find((a) => overlaps(`${a.local}/${a.prefixlen}`, plan.block));
     if (hit) {
       const ours = /^zdk[0-9a-f]{8}$/.test(link.ifname);
-      return `the address block ${plan.block} is in use on this machine: ${link.ifname} has ${hit.local}${ours ? ' (another zerodrop netns cluster: wait for its run, or `zerodrop clean` if that run was killed)' : '; choose another block for the cluster'}`;
+      return `the address block ${plan.block} is in use on this machine: ${link.ifname} has ${hit.local}/${hit.prefixlen}${ours ? ' (another zerodrop netns cluster: wait for its run, or `zerodrop clean` if that run was killed)' : '; choose another block for the cluster'}`;
     }
   }
+  const routes = JSON.parse((await execa('ip', ['-j', '-4', 'route', 'show'])).stdout || '[]') as { dst: string; dev?: string }[];
+  const route = routes.find((r) => r.dst !== 'default' && overlaps(r.dst.includes('/') ? r.dst : `${r.dst}/32`, plan.block));
+  if (route) return `the address block ${plan.block} is in use on this machine: a route to ${route.dst} leads into it${route.dev ? ` (dev ${route.dev})` : ''}; choose another block for the cluster`;
   return undefined;
+}
+
+/** Whether two IPv4 CIDRs share an address. */
+function overlaps(a: string, b: string): boolean {
+  const range = (cidr: string): [number, number] => {
+    const [ip, bits] = cidr.split('/');
+    const n = ip!.split('.').reduce((acc, x) => acc * 256 + Number(x), 0);
+    const size = 2 ** (32 - Number(bits));
+    const start = n - (n % size);
+    return [start, start + size - 1];
+  };
+  const [a0, a1] = range(a);
+  const [b0, b1] = range(b);
+  return a0 <= b1 && b0 <= a1;
 }
 
 export interface NetnsCleanResult {

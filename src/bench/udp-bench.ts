@@ -18,6 +18,7 @@ import { freePort } from './nginx.ts';
 import { startServerProcess } from './server-process.ts';
 import { ratioTo, type BenchRow } from './table.ts';
 import { runTool, which } from './tools.ts';
+import { netnsUdpLadder, netnsUdpMissing } from './netns-udp.ts';
 
 export interface UdpBenchOptions {
   host: string;
@@ -220,9 +221,12 @@ export async function udpBench(o: UdpBenchOptions): Promise<{ rows: BenchRow[]; 
   };
   const direct = await attempt(() => zerodropDirect(o));
   const balanced = await attempt(() => zerodropBalancer(o));
+  const netnsMissingWhy = await netnsUdpMissing();
+  const kernel = netnsMissingWhy ? undefined : await attempt(() => netnsUdpLadder({ ...o, log: () => {} }));
   const iperf = (await which('iperf3')) ? await attempt(() => iperf3(o)) : undefined;
   detail.zerodropDirect = direct;
   detail.zerodropBalancer = balanced;
+  detail.zerodropKubeProxy = kernel ?? netnsMissingWhy;
   detail.iperf3 = iperf ?? 'not installed';
   const best = direct.ladder?.best?.rate;
   const sizeNote = `${o.payloadBytes} B datagrams, ${o.stepMs / 1000} s a step`;
@@ -230,6 +234,9 @@ export async function udpBench(o: UdpBenchOptions): Promise<{ rows: BenchRow[]; 
     ladderRow('zerodrop', 'udp echo, direct', o.flows, direct.ladder, direct.error ? 'failed' : 'ok', direct.error ?? `echoed, per-packet accounting; ${sizeNote}`),
     exactRow(o.flows, direct.ladder),
     ladderRow('zerodrop', 'udp echo via Service balancer', o.flows, balanced.ladder, balanced.error ? 'failed' : 'ok', balanced.error ?? 'echoed through src/providers/local/udp-balancer.ts'),
+    kernel
+      ? ladderRow('zerodrop', 'udp echo via kube-proxy NodePort', o.flows, kernel.ladder, kernel.error ? 'failed' : 'ok', kernel.error ?? 'a pod of a netns cluster: real kube-proxy (nftables), veths, the kernel\'s DNAT')
+      : { bench: 'udp', tool: 'zerodrop', target: 'udp echo via kube-proxy NodePort', connections: o.flows, unit: 'pkt/s', status: 'not installed', note: netnsMissingWhy ?? '' },
   ];
   if (!iperf) rows.push({ bench: 'udp', tool: 'iperf3 -u', target: 'iperf3 server', connections: 1, unit: 'pkt/s', status: 'not installed', note: 'apt-get install iperf3' });
   else {

@@ -36,7 +36,8 @@ export function turnTransport(o: TurnTransportOptions): FlowTransportFactory {
       server: o.server,
       username: o.username,
       password: o.password,
-      localAddress: '127.0.0.1',
+      // No localAddress: the client binds the kernel's source address for the server (127.0.0.1 for
+      // a loopback server), since a 127.0.0.1-bound socket cannot reach a netns cluster's node.
       requestTimeoutMs: o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     });
     const onAbort = () => client.destroy();

@@ -185,7 +185,8 @@ export class PodObserver {
     if (!state.started && main?.state?.running) {
       state.started = true;
       if (info.phase === 'Pending') info.phase = 'Running';
-      this.recorder.event('pod-started', { ...base, detail: { startedAt: main.state.running.startedAt } });
+      // The pod's IP joins a TURN allocation to the pod by its relayed address (observe/allocations.ts).
+      this.recorder.event('pod-started', { ...base, detail: { startedAt: main.state.running.startedAt, ...(info.ip ? { podIP: info.ip } : {}) } });
       this.onStarted?.(info.name, info.workload, container);
     }
     const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;

@@ -4,15 +4,15 @@
 // Either a directory of release binaries the user already has (ZERODROP_KUBE_BINARIES, or the
 // provider's `binaries` setting: one file per program, by its upstream name), or the multi-call
 // binary built from this package's Go module (kubernetes/: upstream's modules at the release its
-// go.mod pins). The build goes to a cache keyed by the module's files and the Go version, so it is
-// made once per pin and machine; Go's own build cache makes a rebuild after a pin change cheaper.
+// go.mod pins), built and cached by go-module-build.ts.
 
-import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { packageRoot } from '../../paths.ts';
+import { goModulePrograms, isBuilt, type GoModule } from './go-module-build.ts';
+
+export { cacheDir } from './go-module-build.ts';
 
 export const PROGRAMS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy', 'kubectl'] as const;
 export type Program = (typeof PROGRAMS)[number];
@@ -37,20 +37,13 @@ export function pinnedVersion(moduleDir = MODULE_DIR): string {
   return version;
 }
 
-/** $ZERODROP_CACHE_DIR, else $XDG_CACHE_HOME/zerodrop, else ~/.cache/zerodrop. */
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env['ZERODROP_CACHE_DIR']) return env['ZERODROP_CACHE_DIR'];
-  const xdg = env['XDG_CACHE_HOME'];
-  return join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.cache'), 'zerodrop');
-}
-
 /** Why the programs cannot be had (no binaries directory, no Go), or undefined. */
 export async function programsMissing(binaries = process.env['ZERODROP_KUBE_BINARIES']): Promise<string | undefined> {
   if (binaries) {
     const absent = PROGRAMS.filter((p) => p !== 'kubectl' && !executable(join(binaries, p)));
     return absent.length === 0 ? undefined : `the binaries directory ${binaries} lacks ${absent.join(', ')} (release binaries of one Kubernetes version, by their upstream names)`;
   }
-  if (existsSync(builtBinary(await buildKey()))) return undefined;
+  if (await isBuilt(controlPlaneModule())) return undefined;
   try {
     await execa('go', ['version']);
     return undefined;
@@ -68,21 +61,23 @@ function executable(path: string): boolean {
   }
 }
 
-async function buildKey(moduleDir = MODULE_DIR): Promise<string> {
-  const hash = createHash('sha256');
-  for (const file of ['go.mod', 'go.sum', 'main.go']) hash.update(readFileSync(join(moduleDir, file)));
-  let go = 'no-go';
-  try {
-    go = (await execa('go', ['env', 'GOVERSION'])).stdout.trim();
-  } catch {
-    // Without Go only an earlier build can serve; its key then names no Go version.
-  }
-  hash.update(go);
-  return `${pinnedVersion(moduleDir)}-${hash.digest('hex').slice(0, 12)}`;
-}
-
-function builtBinary(key: string): string {
-  return join(cacheDir(), 'kubernetes', key, 'zerodrop-kube');
+/** The module as go-module-build.ts builds it: one multi-call binary, a link per program. */
+export function controlPlaneModule(moduleDir = MODULE_DIR): GoModule {
+  const version = pinnedVersion(moduleDir);
+  const [, major, minor] = /^v(\d+)\.(\d+)\./.exec(version) ?? [];
+  // Without these /version reports v0.0.0-master, and clients that compare versions misjudge it.
+  const stamp = (pkg: string): string[] => [`-X ${pkg}.gitVersion=${version}`, `-X ${pkg}.gitMajor=${major}`, `-X ${pkg}.gitMinor=${minor}`];
+  return {
+    dir: moduleDir,
+    cacheName: 'kubernetes',
+    keyFiles: ['go.mod', 'go.sum', 'main.go'],
+    pin: version,
+    outputs: [{ output: 'zerodrop-kube', pkg: '.' }],
+    links: Object.fromEntries(PROGRAMS.map((p) => [p, 'zerodrop-kube'])),
+    ldflags: ['-s', '-w', ...stamp('k8s.io/component-base/version'), ...stamp('k8s.io/client-go/pkg/version')].join(' '),
+    parallelism: 2,
+    describe: `Kubernetes ${version} from upstream's Go modules (once per pin; 10-20 minutes cold on two cores)`,
+  };
 }
 
 /**
@@ -97,39 +92,9 @@ export async function controlPlanePrograms(opts: { binaries?: string; log?: (lin
     const version = (await execa(join(binaries, 'kube-apiserver'), ['--version'])).stdout.replace(/^Kubernetes\s+/, '').trim();
     return { argv: (p) => [join(binaries, p)], version, source: binaries };
   }
-  const key = await buildKey();
-  const binary = builtBinary(key);
-  if (!existsSync(binary)) await build(binary, opts.log ?? (() => {}));
-  return { argv: (p) => [binary, p], version: pinnedVersion(), source: binary };
-}
-
-/** Builds the multi-call binary into `target`, atomically (a crash leaves no half binary under the name). */
-async function build(target: string, log: (line: string) => void): Promise<void> {
-  const dir = join(target, '..');
-  mkdirSync(dir, { recursive: true });
-  const version = pinnedVersion();
-  const [, major, minor] = /^v(\d+)\.(\d+)\./.exec(version) ?? [];
-  // Without these /version reports v0.0.0-master, and clients that compare versions misjudge it.
-  const stamp = (pkg: string): string[] => [`-X ${pkg}.gitVersion=${version}`, `-X ${pkg}.gitMajor=${major}`, `-X ${pkg}.gitMinor=${minor}`];
-  const ldflags = ['-s', '-w', ...stamp('k8s.io/component-base/version'), ...stamp('k8s.io/client-go/pkg/version')].join(' ');
-  const partial = `${target}.${process.pid}.partial`;
-  log(`building Kubernetes ${version} from upstream's Go modules into ${dir} (once per pin; 10-20 minutes cold on two cores)`);
-  const started = Date.now();
-  try {
-    await execa('go', ['build', '-p', '2', '-trimpath', '-ldflags', ldflags, '-o', partial, '.'], { cwd: MODULE_DIR });
-  } catch (err) {
-    rmSync(partial, { force: true });
-    throw new Error(`building the control plane failed (go build in ${MODULE_DIR}): ${(err as Error).message.split('\n').slice(-12).join('\n')}`, { cause: err });
-  }
-  renameSync(partial, target);
-  for (const p of PROGRAMS) {
-    try {
-      symlinkSync('zerodrop-kube', join(dir, p));
-    } catch {
-      // Another build of the same key made it first.
-    }
-  }
-  log(`built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  const mod = controlPlaneModule();
+  const binary = join(await goModulePrograms(mod, opts.log), 'zerodrop-kube');
+  return { argv: (p) => [binary, p], version: mod.pin, source: binary };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -23,6 +23,8 @@ export interface NodeAgentConfig {
   kubeletVersion: string;
   /** The Node.js binary that images `node:*` run. */
   nodeExecPath: string;
+  /** Programs built from Go modules (name -> host path) that images of the image map run; absent when none is built. */
+  goPrograms?: Record<string, string>;
   /** Written once the Node object is registered and the server listens. */
   ready?: string;
 }
@@ -36,6 +38,8 @@ export function parseConfig(text: string): NodeAgentConfig {
     if (typeof raw[key] !== 'string' || raw[key] === '') throw new Error(`node agent config: ${key} must be a non-empty string`);
   }
   if (!/^[0-9a-f]+$/.test(raw['clusterId'] as string)) throw new Error('node agent config: clusterId must be hex');
+  const go = raw['goPrograms'];
+  if (go !== undefined && (typeof go !== 'object' || go === null || Object.values(go).some((v) => typeof v !== 'string'))) throw new Error('node agent config: goPrograms must map names to paths');
   if (raw['ready'] !== undefined && typeof raw['ready'] !== 'string') throw new Error('node agent config: ready must be a string');
   return raw as unknown as NodeAgentConfig;
 }

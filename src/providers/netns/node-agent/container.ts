@@ -17,7 +17,7 @@ import { constants } from 'node:os';
 
 import { ContainerLog } from './container-log.ts';
 import type { EventSink } from './events.ts';
-import { containerArgv, imagePath, resolveImage, stopSignalOf, type ImageSpec } from './images.ts';
+import { containerArgv, goProgramBinds, imagePath, resolveImage, stopSignalOf, type GoPrograms, type ImageSpec } from './images.ts';
 import type { ContainerSpec, LifecycleHandler, Pod, ProbeSpec } from './pod-types.ts';
 import { execInContainer, runProbe } from './probe-checks.ts';
 import { Prober, type ProbeKind } from './prober.ts';
@@ -32,6 +32,8 @@ export interface ContainerHost {
   readonly netns: string;
   nodeName: string;
   nodeExecPath: string;
+  /** Programs built from Go modules, for the images that run them (images.ts). */
+  goPrograms: GoPrograms;
   kubeletMinor: string;
   clock: Clock;
   events: EventSink;
@@ -112,7 +114,7 @@ export class Container {
   /** The image this container can run, or undefined after reporting ErrImagePull. */
   pull(): ImageSpec | undefined {
     const image = this.spec.image ?? '';
-    const resolved = resolveImage(image, this.host.nodeExecPath);
+    const resolved = resolveImage(image, this.host.nodeExecPath, undefined, this.host.goPrograms);
     if (!resolved.ok) {
       this.setWaiting('ErrImagePull', resolved.message);
       this.event('Warning', 'Failed', resolved.message);
@@ -153,6 +155,7 @@ export class Container {
         hostsFile: inputs.hostsFile,
         hostname: inputs.hostname,
         ...(image.node ? { nodeExec: this.host.nodeExecPath } : {}),
+        programs: goProgramBinds(image, this.host.goPrograms),
         workingDir: this.spec.workingDir ?? '/',
         links: inputs.links,
         binds: inputs.binds,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { containerArgv, IMAGE_MAP, repositoryOf, resolveImage, stopSignalOf } from './images.ts';
+import { containerArgv, goProgramBinds, IMAGE_MAP, imagePath, repositoryOf, resolveImage, stopSignalOf } from './images.ts';
 
 describe('image map', () => {
   it('names repositories as a registry does', () => {
@@ -17,6 +17,19 @@ describe('image map', () => {
     const missing = resolveImage('nginx:1.29-alpine', '/node', () => false);
     expect(!missing.ok && missing.message).toMatch(/runs \/usr\/sbin\/nginx for it, which is not on this host/);
     expect(resolveImage('node:24', '/x/node', (p) => p === '/x/node').ok).toBe(true);
+  });
+
+  it('STUNner images run the programs built from Go modules, bound where the images keep them', () => {
+    const built = { stunnerd: '/cache/stunner/v0.18.0-x/stunnerd', 'stunner-gateway-operator': '/cache/stunner/v0.18.0-x/stunner-gateway-operator' };
+    const unbuilt = resolveImage('docker.io/l7mp/stunnerd:1.1.0', '/node', () => true);
+    expect(!unbuilt.ok && unbuilt.message).toMatch(/runs stunnerd for it, built from a Go module, and this cluster has no build of it/);
+    const stunnerd = resolveImage('docker.io/l7mp/stunnerd:1.1.0', '/node', () => true, built);
+    expect(stunnerd.ok && goProgramBinds(stunnerd.spec, built)).toEqual([{ source: built.stunnerd, target: '/.zerodrop/bin/stunnerd' }]);
+    expect(stunnerd.ok && imagePath(stunnerd.spec)).toMatch(/^\/\.zerodrop\/bin:/);
+    expect(stunnerd.ok && containerArgv(stunnerd.spec, undefined, undefined)).toEqual(['stunnerd', '-c', '/stunnerd.conf']);
+    const operator = resolveImage('l7mp/stunner-gateway-operator:0.18.0', '/node', () => true, built);
+    expect(operator.ok && goProgramBinds(operator.spec, built)).toEqual([{ source: built['stunner-gateway-operator'], target: '/manager' }]);
+    expect(operator.ok && containerArgv(operator.spec, undefined, ['--leader-elect'])).toEqual(['/manager', '--leader-elect']);
   });
 
   it('command/args override entrypoint/cmd as in Kubernetes', () => {

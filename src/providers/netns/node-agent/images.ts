@@ -3,6 +3,10 @@
 // (the Docker Official Images' Dockerfiles). A container then behaves as on a node that pulled the
 // image, as far as the harness depends on it: the same program, argv and stop signal.
 //
+// Images of Go programs that no host package provides (STUNner's) run binaries zerodrop builds from
+// their Go modules (go-module-build.ts) into its cache: the cluster hands the agent their paths
+// (config.goPrograms), and each is bind-mounted where the image has it.
+//
 // An image not in the map, or whose program is missing on this host, is one the node cannot pull:
 // the container waits with reason ErrImagePull, as the kubelet reports a failed pull
 // (https://kubernetes.io/docs/concepts/containers/images/#imagepullbackoff).
@@ -21,7 +25,16 @@ export interface ImageSpec {
   stopSignal: NodeJS.Signals;
   /** Node.js images: the agent's Node.js is bind-mounted at /.zerodrop/bin/node, first on PATH. */
   node?: boolean;
+  /**
+   * Images of programs built from Go modules: container path -> program name in config.goPrograms.
+   * A path under /.zerodrop/bin is on PATH (the host's /usr is mounted read-only, so a program
+   * the image keeps in /usr/bin is put there instead).
+   */
+  goBinaries?: Readonly<Record<string, string>>;
 }
+
+/** Programs built from Go modules: name -> host path (the agent's config.goPrograms). */
+export type GoPrograms = Readonly<Record<string, string>>;
 
 /** Where a `node:*` container finds Node.js: first on its PATH. */
 export const NODE_BIN_DIR = '/.zerodrop/bin';
@@ -40,6 +53,11 @@ export const IMAGE_MAP: readonly ImageSpec[] = [
   { repositories: ['haproxy'], programs: () => ['/usr/sbin/haproxy'], entrypoint: [], cmd: ['haproxy', '-f', '/usr/local/etc/haproxy/haproxy.cfg'], stopSignal: 'SIGUSR1' },
   { repositories: ['caddy'], programs: () => ['/usr/bin/caddy'], entrypoint: [], cmd: ['caddy', 'run', '--config', '/etc/caddy/Caddyfile', '--adapter', 'caddyfile'], stopSignal: 'SIGTERM' },
   { repositories: ['coturn/coturn'], programs: () => ['/usr/bin/turnserver'], entrypoint: ['turnserver'], cmd: ['--log-file=stdout'], stopSignal: 'SIGTERM' },
+  // l7mp/stunner Dockerfile: stunnerd in /usr/bin, CMD ["stunnerd", "-c", "/stunnerd.conf"], no
+  // STOPSIGNAL. The operator's Dataplane sets the command and args itself.
+  { repositories: ['l7mp/stunnerd'], programs: () => [], entrypoint: [], cmd: ['stunnerd', '-c', '/stunnerd.conf'], stopSignal: 'SIGTERM', goBinaries: { [`${NODE_BIN_DIR}/stunnerd`]: 'stunnerd' } },
+  // l7mp/stunner-gateway-operator Dockerfile: the binary at /manager, ENTRYPOINT ["/manager"].
+  { repositories: ['l7mp/stunner-gateway-operator'], programs: () => [], entrypoint: ['/manager'], cmd: [], stopSignal: 'SIGTERM', goBinaries: { '/manager': 'stunner-gateway-operator' } },
   { repositories: ['busybox'], programs: () => ['/bin/sh'], entrypoint: [], cmd: ['sh'], stopSignal: 'SIGTERM' },
   { repositories: ['alpine'], programs: () => ['/bin/sh'], entrypoint: [], cmd: ['/bin/sh'], stopSignal: 'SIGTERM' },
 ];
@@ -60,7 +78,7 @@ export function repositoryOf(image: string): string {
 export type ResolvedImage = { ok: true; spec: ImageSpec } | { ok: false; message: string };
 
 /** The image's spec, or the ErrImagePull message naming the map and what is missing. */
-export function resolveImage(image: string, nodeExecPath: string, exists: (path: string) => boolean = existsSync): ResolvedImage {
+export function resolveImage(image: string, nodeExecPath: string, exists: (path: string) => boolean = existsSync, goPrograms: GoPrograms = {}): ResolvedImage {
   const repository = repositoryOf(image);
   const spec = IMAGE_MAP.find((s) => s.repositories.includes(repository));
   if (!spec) {
@@ -69,6 +87,12 @@ export function resolveImage(image: string, nodeExecPath: string, exists: (path:
   }
   for (const program of spec.programs(nodeExecPath)) {
     if (!exists(program)) return { ok: false, message: `Failed to pull image "${image}": zerodrop node agent image map (node-agent/images.ts) runs ${program} for it, which is not on this host` };
+  }
+  for (const name of Object.values(spec.goBinaries ?? {})) {
+    const path = goPrograms[name];
+    if (!path || !exists(path)) {
+      return { ok: false, message: `Failed to pull image "${image}": zerodrop node agent image map (node-agent/images.ts) runs ${name} for it, built from a Go module, and this cluster has no build of it (npm run stunner:build, then start the cluster)` };
+    }
   }
   return { ok: true, spec };
 }
@@ -87,5 +111,11 @@ export function stopSignalOf(spec: ImageSpec | undefined, stated: string | undef
 }
 
 export function imagePath(spec: ImageSpec): string {
-  return spec.node ? `${NODE_BIN_DIR}:${IMAGE_PATH}` : IMAGE_PATH;
+  const onBin = spec.node === true || Object.keys(spec.goBinaries ?? {}).some((p) => p.startsWith(`${NODE_BIN_DIR}/`));
+  return onBin ? `${NODE_BIN_DIR}:${IMAGE_PATH}` : IMAGE_PATH;
+}
+
+/** The bind mounts of a Go-built image's programs: host path -> container path. */
+export function goProgramBinds(spec: ImageSpec, goPrograms: GoPrograms): { source: string; target: string }[] {
+  return Object.entries(spec.goBinaries ?? {}).map(([target, name]) => ({ source: goPrograms[name]!, target }));
 }

@@ -78,6 +78,7 @@ export async function runAgent(config: NodeAgentConfig): Promise<void> {
       nodeName: config.nodeName,
       nodeIP: config.nodeIP,
       nodeExecPath: config.nodeExecPath,
+      goPrograms: config.goPrograms ?? {},
       kubeletMinor,
       dir: config.dir,
       top,

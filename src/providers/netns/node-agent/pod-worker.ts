@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path';
 
 import { PATCH, statusOf, type KubeClient } from '../../kube/client.ts';
+import type { GoPrograms } from './images.ts';
 import type { PodObjects } from './api-objects.ts';
 import { Container, type ContainerHost } from './container.ts';
 import { containerEnv, EnvError } from './env.ts';
@@ -56,6 +57,7 @@ export interface WorkerDeps {
   nodeName: string;
   nodeIP: string;
   nodeExecPath: string;
+  goPrograms: GoPrograms;
   kubeletMinor: string;
   dir: string;
   top: { links: Record<string, string>; binds: string[] };
@@ -110,6 +112,7 @@ export class PodWorker {
         netns: this.names.netns,
         nodeName: deps.nodeName,
         nodeExecPath: deps.nodeExecPath,
+        goPrograms: deps.goPrograms,
         kubeletMinor: deps.kubeletMinor,
         clock: deps.clock,
         events: deps.events,

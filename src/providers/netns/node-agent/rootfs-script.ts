@@ -5,8 +5,8 @@
 // its private mount namespace it builds the container's root on a tmpfs: the host's /usr and
 // /etc read-only (the "image": programs come from the host, images.ts), /proc /sys /dev, the
 // usr-merge links (/bin -> usr/bin ...) as on the host, fresh tmpfs /tmp /run /var, the pod's
-// /etc/hosts, each volume at its mountPath (readOnly honoured), and for Node.js images the agent's
-// node at /.zerodrop/bin/node. Then it execs
+// /etc/hosts, each volume at its mountPath (readOnly honoured), for Node.js images the agent's
+// node at /.zerodrop/bin/node, and for images of Go-built programs those programs. Then it execs
 //   chroot ROOT /usr/bin/env -i -C WORKDIR NAME=VALUE... ARGV...
 // Just before, it writes `started` on fd 3 (a pipe to the agent). Each exec keeps the PID, so the process the agent spawned is the container's main process, and
 // the mounts vanish with the mount namespace when its last process exits.
@@ -31,6 +31,8 @@ export interface RootfsSpec {
   hostname?: string;
   /** The Node.js binary to mount at /.zerodrop/bin/node. */
   nodeExec?: string;
+  /** Host files (programs built from Go modules) bind-mounted read-only at container paths. */
+  programs?: readonly { source: string; target: string }[];
   workingDir: string;
   /** Top-level names that are symlinks on the host (usr-merge): name -> link target. */
   links: Readonly<Record<string, string>>;
@@ -87,6 +89,10 @@ export function rootfsScript(spec: RootfsSpec): string {
   if (spec.hostsFile) lines.push(`mount --bind ${shQuote(spec.hostsFile)} ${R}/etc/hosts`);
   if (spec.nodeExec) {
     lines.push(`mkdir -p ${R}/.zerodrop/bin`, `touch ${R}/.zerodrop/bin/node`, `mount --bind ${shQuote(spec.nodeExec)} ${R}/.zerodrop/bin/node`);
+  }
+  for (const p of spec.programs ?? []) {
+    const target = `${R}${shQuote(p.target)}`;
+    lines.push(`mkdir -p "$(dirname ${target})"`, `touch ${target}`, `mount --bind ${shQuote(p.source)} ${target}`, `mount -o remount,bind,ro ${target}`);
   }
   for (const m of spec.mounts) {
     const target = `${R}${shQuote(m.target)}`;

@@ -1,0 +1,107 @@
+// STUNner on a cluster without its Helm chart (no chart repository is reachable here): what the
+// operator needs, from the Go modules stunner/go.mod pins, applied with kubectl.
+//
+// - the Gateway API CRDs of the sigs.k8s.io/gateway-api version the operator's own go.mod requires,
+//   the experimental channel (UDPRoute is experimental in v1.0.0),
+// - STUNner's CRDs (config/crd/bases of the operator module: Dataplane, GatewayConfig,
+//   StaticService, stunner.l7mp.io UDPRoute),
+// - the operator's Namespace, ServiceAccount, RBAC and ConfigMap, as its own kustomization
+//   (config/default) renders them,
+// - the operator itself, as a Deployment of the image l7mp/stunner-gateway-operator (the node
+//   agent runs the build for it), without the kube-rbac-proxy sidecar config/default adds: that
+//   image has no build here, and it only guards the metrics port.
+//
+// Usage: node src/providers/netns/stunner-install.ts KUBECTL... (the `kubectl:` line `dev-cluster.ts up` prints).
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { parseAllDocuments } from 'yaml';
+import { STUNNER_MODULE_DIR, stunnerPin } from './stunner-binary.ts';
+
+export const OPERATOR_NAMESPACE = 'stunner-gateway-operator-system';
+export const OPERATOR_DEPLOYMENT = 'stunner-gateway-operator-controller-manager';
+
+/** A module's directory in Go's module cache (downloaded first if absent). */
+async function moduleDir(path: string, version: string): Promise<string> {
+  const { stdout } = await execa('go', ['mod', 'download', '-json', `${path}@${version}`], { cwd: STUNNER_MODULE_DIR });
+  const dir = (JSON.parse(stdout) as { Dir?: string }).Dir;
+  if (!dir) throw new Error(`go mod download ${path}@${version} names no directory`);
+  return dir;
+}
+
+/** The version `gomod` requires of `path`. */
+function required(gomod: string, path: string): string {
+  const version = new RegExp(`^\\s*(?:require\\s+)?${path.replaceAll('.', '\\.')} (v\\S+)`, 'm').exec(gomod)?.[1];
+  if (!version) throw new Error(`the operator's go.mod requires no ${path}`);
+  return version;
+}
+
+const yamlFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').map((f) => join(dir, f));
+
+/** The operator's Deployment: the manager container of config/manager/manager.yaml, with the CDS address as the Helm chart sets it. */
+export function operatorDeployment(image: string): Record<string, unknown> {
+  const labels = { 'control-plane': 'controller-manager' };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: OPERATOR_DEPLOYMENT, namespace: OPERATOR_NAMESPACE, labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: OPERATOR_DEPLOYMENT,
+          terminationGracePeriodSeconds: 10,
+          containers: [
+            {
+              name: 'manager',
+              image,
+              command: ['/manager'],
+              args: ['--health-probe-bind-address=:8081', '--metrics-bind-address=127.0.0.1:8080', '--leader-elect'],
+              // The stunnerd pods reach the config discovery server at this address (main.go's
+              // STUNNER_GATEWAY_OPERATOR_ADDRESS); without it they are told ":13478", their own pod.
+              env: [{ name: 'STUNNER_GATEWAY_OPERATOR_ADDRESS', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }],
+              livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, initialDelaySeconds: 15, periodSeconds: 20 },
+              readinessProbe: { httpGet: { path: '/readyz', port: 8081 }, initialDelaySeconds: 5, periodSeconds: 10 },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Installs the CRDs, RBAC and operator with `kubectl` (an argv prefix), and waits for the operator to be available. */
+export async function installStunner(kubectl: readonly string[], log: (line: string) => void = () => {}): Promise<void> {
+  const [file, ...prefix] = kubectl;
+  const run = (args: string[], input?: string) => execa(file!, [...prefix, ...args], input === undefined ? {} : { input });
+  const pin = stunnerPin();
+  const operator = await moduleDir('github.com/l7mp/stunner-gateway-operator', pin);
+  const gatewayApiVersion = required(readFileSync(join(operator, 'go.mod'), 'utf8'), 'sigs.k8s.io/gateway-api');
+  const gatewayApi = await moduleDir('sigs.k8s.io/gateway-api', gatewayApiVersion);
+  log(`Gateway API ${gatewayApiVersion} CRDs (experimental channel), STUNner ${pin} CRDs, RBAC and operator`);
+  // Server-side: the CRDs exceed the 256 KiB last-applied annotation a client-side apply writes.
+  for (const f of [...yamlFiles(join(gatewayApi, 'config/crd/experimental')), ...yamlFiles(join(operator, 'config/crd/bases'))]) {
+    await run(['apply', '--server-side', '-f', f]);
+  }
+  await run(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+  const rendered = (await run(['kustomize', join(operator, 'config/default')])).stdout;
+  const keep = parseAllDocuments(rendered)
+    .map((d) => d.toJS() as { kind?: string } | null)
+    .filter((o): o is { kind: string } => !!o && o.kind !== 'Deployment' && o.kind !== 'CustomResourceDefinition');
+  await run(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: keep }));
+  await run(['apply', '--server-side', '-f', '-'], JSON.stringify(operatorDeployment(`docker.io/l7mp/stunner-gateway-operator:${pin.slice(1)}`)));
+  await run(['-n', OPERATOR_NAMESPACE, 'rollout', 'status', `deployment/${OPERATOR_DEPLOYMENT}`, '--timeout=120s']);
+  log(`operator ${OPERATOR_NAMESPACE}/${OPERATOR_DEPLOYMENT} available`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const kubectl = process.argv.slice(2);
+  if (kubectl.length === 0) {
+    console.error('usage: node src/providers/netns/stunner-install.ts KUBECTL... (e.g. the kubectl line dev-cluster.ts up prints)');
+    process.exit(2);
+  }
+  await installStunner(kubectl, (l) => console.log(l));
+}

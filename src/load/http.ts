@@ -18,7 +18,7 @@
 
 import net, { type Socket } from 'node:net';
 import type { HttpLoadSpec, SingleRequestSpec } from '../model/load.ts';
-import type { Outcome, RequestRecord } from '../model/timeline.ts';
+import type { ConnectionRecord, Outcome, RequestRecord } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { classifyError, classifyStatus, harnessError } from './outcome.ts';
 import { DEFAULT_NAME_HEADERS, ResponseParser, type NameHeaders } from './http1-response.ts';
@@ -74,6 +74,15 @@ export interface HttpLoadOptions {
    * through the balancer's connection records.
    */
   names?: NameHeaders;
+  /**
+   * Where no Service load balancer of the harness's own records connections (a cluster, whose
+   * kube-proxy shows the harness none): the Service this load targets, and the load records each of
+   * its connections as the client saw it. Its pod is the one its responses named (the gateway
+   * first): conntrack keeps a connection on one pod, so the first response names it for all.
+   * Without these records, assertions about a pod's connections (drainTiming's idle moment) would
+   * see none where the pod had many.
+   */
+  clientConnections?: { service: string };
 }
 
 /** A request starting later than this after its scheduled time is `late` (open mode). */
@@ -146,6 +155,8 @@ class Connection {
   /** Run-clock time its last response completed, and the pod that sent it (gateway first). */
   idleSince = 0;
   lastPod: string | undefined;
+  /** The load's own record of this connection (HttpLoadOptions.clientConnections). */
+  record: ConnectionRecord | undefined;
 
   constructor(socket: Socket) {
     this.socket = socket;
@@ -164,6 +175,7 @@ interface WorkerSink {
   readonly readBuffer: Buffer;
   readonly keepAlive: boolean;
   readonly names: NameHeaders;
+  readonly clientConnections: { service: string } | undefined;
   /** The exchange recorded its request: count it. */
   finished(outcome: Outcome): void;
 }
@@ -260,6 +272,12 @@ class Worker {
     conn.usable = false;
     if (this.conn === conn) this.conn = undefined;
     conn.socket.destroy();
+    const record = conn.record;
+    if (record !== undefined && record.close === undefined) {
+      record.close = this.sink.recorder.now();
+      // Never answered: which pod it reached (if any) is unknown, and it counts for none.
+      if (record.upstream === 'open') record.upstream = 'error';
+    }
   }
 
   private write(conn: Connection, exchange: Exchange): void {
@@ -273,6 +291,11 @@ class Worker {
     conn.connected = true;
     conn.localPort = conn.socket.localPort;
     conn.openedAt = this.sink.recorder.now();
+    const own = this.sink.clientConnections;
+    if (own !== undefined && conn.localPort !== undefined) {
+      conn.record = this.sink.recorder.openConnection({ service: own.service, clientPort: conn.localPort });
+      conn.record.open = conn.openedAt;
+    }
     const exchange = this.exchange;
     if (exchange !== undefined && this.conn === conn) this.write(conn, exchange);
   }
@@ -295,6 +318,10 @@ class Worker {
     if (!this.sink.keepAlive || !this.parser.keepAlive || this.parser.trailing) this.drop(conn);
     conn.idleSince = this.sink.recorder.now();
     conn.lastPod = this.parser.gateway ?? this.parser.pod;
+    if (conn.record !== undefined && conn.record.upstream === 'open') {
+      conn.record.upstream = 'ok';
+      if (conn.lastPod !== undefined) conn.record.pod = conn.lastPod;
+    }
     this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
   }
 
@@ -407,6 +434,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
   readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
   readonly keepAlive: boolean;
   readonly names: NameHeaders;
+  readonly clientConnections: { service: string } | undefined;
   private readonly mode: LoadSummary['mode'];
 
   private readonly workers: Worker[] = [];
@@ -423,6 +451,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
     this.target = target;
     this.keepAlive = spec.kind === 'http' && spec.keepAlive;
     this.names = opts.names ?? DEFAULT_NAME_HEADERS;
+    this.clientConnections = opts.clientConnections;
     this.request = requestBytes(spec.path, this.origin, this.keepAlive, spec.kind === 'http' ? spec.postBytes : undefined);
     this.mode = spec.kind === 'single' ? 'single' : spec.mode;
     this.notesBounds = this.mode !== 'single';

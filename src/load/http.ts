@@ -315,13 +315,14 @@ class Worker {
       this.finish({ outcome: 'error', error: `invalid response: ${this.parser.error}` });
       return;
     }
-    if (!this.sink.keepAlive || !this.parser.keepAlive || this.parser.trailing) this.drop(conn);
-    conn.idleSince = this.sink.recorder.now();
     conn.lastPod = this.parser.gateway ?? this.parser.pod;
+    // Before the drop below, which closes the record of a connection that carries no more requests.
     if (conn.record !== undefined && conn.record.upstream === 'open') {
       conn.record.upstream = 'ok';
       if (conn.lastPod !== undefined) conn.record.pod = conn.lastPod;
     }
+    if (!this.sink.keepAlive || !this.parser.keepAlive || this.parser.trailing) this.drop(conn);
+    conn.idleSince = this.sink.recorder.now();
     this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
   }
 
@@ -342,6 +343,12 @@ class Worker {
     const exchange = this.exchange;
     const current = exchange !== undefined && exchange.conn === conn;
     if (!current) this.noteUnannouncedClose(conn, 'fin');
+    // A response delimited by the close names its pod here, before the drop closes the record.
+    if (current && conn.record?.upstream === 'open' && this.parser.endOfStream()) {
+      conn.record.upstream = 'ok';
+      const pod = this.parser.gateway ?? this.parser.pod;
+      if (pod !== undefined) conn.record.pod = pod;
+    }
     this.drop(conn);
     if (!current) return;
     if (this.parser.endOfStream()) this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });

@@ -171,8 +171,39 @@ export async function cleanNetnsClusters(opts: { dryRun?: boolean; log?: (line: 
   };
   for (const record of records) if (!live.has(record.id)) await remove(record, `its run, process ${record.owner.pid}, is gone`);
   for (const id of await clusterIdsOnMachine()) {
-    if (live.has(id)) result.running.push(id);
-    else if (!result.removed.includes(id)) await remove({ id }, 'no run claims it');
+    if (live.has(id)) {
+      result.running.push(id);
+    } else if (!result.removed.includes(id)) {
+      // Records live in one state dir (ZERODROP_STATE_DIR, a test's own): a cluster recorded in
+      // another is unclaimed here but may be running. Its components are children of the run that
+      // started them, so a live parent outside the cluster says it runs; orphans say its run died.
+      const owner = await liveOwnerOf(id);
+      if (owner !== undefined) {
+        log(`left netns cluster ${id}: no record here claims it, but its process ${owner} (outside the cluster) is alive`);
+        result.running.push(id);
+      } else {
+        await remove({ id }, 'no run claims it');
+      }
+    }
   }
   return result;
+}
+
+/** A live process outside cluster `id`'s namespaces that is the parent of one of its processes, if any. */
+async function liveOwnerOf(id: string): Promise<number | undefined> {
+  const namespaces = (await netnsList()).filter((ns) => ns.startsWith(`${NETNS_PREFIX}${id}-`));
+  const inside = new Set((await Promise.all(namespaces.map(pidsIn))).flat());
+  for (const pid of inside) {
+    let parent: number;
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid ...", comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      continue;
+    }
+    // Orphans go to PID 1: that parent says nothing about the run.
+    if (parent > 1 && !inside.has(parent) && existsSync(`/proc/${parent}`)) return parent;
+  }
+  return undefined;
 }

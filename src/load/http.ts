@@ -220,6 +220,10 @@ class Worker {
   /** Cancels the request in flight (timeout or abort): it is recorded with `err` and its connection closed. */
   cancel(exchange: Exchange, err: Error): void {
     if (this.exchange !== exchange) return;
+    // The client gives up on a request the pod may still be working on: when the pod lets go of the
+    // connection is unknown here, so its record stays open (it ends at the pod's exit, as the local
+    // balancer's record of a connection the pod still holds does).
+    if (this.conn !== undefined) this.conn.record = undefined;
     this.drop(this.conn);
     this.finish(classifyError(err));
   }

@@ -57,9 +57,11 @@ describe('drainTiming', () => {
     b.connection({ service: 'gateway', pod: 'gw-1', open: 500, close: 1800 });
     // Abandoned by the client under its request, before any response: whose it was is unknown.
     b.connection({ service: 'gateway', open: 1200, upstream: 'open' });
+    // Answered by no pod but closed before the pod went idle: it holds nothing.
+    b.connection({ service: 'gateway', open: 1100, close: 1300, upstream: 'error' });
     const r = evaluateOne(bounds(), b.build());
     expect(r.verdict).toBe('inconclusive');
-    expect(r.message).toContain('the client gave up on 1 connection before any response named its pod');
+    expect(r.message).toContain('but 1 connection without any response naming its pod was still open then');
   });
 
   it('fails a pod killed by SIGKILL, and is inconclusive when the step never ran', () => {

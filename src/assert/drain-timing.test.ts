@@ -62,6 +62,19 @@ describe('drainTiming', () => {
     );
   });
 
+  it('is inconclusive, not failed, when a connection the client gave up on names no pod (a cluster)', () => {
+    const b = new TimelineBuilder().pod('gw-1', { workload: 'gateway', service: 'gateway' });
+    b.drain('gw-1', { at: 1000, step: 'delete', workload: 'gateway', service: 'gateway', preStopMs: 600, exitAfterSigtermMs: 2400 });
+    b.connection({ service: 'gateway', pod: 'gw-1', open: 500, close: 1800 });
+    // Abandoned by the client under its request, before any response: whose it was is unknown.
+    b.connection({ service: 'gateway', open: 1200, upstream: 'open' });
+    // Answered by no pod but closed before the pod went idle: it holds nothing.
+    b.connection({ service: 'gateway', open: 1100, close: 1300, upstream: 'error' });
+    const r = evaluateOne(bounds(), b.build());
+    expect(r.verdict).toBe('inconclusive');
+    expect(r.message).toContain('but 1 connection without any response naming its pod was still open then');
+  });
+
   it('fails a pod killed by SIGKILL, and is inconclusive when the step never ran', () => {
     expect(evaluateOne(bounds({ drainTimeoutMs: 60_000 }), drainScenario('hang-until-killed').build())).toMatchObject({
       verdict: 'fail',

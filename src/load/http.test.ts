@@ -582,3 +582,29 @@ describe('stopping', () => {
     expect(() => startHttpLoad('x', http11({ postBytes: 70_000 }), target, recorder)).toThrow(/postBytes/);
   });
 });
+
+describe('connections recorded by the load itself (a provider without balancer records)', () => {
+  it('one record per connection, with the pod its response named, closed when the client dropped it', async () => {
+    const server = await startServer((_req, res) => reply(res, 200, 'pod-b'));
+    const recorder = new Recorder();
+    // keepAlive false: each connection is dropped right after its response, the case where the
+    // record must already carry the pod when it is closed.
+    const load = track(startHttpLoad('own', http11({ ratePerWorker: 50 }), { host: '127.0.0.1', port: server.port }, recorder, { clientConnections: { service: 'svc' } }));
+    await delay(200);
+    await load.stop();
+    const { connections, requests } = recorder.timeline;
+    expect(requests.length).toBeGreaterThan(2);
+    expect(connections).toHaveLength(requests.length);
+    for (const c of connections) {
+      expect(c).toMatchObject({ service: 'svc', pod: 'pod-b', upstream: 'ok' });
+      expect(c.close).toBeGreaterThanOrEqual(c.open);
+    }
+    expect(new Set(connections.map((c) => c.clientPort))).toEqual(new Set(requests.map((r) => r.localPort)));
+  });
+
+  it('records nothing unless asked (the local balancer keeps its own)', async () => {
+    const server = await startServer((_req, res) => reply(res));
+    const { recorder } = await one(server.port, '/');
+    expect(recorder.timeline.connections).toHaveLength(0);
+  });
+});

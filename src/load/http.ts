@@ -18,7 +18,7 @@
 
 import net, { type Socket } from 'node:net';
 import type { HttpLoadSpec, SingleRequestSpec } from '../model/load.ts';
-import type { Outcome, RequestRecord } from '../model/timeline.ts';
+import type { ConnectionRecord, Outcome, RequestRecord } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { classifyError, classifyStatus, harnessError } from './outcome.ts';
 import { DEFAULT_NAME_HEADERS, ResponseParser, type NameHeaders } from './http1-response.ts';
@@ -74,6 +74,15 @@ export interface HttpLoadOptions {
    * through the balancer's connection records.
    */
   names?: NameHeaders;
+  /**
+   * Where no Service load balancer of the harness's own records connections (a cluster, whose
+   * kube-proxy shows the harness none): the Service this load targets, and the load records each of
+   * its connections as the client saw it. Its pod is the one its responses named (the gateway
+   * first): conntrack keeps a connection on one pod, so the first response names it for all.
+   * Without these records, assertions about a pod's connections (drainTiming's idle moment) would
+   * see none where the pod had many.
+   */
+  clientConnections?: { service: string };
 }
 
 /** A request starting later than this after its scheduled time is `late` (open mode). */
@@ -146,6 +155,8 @@ class Connection {
   /** Run-clock time its last response completed, and the pod that sent it (gateway first). */
   idleSince = 0;
   lastPod: string | undefined;
+  /** The load's own record of this connection (HttpLoadOptions.clientConnections). */
+  record: ConnectionRecord | undefined;
 
   constructor(socket: Socket) {
     this.socket = socket;
@@ -164,6 +175,7 @@ interface WorkerSink {
   readonly readBuffer: Buffer;
   readonly keepAlive: boolean;
   readonly names: NameHeaders;
+  readonly clientConnections: { service: string } | undefined;
   /** The exchange recorded its request: count it. */
   finished(outcome: Outcome): void;
 }
@@ -208,6 +220,10 @@ class Worker {
   /** Cancels the request in flight (timeout or abort): it is recorded with `err` and its connection closed. */
   cancel(exchange: Exchange, err: Error): void {
     if (this.exchange !== exchange) return;
+    // The client gives up on a request the pod may still be working on: when the pod lets go of the
+    // connection is unknown here, so its record stays open (it ends at the pod's exit, as the local
+    // balancer's record of a connection the pod still holds does).
+    if (this.conn !== undefined) this.conn.record = undefined;
     this.drop(this.conn);
     this.finish(classifyError(err));
   }
@@ -260,6 +276,12 @@ class Worker {
     conn.usable = false;
     if (this.conn === conn) this.conn = undefined;
     conn.socket.destroy();
+    const record = conn.record;
+    if (record !== undefined && record.close === undefined) {
+      record.close = this.sink.recorder.now();
+      // Never answered: which pod it reached (if any) is unknown, and it counts for none.
+      if (record.upstream === 'open') record.upstream = 'error';
+    }
   }
 
   private write(conn: Connection, exchange: Exchange): void {
@@ -273,6 +295,11 @@ class Worker {
     conn.connected = true;
     conn.localPort = conn.socket.localPort;
     conn.openedAt = this.sink.recorder.now();
+    const own = this.sink.clientConnections;
+    if (own !== undefined && conn.localPort !== undefined) {
+      conn.record = this.sink.recorder.openConnection({ service: own.service, clientPort: conn.localPort });
+      conn.record.open = conn.openedAt;
+    }
     const exchange = this.exchange;
     if (exchange !== undefined && this.conn === conn) this.write(conn, exchange);
   }
@@ -292,9 +319,14 @@ class Worker {
       this.finish({ outcome: 'error', error: `invalid response: ${this.parser.error}` });
       return;
     }
+    conn.lastPod = this.parser.gateway ?? this.parser.pod;
+    // Before the drop below, which closes the record of a connection that carries no more requests.
+    if (conn.record !== undefined && conn.record.upstream === 'open') {
+      conn.record.upstream = 'ok';
+      if (conn.lastPod !== undefined) conn.record.pod = conn.lastPod;
+    }
     if (!this.sink.keepAlive || !this.parser.keepAlive || this.parser.trailing) this.drop(conn);
     conn.idleSince = this.sink.recorder.now();
-    conn.lastPod = this.parser.gateway ?? this.parser.pod;
     this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
   }
 
@@ -315,6 +347,12 @@ class Worker {
     const exchange = this.exchange;
     const current = exchange !== undefined && exchange.conn === conn;
     if (!current) this.noteUnannouncedClose(conn, 'fin');
+    // A response delimited by the close names its pod here, before the drop closes the record.
+    if (current && conn.record?.upstream === 'open' && this.parser.endOfStream()) {
+      conn.record.upstream = 'ok';
+      const pod = this.parser.gateway ?? this.parser.pod;
+      if (pod !== undefined) conn.record.pod = pod;
+    }
     this.drop(conn);
     if (!current) return;
     if (this.parser.endOfStream()) this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
@@ -407,6 +445,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
   readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
   readonly keepAlive: boolean;
   readonly names: NameHeaders;
+  readonly clientConnections: { service: string } | undefined;
   private readonly mode: LoadSummary['mode'];
 
   private readonly workers: Worker[] = [];
@@ -423,6 +462,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
     this.target = target;
     this.keepAlive = spec.kind === 'http' && spec.keepAlive;
     this.names = opts.names ?? DEFAULT_NAME_HEADERS;
+    this.clientConnections = opts.clientConnections;
     this.request = requestBytes(spec.path, this.origin, this.keepAlive, spec.kind === 'http' ? spec.postBytes : undefined);
     this.mode = spec.kind === 'single' ? 'single' : spec.mode;
     this.notesBounds = this.mode !== 'single';

@@ -4,7 +4,7 @@
 
 import type { LoadSpec } from '../model/load.ts';
 import type { Recorder } from '../observe/recorder.ts';
-import type { Provider } from '../providers/provider.ts';
+import type { Provider, ProviderCapabilities } from '../providers/provider.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 import { driverMisfit, type LoadDriver } from './drivers.ts';
 import { startHeyLoad } from './external/hey.ts';
@@ -26,7 +26,7 @@ export interface AnyLoadHandle {
 export function startLoad(
   id: string,
   spec: LoadSpec,
-  provider: Pick<Provider, 'serviceAddress' | 'peerAddress'>,
+  provider: Pick<Provider, 'serviceAddress' | 'peerAddress'> & { readonly capabilities?: Pick<ProviderCapabilities, 'serviceConnectionRecords'> },
   recorder: Recorder,
   signal: AbortSignal,
   // tracker: the run's state record, for the external drivers only: they are processes of their
@@ -62,7 +62,10 @@ export function startLoad(
     case 'tcp-stream':
       return startTcpStreamLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
     case 'http':
-    case 'single':
-      return startHttpLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });
+    case 'single': {
+      // A provider whose Service balancer records no connections: the load records its own.
+      const own = provider.capabilities !== undefined && provider.capabilities.serviceConnectionRecords !== true ? { clientConnections: { service: spec.service } } : {};
+      return startHttpLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names, ...own });
+    }
   }
 }

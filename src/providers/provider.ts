@@ -52,6 +52,12 @@ export interface ProviderCapabilities {
   containerStopSignals?: boolean;
   /** Installs a mesh profile's mesh when absent and enrols the run's namespace (src/profiles/meshes.ts). Unknown counts as no. */
   meshes?: boolean;
+  /**
+   * Its Service load balancer records every client connection with the pod it chose (the local
+   * provider's balancer). Unknown counts as no: the HTTP loads then record their own connections,
+   * as the client saw them (a cluster's kube-proxy shows the harness none).
+   */
+  serviceConnectionRecords?: boolean;
 }
 
 export interface DrainNodeOptions {

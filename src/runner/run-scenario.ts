@@ -217,7 +217,17 @@ async function podsOfStep(ref: PodRef, provider: Provider, recorder: Recorder, s
   if (event.pod !== undefined) return [event.pod];
   // The chaos event is written just before the action: let the (synchronous) API call take effect.
   await sleep(0, signal);
-  return provider.pods(event.workload ?? '').filter((p) => p.phase === 'Terminating').map((p) => p.name);
+  const workload = event.workload ?? '';
+  const replicas = event.detail?.['replicas'];
+  if (typeof replicas === 'number') {
+    // On a cluster a scale down only sets spec.replicas: the ReplicaSet controller picks and deletes
+    // the pods afterwards (tens of milliseconds later, measured on a netns cluster), and the pod
+    // watch shows them Terminating later still. Wait until no more than `replicas` are left running,
+    // or the pods the step shut down would be none and the run would end under their drain.
+    const deadline = performance.now() + Math.min(timeoutMs, 30_000);
+    while (provider.pods(workload).filter((p) => p.phase !== 'Terminating').length > replicas && performance.now() < deadline) await sleep(20, signal);
+  }
+  return provider.pods(workload).filter((p) => p.phase === 'Terminating').map((p) => p.name);
 }
 
 async function waitForEnd(end: EndCondition, provider: Provider, recorder: Recorder, signal: AbortSignal, timeoutMs: number) {

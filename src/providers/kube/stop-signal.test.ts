@@ -86,11 +86,13 @@ describe('a reused kind cluster', () => {
   });
 
   it("is judged by that answer in the kind suites too, never by a hard-coded gate", () => {
-    // The suites' session and their skip list read `kindStopSignals` from the globalSetup's probe.
+    // The suites' session and their skip list read `clusterStopSignals` from the globalSetup's probe.
     const dir = join(import.meta.dirname, '../../../suites/kube/cluster');
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
       expect(readFileSync(join(dir, file), 'utf8'), file).not.toMatch(/containerStopSignals:\s*true/);
     }
-    expect(readFileSync(join(dir, 'global-setup.ts'), 'utf8')).toMatch(/provide\('kindStopSignals', await kindKeepsContainerStopSignal\(cluster/);
+    const setup = readFileSync(join(dir, 'global-setup.ts'), 'utf8');
+    expect(setup).toMatch(/provide\('clusterStopSignals', await kindKeepsContainerStopSignal\(cluster/);
+    expect(setup).toMatch(/provide\('clusterStopSignals', await keepsContainerStopSignal\(/);
   });
 });

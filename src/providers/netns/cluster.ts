@@ -267,6 +267,10 @@ function apiServerArgs(plan: AddressPlan, certs: ClusterCertificates): string[] 
     `--proxy-client-cert-file=${certs.frontProxyClient.cert}`,
     `--proxy-client-key-file=${certs.frontProxyClient.key}`,
     '--allow-privileged=true',
+    // The gate kind and k3s clusters turn on (kind.ts, k3s.ts): with it off the API server drops a
+    // container's lifecycle.stopSignal, so a profile that stops by a signal other than its image's
+    // (nginx-naive: SIGTERM, not nginx's SIGQUIT) could not run. The node agent honours the field.
+    '--feature-gates=ContainerStopSignals=true',
     '--profiling=false',
   ];
 }

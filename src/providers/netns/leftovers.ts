@@ -223,11 +223,38 @@ export async function cleanNetnsClusters(opts: { dryRun?: boolean; log?: (line: 
   };
   for (const record of records) if (!live.has(record.id)) await remove(record, `its run, process ${record.owner.pid}, is gone`);
   for (const id of await clusterIdsOnMachine()) {
-    if (live.has(id)) result.running.push(id);
-    else if (!result.removed.includes(id)) {
+    if (live.has(id)) {
+      result.running.push(id);
+    } else if (!result.removed.includes(id)) {
       const owned = owners.get(id);
-      await remove(owned ? { id, dir: owned.dir } : { id }, owned ? `its run, process ${owned.owner.pid}, is gone` : 'no run claims it');
+      if (owned) {
+        await remove({ id, dir: owned.dir }, `its run, process ${owned.owner.pid}, is gone`);
+        continue;
+      }
+      // A bridge without an owner's alias (a run killed before it set one): the cluster's components
+      // are children of the run that started them, so a live parent outside the cluster says it runs.
+      if ((await liveOwnerOf(id)) !== undefined) result.running.push(id);
+      else await remove({ id }, 'no run claims it');
     }
   }
   return result;
+}
+
+/** A live process outside cluster `id`'s namespaces that is the parent of one of its processes, if any. */
+async function liveOwnerOf(id: string): Promise<number | undefined> {
+  const namespaces = (await netnsList()).filter((ns) => ns.startsWith(`${NETNS_PREFIX}${id}-`));
+  const inside = new Set((await Promise.all(namespaces.map(pidsIn))).flat());
+  for (const pid of inside) {
+    let parent: number;
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid ...", comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      continue;
+    }
+    // Orphans go to PID 1: that parent says nothing about the run.
+    if (parent > 1 && !inside.has(parent) && existsSync(`/proc/${parent}`)) return parent;
+  }
+  return undefined;
 }

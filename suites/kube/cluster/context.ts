@@ -1,31 +1,35 @@
-// What a cluster test file gets from the globalSetup: the shared kind cluster as a ProviderSession,
-// or the reason the suite is skipped.
+// What a cluster test file gets from the globalSetup: the shared cluster (kind or netns) as a
+// ProviderSession, or the reason the suite is skipped.
 
 import { KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import type { ProviderSession } from '../../../src/providers/index.ts';
 import { kubeSession } from '../../../src/providers/kube-session.ts';
-import { PUBLISHED_NODE_PORTS } from '../../../src/providers/kind/kind.ts';
 import { KubeClient } from '../../../src/providers/kube/client.ts';
+import type { Exposure } from '../../../src/providers/kube/kube-provider.ts';
 
-export const skipReason = inject('kindSkipReason');
+export const skipReason = inject('clusterSkipReason');
+/** kind or netns: the provider name results and reports carry. */
+export const providerName = inject('clusterProvider');
 
-/** `describe` title with the skip reason in it, so that the report says why each test was skipped. */
+/** `describe` title with the provider and the skip reason in it, so that the report says where each test ran or why it was skipped. */
 export function title(name: string): string {
-  return skipReason ? `${name} (${skipReason})` : name;
+  return skipReason ? `${name} on ${providerName} (${skipReason})` : `${name} on ${providerName}`;
 }
 
-export function kindClient(): KubeClient {
+export function clusterClient(): KubeClient {
   const kc = new KubeConfig();
-  kc.loadFromString(inject('kindKubeconfig'));
+  kc.loadFromString(inject('clusterKubeconfig'));
   return new KubeClient(kc);
 }
 
-export function kindSession(): ProviderSession {
-  return kubeSession('kind', kindClient(), { kind: 'nodePort', host: '127.0.0.1', ports: [...PUBLISHED_NODE_PORTS] }, {
-    allowNodeOperations: inject('kindCreated'),
+export function clusterSession(): ProviderSession {
+  const exposure = JSON.parse(inject('clusterExposure')) as Exposure;
+  return kubeSession(providerName, clusterClient(), exposure, {
+    allowNodeOperations: inject('clusterCreated'),
+    // Both clusters have workers: kind's two, netns's two nodes.
     multiNode: true,
-    containerStopSignals: inject('kindStopSignals'),
+    containerStopSignals: inject('clusterStopSignals'),
   });
 }
 

@@ -9,7 +9,7 @@ import { KubeProvider } from '../../../src/providers/kube/kube-provider.ts';
 import { packageRoot } from '../../../src/paths.ts';
 import { optionsFor } from '../../../src/runner/run-matrix.ts';
 import { catalog } from '../../../src/scenarios/index.ts';
-import { kindClient, kindSession, skipReason, title } from './context.ts';
+import { clusterClient, clusterSession, skipReason, title } from './context.ts';
 
 function backendTopology(overrides: Record<string, number>) {
   const def = catalog.find((d) => d.id === 'backend-delete-http');
@@ -17,10 +17,10 @@ function backendTopology(overrides: Record<string, number>) {
   return def.build(referenceProfile, optionsFor(def, overrides, false)).topology;
 }
 
-describe.skipIf(skipReason !== '')(title('kube observers on kind'), () => {
+describe.skipIf(skipReason !== '')(title('kube observers'), () => {
   it('sees a deleted pod go serving+terminating, announce SIGTERM after its preStop, exit 0, and leave the slice', async () => {
     const recorder = new Recorder();
-    await using provider = kindSession().create({ recorder, cwd: packageRoot });
+    await using provider = clusterSession().create({ recorder, cwd: packageRoot });
     await provider.deploy(backendTopology({ preStopSeconds: 3, graceSeconds: 20 }), { timeoutMs: 300_000 });
     const [victim] = provider.pods('backend');
     if (!victim) throw new Error('no pod');
@@ -40,11 +40,11 @@ describe.skipIf(skipReason !== '')(title('kube observers on kind'), () => {
   });
 
   // Cordoning a node of a cluster someone else owns is out of bounds: only on a cluster this run created.
-  it.skipIf(!inject('kindCreated'))('drains a worker through the Eviction API, one pod at a time as the PodDisruptionBudget allows', async () => {
+  it.skipIf(!inject('clusterCreated'))('drains a worker through the Eviction API, one pod at a time as the PodDisruptionBudget allows', async () => {
     const recorder = new Recorder();
-    await using provider = kindSession().create({ recorder, cwd: packageRoot }) as KubeProvider;
+    await using provider = clusterSession().create({ recorder, cwd: packageRoot }) as KubeProvider;
     await provider.deploy(backendTopology({ replicas: 4, preStopSeconds: 1, graceSeconds: 10 }), { timeoutMs: 300_000 });
-    const { body } = await kindClient().request<{ items: { spec?: { nodeName?: string } }[] }>('GET', `/api/v1/namespaces/${provider.namespace}/pods`);
+    const { body } = await clusterClient().request<{ items: { spec?: { nodeName?: string } }[] }>('GET', `/api/v1/namespaces/${provider.namespace}/pods`);
     const node = body.items.map((p) => p.spec?.nodeName).find((n) => n && !n.endsWith('control-plane'));
     if (!node) throw new Error('no worker runs a backend pod');
     try {
@@ -52,7 +52,7 @@ describe.skipIf(skipReason !== '')(title('kube observers on kind'), () => {
       expect(evicted.length).toBeGreaterThan(0);
     } finally {
       // Uncordon: the shared cluster must stay schedulable for the next file.
-      await kindClient().request('PATCH', `/api/v1/nodes/${node}`, { contentType: 'application/strategic-merge-patch+json', body: { spec: { unschedulable: false } } });
+      await clusterClient().request('PATCH', `/api/v1/nodes/${node}`, { contentType: 'application/strategic-merge-patch+json', body: { spec: { unschedulable: false } } });
     }
   });
 });

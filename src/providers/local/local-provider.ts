@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { AddressPool } from './addresses.ts';
 import { LocalApiServer } from './api-server.ts';
 import { ServiceBalancer, type BalancerFault } from './balancer.ts';
+import { newSeed } from './programming-schedule.ts';
 import { DeploymentController } from './deployment.ts';
 import { EndpointStore } from './endpoints.ts';
 import { LocalPod } from './pod.ts';
@@ -43,6 +44,8 @@ export interface LocalProviderOptions {
   balancerFault?: BalancerFault;
   /** The run's state record: every process group and temporary directory is noted there as it is created. */
   tracker?: LeftoverTracker;
+  /** Seed of the nodes' programming lags (programming-schedule.ts): the same seed replays them. Random when absent. */
+  seed?: number;
 }
 
 interface ServiceState {
@@ -90,6 +93,9 @@ export class LocalProvider implements Provider {
   private readonly cwd: string;
   private readonly fault?: BalancerFault;
   private readonly tracker?: LeftoverTracker;
+  /** Seed of the Service balancers' programming lags, on the Timeline as a note at the first deploy. */
+  readonly seed: number;
+  private seedNoted = false;
   private addresses?: AddressPool;
   /** The read-only Kubernetes API the pods discover endpoints from (api-server.ts). */
   private api?: LocalApiServer;
@@ -118,6 +124,7 @@ export class LocalProvider implements Provider {
     this.cwd = opts.cwd;
     this.fault = opts.balancerFault;
     this.tracker = opts.tracker;
+    this.seed = opts.seed ?? newSeed();
   }
 
   async deploy(topology: Topology, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
@@ -135,11 +142,18 @@ export class LocalProvider implements Provider {
     }
     const addresses = this.addresses;
 
+    if (!this.seedNoted && topology.services.length > 0) {
+      this.seedNoted = true;
+      this.recorder.event('note', {
+        message: `Service load balancers: each node applies each endpoint change after its programming delay plus a lag within its spread, drawn from seed ${this.seed} (--seed ${this.seed} replays them)`,
+        detail: { seed: this.seed, spreadMs: Object.fromEntries(topology.services.map((s) => [s.name, s.programmingSpreadMs ?? 0])) },
+      });
+    }
     // Services first, so that they take the first addresses of the block (.1, .2, ...).
     for (const service of topology.services) {
       const ip = addresses.allocate();
       const store = new EndpointStore(service, this.recorder);
-      const balancer = new ServiceBalancer({ service, host: ip, store, recorder: this.recorder, fault: this.fault });
+      const balancer = new ServiceBalancer({ service, host: ip, store, recorder: this.recorder, fault: this.fault, seed: this.seed });
       this.services.set(service.name, { service, ip, store, balancer });
       await balancer.listen();
       this.assertRunning();

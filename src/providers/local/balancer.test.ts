@@ -108,6 +108,10 @@ describe('service load balancer', () => {
       );
       const address = provider.serviceAddress('web');
       const [a] = provider.pods('web').map((p) => p.name);
+      // The deploy waited for every node to program the pods: no connection finds a node without them.
+      const warm: string[] = [];
+      for (let i = 0; i < 6; i++) warm.push(await whoServes(address));
+      expect(warm.filter((p) => p.startsWith('error:'))).toEqual([]);
       await provider.deletePod(a!);
       const deleted = firstEvent(recorder.timeline, 'delete-issued', a)!.t;
       // New connections one after another until the last node has deprogrammed the pod (bounded).

@@ -54,6 +54,8 @@ export interface BalancerOptions {
   fault?: BalancerFault;
   /** The run's seed for the nodes' programming lags (programming-schedule.ts). */
   seed: number;
+  /** Called after any node applied a change: a node catching up records no event, yet a deploy waits for it. */
+  onApplied?: () => void;
 }
 
 type Eligibility = RoutedVia | 'fault-stale';
@@ -69,6 +71,8 @@ interface NodeProxy {
   view: Map<string, Endpoint>;
   eligible: Map<string, Target>;
   pending: { event: EndpointWatchEvent; change: Change }[];
+  /** The change that last moved each pod in this node's view: what its events report. */
+  changeOf: Map<string, Change>;
   roundRobin: RoundRobin;
 }
 
@@ -111,6 +115,7 @@ export class ServiceBalancer {
   private readonly store: EndpointStore;
   private readonly recorder: Recorder;
   private readonly fault?: BalancerFault;
+  private readonly onApplied?: () => void;
   /** The nodes' views of the endpoints, each behind the EndpointSlice by its own lag. */
   private readonly nodes: NodeProxy[];
   private readonly schedule: ProgrammingSchedule;
@@ -140,8 +145,9 @@ export class ServiceBalancer {
     this.store = opts.store;
     this.recorder = opts.recorder;
     this.fault = opts.fault;
+    if (opts.onApplied) this.onApplied = opts.onApplied;
     this.seed = serviceSeed(opts.seed, opts.service.name);
-    this.nodes = LOCAL_NODES.map((name) => ({ name, view: new Map(), eligible: new Map(), pending: [], roundRobin: new RoundRobin() }));
+    this.nodes = LOCAL_NODES.map((name) => ({ name, view: new Map(), eligible: new Map(), pending: [], changeOf: new Map(), roundRobin: new RoundRobin() }));
     this.schedule = new ProgrammingSchedule({
       delayMs: opts.service.programmingDelayMs,
       spreadMs: opts.service.programmingSpreadMs ?? 0,
@@ -171,9 +177,9 @@ export class ServiceBalancer {
     return { host: this.host, port: listener.boundPort };
   }
 
-  /** Pods that new connections may go to now. */
+  /** Pods that new connections may go to now, through every node (a deploy is done once all have them). */
   programmedPods(): string[] {
-    return [...this.eligible.keys()];
+    return [...this.eligible.keys()].filter((pod) => this.nodes.every((n) => n.eligible.has(pod)));
   }
 
   /** Teardown: stops programming, closes listeners and every proxied connection. Synchronous. */
@@ -216,13 +222,15 @@ export class ServiceBalancer {
     if (this.closed) return;
     const upTo = node.pending.indexOf(last);
     if (upTo < 0) return;
-    for (const { event } of node.pending.splice(0, upTo + 1)) {
+    for (const { event, change } of node.pending.splice(0, upTo + 1)) {
       if (event.type === 'DELETED') node.view.delete(event.endpoint.pod);
       else node.view.set(event.endpoint.pod, event.endpoint);
+      node.changeOf.set(event.endpoint.pod, change);
     }
     node.eligible = new Map();
     for (const [endpoint, via] of eligibleEndpoints([...node.view.values()], (e) => e.conditions)) node.eligible.set(endpoint.pod, { endpoint, via });
-    this.reprogram(node, last.change);
+    this.reprogram(node);
+    this.onApplied?.();
   }
 
   /** The nodes disagree: some pod is eligible on one node and not on another. */
@@ -232,21 +240,25 @@ export class ServiceBalancer {
     return rest.some((n) => n.eligible.size !== first.eligible.size || [...n.eligible.keys()].some((pod) => !first.eligible.has(pod)));
   }
 
-  private reprogram(applied: NodeProxy, change: Change): void {
+  private reprogram(applied: NodeProxy): void {
     const next = new Map<string, Target>();
     for (const node of this.nodes) for (const [pod, target] of node.eligible) if (!next.has(pod)) next.set(pod, target);
     const workload = this.service.selector;
-    const timing = { node: applied.name, lagMs: this.recorder.now() - change.at, nodeLagsMs: change.nodeLagsMs, seed: this.seed };
+    // The change that moved the pod (a node may apply several at one sync), with every node's lag for it.
+    const timing = (pod: string) => {
+      const change = applied.changeOf.get(pod);
+      return { node: applied.name, ...(change ? { lagMs: this.recorder.now() - change.at, nodeLagsMs: change.nodeLagsMs } : {}), seed: this.seed };
+    };
     for (const [pod, target] of next) {
       if (!this.eligible.has(pod)) {
-        this.recorder.event('lb-programmed', { pod, workload, service: this.service.name, detail: { via: target.via, ...timing } });
+        this.recorder.event('lb-programmed', { pod, workload, service: this.service.name, detail: { via: target.via, ...timing(pod) } });
       }
     }
     for (const pod of this.eligible.keys()) {
       if (!next.has(pod)) {
         const endpoint = applied.view.get(pod);
         const reason = !endpoint ? 'removed' : endpoint.conditions.serving ? 'not-ready' : 'not-serving';
-        this.recorder.event('lb-deprogrammed', { pod, workload, service: this.service.name, detail: { reason, ...timing } });
+        this.recorder.event('lb-deprogrammed', { pod, workload, service: this.service.name, detail: { reason, ...timing(pod) } });
       }
     }
     this.eligible = next;

@@ -96,6 +96,8 @@ export class LocalProvider implements Provider {
   /** Seed of the Service balancers' programming lags, on the Timeline as a note at the first deploy. */
   readonly seed: number;
   private seedNoted = false;
+  /** Waits to re-check when a balancer's node applies a change (waitUntil). */
+  private readonly applied = new Set<() => void>();
   private addresses?: AddressPool;
   /** The read-only Kubernetes API the pods discover endpoints from (api-server.ts). */
   private api?: LocalApiServer;
@@ -153,7 +155,10 @@ export class LocalProvider implements Provider {
     for (const service of topology.services) {
       const ip = addresses.allocate();
       const store = new EndpointStore(service, this.recorder);
-      const balancer = new ServiceBalancer({ service, host: ip, store, recorder: this.recorder, fault: this.fault, seed: this.seed });
+      const onApplied = () => {
+        for (const listener of this.applied) listener();
+      };
+      const balancer = new ServiceBalancer({ service, host: ip, store, recorder: this.recorder, fault: this.fault, seed: this.seed, onApplied });
       this.services.set(service.name, { service, ip, store, balancer });
       await balancer.listen();
       this.assertRunning();
@@ -455,11 +460,18 @@ export class LocalProvider implements Provider {
         if (!settled && done()) finish();
       };
       // Check once the event's synchronous consequences (endpoint sync, reprogramming) have run.
-      const unsubscribe = this.recorder.onEvent(() => {
+      const poke = () => {
         if (scheduled) return;
         scheduled = true;
         queueMicrotask(check);
-      });
+      };
+      const unsubscribeEvents = this.recorder.onEvent(poke);
+      // A balancer's node catching up on a change records no event of its own.
+      this.applied.add(poke);
+      const unsubscribe = () => {
+        unsubscribeEvents();
+        this.applied.delete(poke);
+      };
       const onAbort = () => finish(signal.reason instanceof Error ? signal.reason : new Error(`aborted waiting for ${opts.what()}`));
       const timer = setTimeout(
         () => finish(new Error(`timed out after ${opts.timeoutMs} ms waiting for ${opts.what()}`)),

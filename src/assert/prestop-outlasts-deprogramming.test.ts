@@ -38,6 +38,13 @@ describe('preStopOutlastsDeprogramming', () => {
     });
   });
 
+  it('does not measure a pod whose preStop and stop signal the provider cannot see (a cluster, an app that logs no SIGTERM)', () => {
+    const b = new TimelineBuilder().pod('gateway-1', { workload: 'gateway', service: 'gateway' });
+    b.event(1000, 'chaos', { pod: 'gateway-1', detail: { step: 'delete', action: 'delete-pod' } });
+    b.event(1000, 'delete-issued', { pod: 'gateway-1', workload: 'gateway' }).event(9000, 'exit', { pod: 'gateway-1', detail: { code: 0 } });
+    expect(evaluateOne(expectation, b.build())).toMatchObject({ verdict: 'pass', details: { pods: { 'gateway-1': { observed: false } } } });
+  });
+
   it('fails a pod with no preStop at all', () => {
     expect(evaluateOne(expectation, drained(0, 5000))).toMatchObject({ verdict: 'fail', details: { pods: { 'gateway-1': { marginMs: -5000 } } } });
   });

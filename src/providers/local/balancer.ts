@@ -23,8 +23,8 @@
 // draws (`detail.nodeLagsMs`, `detail.seed`). Under the fallback a pod can therefore be programmed
 // again after being deprogrammed.
 //
-// UDP ServicePorts are served by src/providers/local/udp-balancer.ts from the same programmed view:
-// a flow table pinning each client address to the pod its first datagram went to, with conntrack's
+// UDP ServicePorts are served by src/providers/local/udp-balancer.ts from the nodes' programmed views
+// taken together (a new flow may enter through any node): a flow table pinning each client address to the pod its first datagram went to, with conntrack's
 // idle timeouts and kube-proxy's cleanup of entries whose endpoint stopped serving.
 
 import net from 'node:net';

@@ -24,8 +24,9 @@
 // again after being deprogrammed.
 //
 // UDP ServicePorts are served by src/providers/local/udp-balancer.ts from the nodes' programmed views
-// taken together (a new flow may enter through any node): a flow table pinning each client address to the pod its first datagram went to, with conntrack's
-// idle timeouts and kube-proxy's cleanup of entries whose endpoint stopped serving.
+// taken together (a new flow may enter through any node): a flow table pinning each client address
+// to the pod its first datagram went to, with conntrack's idle timeouts and kube-proxy's cleanup of
+// entries whose endpoint stopped serving.
 
 import net from 'node:net';
 

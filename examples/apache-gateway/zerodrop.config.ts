@@ -5,7 +5,9 @@ import { defineConfig, defineProfile } from 'zerodrop';
 
 /** Apache's own bound on a graceful stop (GracefulShutdownTimeout, seconds). */
 const GRACEFUL_SHUTDOWN_TIMEOUT = 3;
-const preStopSeconds = (programmingDelayMs: number) => Math.ceil((programmingDelayMs + 500) / 1000);
+/** Past the last node's deprogramming (the delay and the nodes' spread), with a margin for its timer. */
+const preStopSeconds = ({ programmingDelayMs, programmingSpreadMs }: { programmingDelayMs: number; programmingSpreadMs: number }) =>
+  Math.ceil((programmingDelayMs + programmingSpreadMs + 500) / 1000);
 
 const apache = defineProfile({
   name: 'apache',
@@ -16,16 +18,16 @@ const apache = defineProfile({
   command: ['apache2', '-f', '${POD_DIR}/httpd.conf', '-DFOREGROUND'],
   config: { 'httpd.conf': 'httpd.conf' },
   readiness: { tcpSocket: {} },
-  // Past the load balancer's deprogramming (which the scenario sets), with a margin for its timer.
-  preStop: ({ programmingDelayMs }) => ({ exec: { command: ['sh', '-c', `touch "$POD_DIR/draining" && sleep ${preStopSeconds(programmingDelayMs)}`] } }),
+  // Past the load balancer's last node deprogramming the pod (which the scenario sets), with a margin.
+  preStop: (pod) => ({ exec: { command: ['sh', '-c', `touch "$POD_DIR/draining" && sleep ${preStopSeconds(pod)}`] } }),
   stopSignal: 'SIGWINCH',
   env: { GRACEFUL_SHUTDOWN_TIMEOUT: String(GRACEFUL_SHUTDOWN_TIMEOUT) },
   // Apache exits about 9.5 s after GracefulShutdownTimeout when a request outlasts it (httpd.conf).
-  drain: ({ programmingDelayMs }) => ({
-    minDrainSeconds: preStopSeconds(programmingDelayMs),
-    drainTimeoutSeconds: preStopSeconds(programmingDelayMs) + GRACEFUL_SHUTDOWN_TIMEOUT + 11,
+  drain: (pod) => ({
+    minDrainSeconds: preStopSeconds(pod),
+    drainTimeoutSeconds: preStopSeconds(pod) + GRACEFUL_SHUTDOWN_TIMEOUT + 11,
   }),
-  terminationGracePeriodSeconds: ({ programmingDelayMs }) => preStopSeconds(programmingDelayMs) + GRACEFUL_SHUTDOWN_TIMEOUT + 13,
+  terminationGracePeriodSeconds: (pod) => preStopSeconds(pod) + GRACEFUL_SHUTDOWN_TIMEOUT + 13,
   // What the drain depends on, each taken out by an ablation `apache-without-<name>` that the
   // scenarios named must fail: `npx zerodrop campaign --ablations`, or one by name with --profile.
   drainSettings: [

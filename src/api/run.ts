@@ -107,6 +107,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
         overrides: plan.overrides,
         nightly: plan.nightly,
         driver: plan.driver,
+        ...(plan.seed !== undefined ? { seed: plan.seed } : {}),
         ...(record ? { tracker: record } : {}),
         concurrency: plan.workers,
         ...(recordsDir !== undefined ? { recordsDir } : {}),

@@ -40,6 +40,8 @@ export interface RunArgs {
   workers: number;
   /** Which client carries out the loads (--driver; default builtin). */
   driver: LoadDriver;
+  /** Seed of the local Service balancers' programming lags (--seed): replays a run's. Random per pair when absent. */
+  seed?: number;
 }
 
 /** `defined`: the profiles a config made with defineProfile, selectable by name like the built-ins. */
@@ -62,6 +64,7 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
     open: { type: 'boolean', default: false },
     driver: { type: 'string', default: 'builtin' },
     workers: { type: 'string', default: '1' },
+    seed: { type: 'string' },
     ...CLUSTER_SYSTEM_FLAGS,
   });
 
@@ -96,6 +99,11 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
     throw new UsageError(`--workers ${values.workers}: expected a whole number of scenarios to run at once, from 1 to 64`);
   }
 
+  const seed = values.seed === undefined ? undefined : Number(values.seed);
+  if (seed !== undefined && !(/^\d+$/.test(values.seed ?? '') && seed <= 0xffff_ffff)) {
+    throw new UsageError(`--seed ${values.seed}: expected a whole number from 0 to 4294967295 (a result's seed)`);
+  }
+
   const overrides = parseOverrides(values.set ?? [], selected);
   checkCombinations(selected, overrides, values.nightly);
   checkCapacity(selected, chosen, overrides, values.nightly);
@@ -112,6 +120,7 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
     nightly: values.nightly,
     driver,
     reportDir,
+    ...(seed !== undefined ? { seed } : {}),
   };
 }
 

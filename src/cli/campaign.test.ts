@@ -129,6 +129,7 @@ describe('campaign selection', () => {
     const args = parseCampaignArgs(['--ablations', '--scenario', 'gateway-delete-http', '--scenario', 'gateway-scale-down', '--profile', 'haproxy']);
     expect(args.ablations.map((a) => a.name)).toEqual([
       'haproxy-without-prestop',
+      'haproxy-without-prestop-margin',
       'haproxy-without-grace',
       'haproxy-without-stopsignal',
       'haproxy-without-idle-close-on-response',

@@ -40,7 +40,7 @@ export interface CampaignRow {
   first?: Verdict;
   firstWhy?: string;
   /** Every run that judged the pair (pass, fail or inconclusive), with why when it was not a pass: the failures' counts run by run. */
-  runs: { run: number; verdict: Verdict; why?: string }[];
+  runs: { run: number; verdict: Verdict; why?: string; seed?: number }[];
 }
 
 export interface CampaignPair {
@@ -57,7 +57,7 @@ export function tally(
   rows: Map<string, CampaignRow>,
   pair: CampaignPair,
   verdict: Verdict,
-  { run = 0, why = '' }: { run?: number; why?: string } = {},
+  { run = 0, why = '', seed }: { run?: number; why?: string; seed?: number } = {},
 ): { run: number; verdict: Verdict; why: string; unexpected: boolean } | undefined {
   const key = `${pair.scenario}\u0000${pair.profile}`;
   let row = rows.get(key);
@@ -66,7 +66,8 @@ export function tally(
     rows.set(key, row);
   }
   row.counts[verdict]++;
-  if (verdict !== 'skipped') row.runs.push({ run, verdict, ...(why !== '' && verdict !== 'pass' ? { why } : {}) });
+  // The seed replays the run's load balancer programming (zerodrop run --seed).
+  if (verdict !== 'skipped') row.runs.push({ run, verdict, ...(why !== '' && verdict !== 'pass' ? { why } : {}), ...(seed !== undefined ? { seed } : {}) });
   row.disagreement = Object.values(row.counts).filter((n) => n > 0).length > 1;
   const unexpected = pair.expected !== undefined && (verdict === 'pass' || verdict === 'fail') && verdict !== pair.expected;
   if (unexpected) row.unexpected++;
@@ -229,7 +230,7 @@ async function rounds(args: CampaignArgs, plan: ReturnType<typeof planRun>, sign
       results.push(...run.scenarios);
     }
     for (const s of results) {
-      const told = tally(rows, pairOf(s.id, s.profile, scenarios, profiles), s.verdict, { run: i, why: whyOf(s) });
+      const told = tally(rows, pairOf(s.id, s.profile, scenarios, profiles), s.verdict, { run: i, why: whyOf(s), ...(s.seed !== undefined ? { seed: s.seed } : {}) });
       if (told) {
         const against = told.unexpected ? `expected ${rows.get(`${s.id}\u0000${s.profile}`)?.expected}` : `first run ${rows.get(`${s.id}\u0000${s.profile}`)?.first}`;
         console.log(`  run ${i}: ${s.id} [${s.profile}] ${told.verdict}, ${against}: ${told.why}`);

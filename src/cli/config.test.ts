@@ -52,6 +52,8 @@ describe('zerodrop.config.ts', () => {
     [{ workers: 1.5 }, /workers = 1\.5: must be a whole number from 1 to 64/],
     [{ workers: 0 }, /workers = 0: must be a whole number from 1 to 64/],
     [{ workers: '2' }, /workers = "2": must be a whole number from 1 to 64/],
+    [{ seed: -1 }, /seed = -1: must be a whole number from 0 to 4294967295/],
+    [{ seed: 2 ** 32 }, /seed = 4294967296: must be a whole number from 0 to 4294967295/],
     [{ reporters: ['pdf'] }, /reporters\[0\] = "pdf": unknown reporter; allowed: json, html, junit, conformance/],
     [{ reportDir: ' ' }, /reportDir = " ": must not be empty/],
     [{ profile: ['reference'] }, /unknown field "profile"; allowed: provider, profiles, scenarios/],
@@ -78,6 +80,7 @@ describe('zerodrop.config.ts', () => {
     expect(args.nightly).toBe(true);
     expect(args.overrides).toEqual({ graceSeconds: 3, replicas: 3 });
     expect(parseRunArgs(configArgs({ workers: 2 }, [])).workers).toBe(2);
+    expect(parseRunArgs(configArgs({ seed: 7 }, [])).seed).toBe(7);
     expect(parseRunArgs([...configArgs({ workers: 2 }, ['--workers', '1']), '--workers', '1']).workers).toBe(1);
     const profileFlag = ['--profile', 'reference'];
     expect(parseRunArgs([...configArgs(config, profileFlag), ...profileFlag]).profiles.map((p) => p.name)).toEqual(['reference']);

@@ -55,6 +55,8 @@ export interface ZerodropConfig extends ClusterSystemConfig {
   driver?: LoadDriver;
   /** Scenario x profile pairs run at once, each on a provider of its own (default 1; timing-sensitive scenarios want the machine to themselves). */
   workers?: number;
+  /** Local provider: the seed of the Service load balancers' per-node programming lags, as a result prints it (replays them). */
+  seed?: number;
 }
 
 /**
@@ -172,6 +174,12 @@ const schema = z.strictObject({
     .min(1, 'must be a whole number from 1 to 64')
     .max(64, 'must be a whole number from 1 to 64')
     .optional(),
+  seed: z
+    .number({ error: 'must be a whole number from 0 to 4294967295 (a result\'s seed)' })
+    .int('must be a whole number from 0 to 4294967295 (a result\'s seed)')
+    .min(0, 'must be a whole number from 0 to 4294967295 (a result\'s seed)')
+    .max(0xffff_ffff, 'must be a whole number from 0 to 4294967295 (a result\'s seed)')
+    .optional(),
   gatewayClassName: checked(objectNameProblem, 'must be the name of a GatewayClass').optional(),
   dataplaneSelector: checked(labelSelectorProblem, 'must be a label selector like app=edge-proxy').optional(),
   namespaceLabels: namespacePairs('labels').optional(),
@@ -282,6 +290,7 @@ export function configArgs(config: ZerodropConfig, argv: readonly string[]): str
   single('context', config.context);
   single('driver', config.driver);
   single('workers', config.workers?.toString());
+  single('seed', config.seed?.toString());
   for (const [flag, value] of clusterSystemArgs(config)) single(flag, value);
   return out;
 }

@@ -50,6 +50,8 @@ Options:
                 scenarios may turn inconclusive on a busy machine)
   --driver      which client sends the load: builtin (default), hey (paced HTTP loads) or iperf3
                 (UDP loads to iperf3 servers); a cross-check of the built-in generators, judged alike
+  --seed        local provider: the seed of the Service load balancers' per-node programming lags,
+                as a failed or inconclusive result prints it: replays that run's lags (default: random)
   --report-dir  where the reports go (default: reports)
   --reporter    which reports to write, repeatable or comma-separated (default: all):
 ${REPORTER_NAMES.map((n) => `                  ${n.padEnd(12)} ${REPORTER_FILES[n].description}`).join('\n')}

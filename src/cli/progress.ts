@@ -15,6 +15,8 @@ export function printResult(r: ScenarioResult, out: (line: string) => void = con
   const counts = describeCounts(r.counts);
   out(`${ICON[r.verdict]} ${r.id} [${r.profile}] ${seconds} s${counts ? `, ${counts}` : ''}`);
   if (r.reason) out(`    ${r.reason}`);
+  // The balancers' programming lags are drawn from this seed: --seed replays them for a failing run.
+  if (r.seed !== undefined && (r.verdict === 'fail' || r.verdict === 'inconclusive')) out(`    seed ${r.seed} (--seed ${r.seed} replays the load balancers' programming)`);
   for (const a of r.assertions) {
     if (a.verdict !== 'pass') out(`    ${a.verdict}: ${a.name}: ${a.message}`);
   }

@@ -111,7 +111,12 @@ export type Expectation =
    * balances over endpoints stops using it), and is let through. Read from the reference backend's
    * `idle-close` lines.
    */
-  | { assert: 'noIdleUpstreamAtDrain'; pod: PodRef; usedWithinMs: number };
+  | { assert: 'noIdleUpstreamAtDrain'; pod: PodRef; usedWithinMs: number }
+  /**
+   * The pod's stop signal came at least `programmingDelayMs` + `spreadMs` after its delete: after the
+   * last node of its Service's load balancer deprograms it, whatever that node's lag in this run.
+   */
+  | { assert: 'preStopOutlastsDeprogramming'; pod: PodRef; programmingDelayMs: number; spreadMs: number };
 
 export type AssertionName = Expectation['assert'];
 

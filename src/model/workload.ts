@@ -122,6 +122,15 @@ export interface Service {
    */
   programmingDelayMs: number;
   /**
+   * How much later than `programmingDelayMs` each node's proxy may apply a change: per node and per
+   * change, uniformly within this spread (src/providers/local/programming-schedule.ts). kube-proxy
+   * applies changes at its next sync, no sooner than `minSyncPeriod` (1 s by default) after the
+   * last one, each node on its own loop
+   * (https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/). Absent: 0, every
+   * node applies every change exactly `programmingDelayMs` after it.
+   */
+  programmingSpreadMs?: number;
+  /**
    * UDP flow tracking (conntrack) of the Service's load balancer: an entry whose flow saw no reply
    * expires after `unrepliedMs` of silence, one that saw replies after `streamMs`. Defaults are the
    * Linux defaults nf_conntrack_udp_timeout (30 s) and nf_conntrack_udp_timeout_stream (120 s).

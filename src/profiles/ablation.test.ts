@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../scenarios/index.ts';
 import { expectedVerdict } from '../scenarios/expected.ts';
-import { ablatedName, ablatedProfile, DROP_LINES_ENV, dropTemplateLines, type DrainSetting } from './ablation.ts';
+import { ablatedName, ablatedProfile, DROP_LINES_ENV, dropTemplateLines, preStopWithoutMargin, type DrainSetting } from './ablation.ts';
 import { ablatedProfiles, findProfile, profiles } from './index.ts';
 import type { Profile } from './profile.ts';
 
@@ -47,5 +47,22 @@ describe('ablations', () => {
     const grace = findProfile('nginx-without-grace')!.gateway!({ ...request, programmingDelayMs: 200 });
     expect(grace.terminationGracePeriodSeconds).toBe(nginx.drain!.minDrainSeconds + 1);
     expect(grace.terminationGracePeriodSeconds).toBeLessThan(nginx.drain!.drainTimeoutSeconds);
+  });
+
+  it('the zero-margin ablation cuts the preStop to the programming delay, sleep and exec hooks alike, and refuses a hook it cannot cut', () => {
+    const slow = { ...request, programmingDelayMs: 5000, programmingSpreadMs: 1000 };
+    for (const name of ['reference', 'nginx', 'haproxy', 'caddy']) {
+      const correct = findProfile(name)!.gateway!(slow);
+      const zero = findProfile(`${name}-without-prestop-margin`)!.gateway!(slow);
+      // Drain-correct: past the delay and the spread, with a margin; ablated: the delay exactly.
+      expect(correct.drain!.minDrainSeconds * 1000, name).toBeGreaterThan(5000 + 1000);
+      expect(zero.drain!.minDrainSeconds, name).toBe(5);
+      expect(JSON.stringify(zero.preStop), name).toMatch(/"seconds":5\b|sleep 5"/);
+      expect(zero.preStop, name).not.toEqual(correct.preStop);
+    }
+    const caddy = findProfile('caddy-without-prestop-margin')!.gateway!(slow).preStop;
+    expect(caddy).toEqual({ exec: { command: ['sh', '-c', 'touch "$POD_DIR/draining" && sleep 5'] } });
+    expect(() => preStopWithoutMargin({ ...base.gateway!(request), preStop: { exec: { command: ['sh', '-c', 'drain-and-wait'] } } }, slow)).toThrow(/does not end in `sleep N`/);
+    expect(() => preStopWithoutMargin({ ...base.gateway!(request), preStop: undefined }, slow)).toThrow(/no preStop hook/);
   });
 });

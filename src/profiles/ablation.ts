@@ -4,6 +4,7 @@
 // that list, never written by hand, so that a setting added to a profile without a catching
 // scenario shows up as an ablation that passes (suites/gateways/ablations.test.ts, docs/drain-settings.md).
 
+import type { PreStop } from '../model/workload.ts';
 import type { GatewayPlan, GatewayRequest, Profile } from './profile.ts';
 
 export interface DrainSetting {
@@ -35,6 +36,30 @@ export function dropTemplateLines(...markers: string[]): DrainSetting['weaken'] 
     const already = plan.env[DROP_LINES_ENV];
     return { ...plan, env: { ...plan.env, [DROP_LINES_ENV]: [...(already ? [already] : []), ...markers].join('\n') } };
   };
+}
+
+/** A preStop's trailing sleep (a sleep hook, or an exec hook whose command ends in `sleep N`) set to `seconds`. */
+function sleepCutTo(hook: PreStop | undefined, seconds: number): PreStop {
+  if (hook === undefined) throw new Error('the plan has no preStop hook to take the margin from');
+  if ('sleep' in hook) return { sleep: { seconds } };
+  const command = [...hook.exec.command];
+  const last = command.length - 1;
+  const trailing = /\bsleep\s+\d+(\.\d+)?\s*$/;
+  const script = command[last];
+  // An exec hook that does not end in a sleep would run unedited: refuse rather than ablate nothing.
+  if (script === undefined || !trailing.test(script)) throw new Error(`the preStop exec hook does not end in \`sleep N\`: ${JSON.stringify(hook.exec.command)}`);
+  command[last] = script.replace(trailing, `sleep ${seconds}`);
+  return { exec: { command } };
+}
+
+/**
+ * The preStop sized to the Service's programming delay exactly (rounded up to whole seconds, as a
+ * team would write it) and the minimum drain with it: no margin for the nodes that deprogram the pod
+ * later than the delay.
+ */
+export function preStopWithoutMargin(plan: GatewayPlan, request: GatewayRequest): GatewayPlan {
+  const seconds = Math.max(1, Math.ceil((request.programmingDelayMs ?? 0) / 1000));
+  return { ...plan, preStop: sleepCutTo(plan.preStop, seconds), ...(plan.drain ? { drain: { ...plan.drain, minDrainSeconds: seconds } } : {}) };
 }
 
 export function ablatedName(profile: string, setting: string): string {

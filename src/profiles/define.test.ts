@@ -213,7 +213,7 @@ describe('defineProfile: drainSettings', () => {
     );
     expect(() => defineProfile(gateway({ drainSettings: [{ name: 'x', ...setting, remove: 'preStop' }] }))).toThrow(/drainSettings\[0\]\.remove = "preStop": the profile has no preStop to remove/);
     expect(() => defineProfile(drainCorrect({ drainSettings: [{ name: 'x', ...setting, remove: 'preStop', grace: 'preStop+1' }] }))).toThrow(
-      /drainSettings\[0\] = .*: must weaken the setting in exactly one way: dropLines, remove, grace or unsetEnv/,
+      /drainSettings\[0\] = .*: must weaken the setting in exactly one way: dropLines, remove, grace, unsetEnv or margin/,
     );
     expect(() => defineProfile(drainCorrect({ drainSettings: [{ name: 'x', ...setting, unsetEnv: ['NOPE'] }] }))).toThrow(/unsetEnv: NOPE is not in the profile's env \(IDLE\)/);
     expect(() => defineProfile(drainCorrect({ drainSettings: [{ name: 'x', ...setting, remove: 'preStop' }, { name: 'x', ...setting, remove: 'stopSignal' }] }))).toThrow(/drainSettings\[1\]\.name = "x": listed twice/);

@@ -32,6 +32,11 @@ export interface PodContext {
   port: number;
   /** How long the client-facing Service's load balancer keeps sending new connections to a terminating pod. */
   programmingDelayMs: number;
+  /**
+   * How much later than `programmingDelayMs` the last node's proxy may deprogram the pod (kube-proxy's
+   * sync period): a preStop that waits for deprogramming waits at least delay + spread.
+   */
+  programmingSpreadMs: number;
   /** The scenario's terminationGracePeriodSeconds, when it sets one. */
   graceSeconds?: number;
   /** Gateways: the backend Service they forward to (its address is in `BACKEND_SERVICE_HOST`/`_PORT`). */
@@ -451,6 +456,7 @@ function toProfile(def: ProfileDefinition, kind: ProfileKind): Profile {
               protocol: request.protocol,
               port: request.port,
               programmingDelayMs: request.programmingDelayMs ?? 0,
+              programmingSpreadMs: request.programmingSpreadMs ?? 0,
               ...(request.graceSeconds !== undefined ? { graceSeconds: request.graceSeconds } : {}),
               backendService: request.backendService,
               backendPort: request.backendPort,
@@ -461,7 +467,7 @@ function toProfile(def: ProfileDefinition, kind: ProfileKind): Profile {
     ...(roles.includes('backend')
       ? {
           backend: (request): BackendPlan => {
-            const { command, env, readinessProbe, preStop, attribution, image, defined } = plan({ role: 'backend', protocol: request.protocol ?? 'http', port: request.port, programmingDelayMs: 0 });
+            const { command, env, readinessProbe, preStop, attribution, image, defined } = plan({ role: 'backend', protocol: request.protocol ?? 'http', port: request.port, programmingDelayMs: 0, programmingSpreadMs: 0 });
             return { command, env, readinessProbe, ...(preStop ? { preStop } : {}), ...(attribution ? { attribution } : {}), ...(image ? { image } : {}), ...(defined ? { defined } : {}) };
           },
         }

@@ -4,7 +4,7 @@
 // derived the same way for zerodrop's own profiles and a team's (ablation.ts).
 
 import { z } from 'zod';
-import { dropTemplateLines, type DrainSetting } from './ablation.ts';
+import { dropTemplateLines, preStopWithoutMargin, type DrainSetting } from './ablation.ts';
 
 export interface DrainSettingDefinition {
   /** Short, stable: it names the ablated profile (`<profile>-without-<name>`). */
@@ -15,7 +15,7 @@ export interface DrainSettingDefinition {
   change: string;
   /** Scenarios that must fail, every run, without it; `[]` when no scenario catches it yet. */
   caughtBy: string[];
-  // The weakening: exactly one of the four below.
+  // The weakening: exactly one of the five below.
   /** Template lines containing any of these markers are left out (each marker must match a line). */
   dropLines?: string[];
   /** The pod's preStop hook, or its stop signal (back to SIGTERM), taken out. */
@@ -24,9 +24,14 @@ export interface DrainSettingDefinition {
   grace?: 'preStop+1';
   /** These variables of the pod's env unset. */
   unsetEnv?: string[];
+  /**
+   * `none`: the preStop's sleep cut to the Service's programming delay, rounded up to whole seconds
+   * (and the minimum drain with it): a preStop sized to the deprogramming delay, with no margin.
+   */
+  margin?: 'none';
 }
 
-const WEAKENINGS = ['dropLines', 'remove', 'grace', 'unsetEnv'] as const;
+const WEAKENINGS = ['dropLines', 'remove', 'grace', 'unsetEnv', 'margin'] as const;
 
 export const DRAIN_SETTING_SCHEMA = z
   .strictObject({
@@ -38,9 +43,10 @@ export const DRAIN_SETTING_SCHEMA = z
     remove: z.enum(['preStop', 'stopSignal'], { error: 'must be "preStop" or "stopSignal"' }).optional(),
     grace: z.literal('preStop+1', { error: 'must be "preStop+1"' }).optional(),
     unsetEnv: z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), { error: 'must be names of the pod\'s env variables' }).min(1).optional(),
+    margin: z.literal('none', { error: 'must be "none"' }).optional(),
   })
   .refine((s) => WEAKENINGS.filter((w) => s[w] !== undefined).length === 1, {
-    error: 'must weaken the setting in exactly one way: dropLines, remove, grace or unsetEnv',
+    error: 'must weaken the setting in exactly one way: dropLines, remove, grace, unsetEnv or margin',
   });
 
 /** The setting with its weakening as a function of the plan (what ablation.ts applies). */
@@ -50,6 +56,7 @@ export function compileDrainSetting(s: DrainSettingDefinition): DrainSetting {
   if (s.dropLines) return { ...base, weaken: dropTemplateLines(...s.dropLines) };
   if (s.remove === 'preStop') return { ...base, weaken: ({ preStop: _, ...plan }) => plan };
   if (s.remove === 'stopSignal') return { ...base, weaken: ({ stopSignal: _, ...plan }) => plan };
+  if (s.margin === 'none') return { ...base, weaken: preStopWithoutMargin };
   if (s.grace === 'preStop+1') return { ...base, weaken: (plan) => ({ ...plan, terminationGracePeriodSeconds: (plan.drain?.minDrainSeconds ?? 0) + 1 }) };
   const unset = new Set(s.unsetEnv ?? []);
   return { ...base, weaken: (plan) => ({ ...plan, env: Object.fromEntries(Object.entries(plan.env).filter(([k]) => !unset.has(k))) }) };

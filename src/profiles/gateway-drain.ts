@@ -2,13 +2,19 @@
 // manager (seed 004): a preStop that outlasts the load balancer's deprogramming (the minimum
 // drain), then the system's graceful stop bounded by its own timeout (the drain timeout), and a
 // terminationGracePeriodSeconds above both, so that SIGKILL never decides.
+//
+// Deprogramming is not one moment: each node's proxy applies the change at its own sync, up to the
+// Service's spread after its programming delay (kube-proxy's minSyncPeriod, 1 s by default:
+// https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/). The preStop waits
+// for the last of them, delay + spread, plus a margin of its own: a preStop sized to the delay alone
+// lets the stop signal close the listener while some node still sends the pod new connections.
 
 import type { DrainSettingDefinition } from './drain-setting.ts';
 import type { GatewayPlan } from './profile.ts';
 
 /** The system's own bound on its graceful stop, after the stop signal (short; Envoy Gateway's is 600 s). */
 export const STOP_TIMEOUT_SECONDS = 5;
-/** Margin of the preStop over deprogramming, for the balancer's timer and the harness's clock. */
+/** Margin of the preStop over the last node's deprogramming, for the balancer's timer and the harness's clock. */
 const PRESTOP_MARGIN_MS = 300;
 
 export interface DrainShape {
@@ -19,11 +25,12 @@ export interface DrainShape {
 
 /**
  * The preStop sleep (whole seconds, as Kubernetes takes them) for a gateway that must wait for the
- * Service's programming delay, plus `extraMs` the system needs before its stop signal (nginx's
- * keepalive_time), and the drain bounds that follow from it.
+ * Service's programming delay and spread (the last node's deprogramming), plus `extraMs` the system
+ * needs before its stop signal (nginx's keepalive_time), and the drain bounds that follow from it.
  */
-export function drainShape(request: { programmingDelayMs?: number }, extraMs = 0): DrainShape {
-  const preStopSeconds = Math.max(1, Math.ceil(((request.programmingDelayMs ?? 0) + extraMs + PRESTOP_MARGIN_MS) / 1000));
+export function drainShape(request: { programmingDelayMs?: number; programmingSpreadMs?: number }, extraMs = 0): DrainShape {
+  const deprogrammedMs = (request.programmingDelayMs ?? 0) + (request.programmingSpreadMs ?? 0);
+  const preStopSeconds = Math.max(1, Math.ceil((deprogrammedMs + extraMs + PRESTOP_MARGIN_MS) / 1000));
   const drainTimeoutSeconds = preStopSeconds + STOP_TIMEOUT_SECONDS + 1;
   return {
     preStopSeconds,
@@ -39,6 +46,8 @@ export const KEEPALIVE_SCENARIOS = ['gateway-delete-http', 'gateway-rollout-http
 
 /** The scenarios that catch a gateway that stops accepting before its load balancer deprograms it. */
 const NEW_CONNECTIONS = ['gateway-delete-http', 'gateway-delete-http-no-keepalive', 'gateway-rollout-http', 'gateway-scale-down'];
+/** The scenarios that hold a gateway's stop signal to the last node's deprogramming (preStopOutlastsDeprogramming). */
+const DEPROGRAMMING_MARGIN = [...NEW_CONNECTIONS, 'gateway-slow-lb'];
 /** The scenarios with requests in flight at the stop signal that last until near the drain timeout. */
 const LONG_REQUESTS = ['gateway-delete-http', 'gateway-delete-http-no-keepalive', 'gateway-rollout-http', 'gateway-scale-down'];
 
@@ -55,6 +64,13 @@ export function gatewayDrainSettings(o: { stopSignal?: NodeJS.Signals; preStopCa
       change: 'no preStop hook',
       caughtBy: o.preStopCaughtBy ?? NEW_CONNECTIONS,
       remove: 'preStop',
+    },
+    {
+      name: 'prestop-margin',
+      why: 'each node deprograms the pod at its own sync, up to the spread past the programming delay: the preStop outlasts the last node, with a margin',
+      change: 'the preStop cut to the programming delay, rounded up to whole seconds (no margin)',
+      caughtBy: DEPROGRAMMING_MARGIN,
+      margin: 'none',
     },
     {
       name: 'grace',

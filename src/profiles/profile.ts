@@ -62,6 +62,12 @@ export interface GatewayRequest {
    */
   programmingDelayMs?: number;
   /**
+   * How much later than `programmingDelayMs` the balancer's last node may deprogram the pod, varying
+   * per node and per change (kube-proxy's sync period; a cloud load balancer's deregistration): a
+   * drain-correct preStop waits at least delay + spread, with a margin.
+   */
+  programmingSpreadMs?: number;
+  /**
    * The scenario's terminationGracePeriodSeconds for the gateway: a system without a drain of its
    * own (coturn) is made drain-correct by a preStop sleep that uses most of it.
    */

@@ -68,7 +68,7 @@ export async function missingPrerequisites(settings: ProviderSettings, warn: (li
 export interface ProviderSession extends AsyncDisposable {
   readonly name: ProviderName;
   /** `profile`: the system under test's profile name (a mesh profile changes what a cluster provider deploys). */
-  create(ctx: { recorder: Recorder; runId?: string; cwd: string; profile?: string }): Provider;
+  create(ctx: { recorder: Recorder; runId?: string; cwd: string; profile?: string; seed?: number }): Provider;
   /** Why this session cannot run a scenario of this role for this profile (e.g. a --gateway-class it cannot serve yet), or undefined. */
   unsupported?(scenario: { id: string; role: 'backend' | 'gateway' }, profile: { name: string }): string | undefined;
 }
@@ -77,7 +77,8 @@ export interface ProviderSession extends AsyncDisposable {
 export function localSession(tracker?: LeftoverTracker): ProviderSession {
   return {
     name: 'local',
-    create: ({ recorder, runId, cwd }) => new LocalProvider({ recorder, runId: runId ?? newRunId(), cwd, ...(tracker ? { tracker } : {}) }),
+    create: ({ recorder, runId, cwd, seed }) =>
+      new LocalProvider({ recorder, runId: runId ?? newRunId(), cwd, ...(tracker ? { tracker } : {}), ...(seed !== undefined ? { seed } : {}) }),
     [Symbol.asyncDispose]: async () => {},
   };
 }

@@ -75,6 +75,8 @@ export interface DeleteOptions {
 export interface Provider extends AsyncDisposable {
   readonly name: string;
   readonly capabilities: ProviderCapabilities;
+  /** Seed of the provider's modelled Service balancers' programming lags (local only): the same seed replays them. */
+  readonly seed?: number;
 
   /** Creates every workload and service; resolves once each workload has its replicas ready and programmed. */
   deploy(topology: Topology, opts: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;

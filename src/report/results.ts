@@ -41,6 +41,8 @@ export interface ScenarioResult {
   reason?: string;
   assertions: AssertionResult[];
   counts: Counts;
+  /** Seed of the local Service balancers' programming lags: `--seed` with it replays them. */
+  seed?: number;
   /** How requests were attributed to pods, per Service: by a response header the profile names, or by connection. */
   attribution?: string[];
   /**

@@ -7,6 +7,7 @@ import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
 import { missingRequirement } from '../profiles/requirements.ts';
 import { missingDriver, type LoadDriver } from '../load/drivers.ts';
 import { localSession, type ProviderName, type ProviderSession } from '../providers/index.ts';
+import { newSeed } from '../providers/local/programming-schedule.ts';
 import { unsupported } from '../providers/support.ts';
 import { meshUnsupported } from '../profiles/meshes.ts';
 import { Recorder } from '../observe/recorder.ts';
@@ -24,6 +25,8 @@ import { isGatewayClassProfile, withDrain } from '../scenarios/gateway-class-pro
 
 export interface MatrixRequest {
   provider: ProviderName;
+  /** Seed of the local Service balancers' programming lags, for every pair; each pair draws its own when absent. */
+  seed?: number;
   /** The cluster the scenarios run on (see providers/index.ts); the local provider when omitted. */
   session?: ProviderSession;
   scenarios: readonly ScenarioDefinition[];
@@ -124,7 +127,13 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   const recorder = new Recorder();
   request.onStart?.({ scenario: def.id, profile: profile.name, timeline: recorder.timeline });
   const started = performance.now();
-  await using provider = (request.session ?? localSession()).create({ recorder, runId: randomBytes(4).toString('hex'), cwd: packageRoot, profile: profile.name });
+  await using provider = (request.session ?? localSession()).create({
+    recorder,
+    runId: randomBytes(4).toString('hex'),
+    cwd: packageRoot,
+    profile: profile.name,
+    seed: request.seed ?? newSeed(),
+  });
   const cannot = unsupported(scenario, provider) ?? meshUnsupported(profile, provider) ?? request.session?.unsupported?.(def, profile);
   if (cannot) return skipped(cannot);
   const attribution = attributionNotes(scenario);
@@ -152,6 +161,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     ...(outcome.reason ? { reason: outcome.reason } : {}),
     assertions: outcome.assertions,
     counts: countsOf(recorder.timeline, notJudgedLoads(scenario.expectations)),
+    ...(provider.seed !== undefined ? { seed: provider.seed } : {}),
     ...(attribution.length > 0 ? { attribution } : {}),
     ...(keep ? { timeline: recorder.timeline } : {}),
     ...(pointer ? { records: pointer } : {}),

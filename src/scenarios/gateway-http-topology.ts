@@ -19,6 +19,14 @@ export const GATEWAY = 'gateway';
 export const GATEWAY_PORT = 8000;
 /** The backend Service's own programming delay: short, since its pods are never deleted here. */
 export const BACKEND_PROGRAMMING_DELAY_MS = 100;
+/**
+ * How much later than its programming delay each node of the gateway Service may apply a change, per
+ * node and per change: kube-proxy applies changes at its next sync, no sooner than `minSyncPeriod`
+ * (1 s by default, iptables and nftables modes) after its last, each node on its own loop
+ * (https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/). A gateway's
+ * preStop must outlast the last node, not the delay alone.
+ */
+export const GATEWAY_PROGRAMMING_SPREAD_MS = 1000;
 
 export interface GatewayTopologyOptions {
   gateways: number;
@@ -40,6 +48,9 @@ export interface GatewaySetup {
   plan: GatewayPlan;
   /** The drain bounds the assertions hold the gateway to, in ms from its delete. */
   minDrainMs: number;
+  /** The gateway Service's programming delay, and the spread of its nodes past it. */
+  programmingDelayMs: number;
+  programmingSpreadMs: number;
   drainTimeoutMs: number;
   /** How the profile says it ends its drain (drainTiming's idle bound applies to `when-idle` only). */
   exits: DrainEnd;
@@ -63,6 +74,7 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Pa
     backendService: 'backend',
     backendPort,
     programmingDelayMs: o.programmingDelayMs,
+    programmingSpreadMs: GATEWAY_PROGRAMMING_SPREAD_MS,
     peak,
   });
   const graceSeconds = plan.terminationGracePeriodSeconds ?? o.graceSeconds;
@@ -85,13 +97,16 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Pa
           selector: GATEWAY,
           ports: [{ name: 'http', port: GATEWAY_PORT, targetPort: GATEWAY_PORT, protocol: 'TCP' }],
           programmingDelayMs: o.programmingDelayMs,
+          programmingSpreadMs: GATEWAY_PROGRAMMING_SPREAD_MS,
         },
       ],
     },
     plan,
     // A profile without drain parameters (the naive ones) is held to what any gateway owes its
-    // clients: stay until the load balancer has deprogrammed it, and leave before SIGKILL.
-    minDrainMs: (plan.drain?.minDrainSeconds ?? 0) * 1000 || o.programmingDelayMs,
+    // clients: stay until the last node has deprogrammed it, and leave before SIGKILL.
+    minDrainMs: (plan.drain?.minDrainSeconds ?? 0) * 1000 || o.programmingDelayMs + GATEWAY_PROGRAMMING_SPREAD_MS,
+    programmingDelayMs: o.programmingDelayMs,
+    programmingSpreadMs: GATEWAY_PROGRAMMING_SPREAD_MS,
     drainTimeoutMs: (plan.drain?.drainTimeoutSeconds ?? graceSeconds) * 1000,
     exits: plan.drain?.exits ?? 'when-idle',
     graceSeconds,
@@ -156,6 +171,7 @@ export function gatewayHttp2Load(o: { sessions: number; streamsPerSession: numbe
 export function drainExpectations(pod: PodRef, setup: GatewaySetup, idleExitMs: number): Expectation[] {
   return [
     { assert: 'drainTiming', pod, minDrainMs: setup.minDrainMs, drainTimeoutMs: setup.drainTimeoutMs, idleExitMs, exits: setup.exits },
+    { assert: 'preStopOutlastsDeprogramming', pod, programmingDelayMs: setup.programmingDelayMs, spreadMs: setup.programmingSpreadMs },
     { assert: 'notKilled', pod },
   ];
 }

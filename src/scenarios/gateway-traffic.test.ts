@@ -17,14 +17,22 @@ describe('gateway traffic', () => {
     const keepalive = s.loads.find((l) => l.id === 'keepalive')!.spec;
     expect(keepalive).toMatchObject({ kind: 'http', keepAlive: true, mode: 'closed', connections: 60, thinkMs: 200, heldRatePerWorker: 1000 / 300 });
     expect(s.loads.find((l) => l.id === 'fresh')!.spec).toMatchObject({ keepAlive: false, connections: 4 });
-    // nginx declares a minimum drain of 2 s and a drain timeout of 8 s from the delete: long requests end halfway, at 5 s, overlong ones past its grace period (10 s).
+    // nginx declares a minimum drain of 3 s (programming delay, the nodes' spread, keepalive_time and a margin) and a drain timeout of 9 s from the delete: long requests end halfway, at 6 s, overlong ones past its grace period (11 s).
     const long = s.loads.find((l) => l.id === 'long-1')!;
-    expect(long).toMatchObject({ startMs: 500, spec: { kind: 'single', path: '/delay?ms=5500' } });
-    expect(s.loads.find((l) => l.id === 'overlong-1')!.spec).toMatchObject({ path: '/delay?ms=11500' });
+    expect(long).toMatchObject({ startMs: 500, spec: { kind: 'single', path: '/delay?ms=6500' } });
+    expect(s.loads.find((l) => l.id === 'overlong-1')!.spec).toMatchObject({ path: '/delay?ms=12500' });
     expect(s.expectations.slice(0, 2)).toEqual([
       { assert: 'noFailedRequests', exceptLoads: ['overlong-1', 'overlong-2'] },
       { assert: 'keepAliveClosedPolitely', idleTimeoutMs: 1000 },
     ]);
+  });
+
+  it('every gateway drain scenario holds the stop signal to the last node of the gateway Service, delay plus spread', () => {
+    for (const [id, delay] of [['gateway-delete-http', 200], ['gateway-slow-lb', 5000], ['gateway-rollout-http', 200], ['gateway-scale-down', 200]] as const) {
+      const s = build(id);
+      expect(s.expectations.find((e) => e.assert === 'preStopOutlastsDeprogramming'), id).toMatchObject({ programmingDelayMs: delay, spreadMs: 1000 });
+      expect(s.topology.services.find((svc) => svc.name === 'gateway'), id).toMatchObject({ programmingDelayMs: delay, programmingSpreadMs: 1000 });
+    }
   });
 
   it('a keep-alive timeout is longer than any idle gap the load makes itself', () => {

@@ -12,17 +12,9 @@ import { leftoverProcesses, listeningAddressesOf, listeningSockets } from './lef
 /** How long after the signal a process's pods and servers may take to be gone. */
 const GONE_WITHIN_MS = 3_000;
 
-/** mulberry32: a small seeded generator, so that a failing draw of a random moment can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+// mulberry32, the same generator the local balancers draw their programming lags from: a failing
+// draw of a random moment can be replayed.
+export { seededRandom } from '../../src/providers/local/programming-schedule.ts';
 
 /** Disposing it (`await using`) SIGKILLs the process if it still runs, cleans what it left, and stops the sampling, so a failed test leaves nothing. */
 export interface MarkedProcess extends AsyncDisposable {

@@ -69,7 +69,8 @@ describe('service load balancer', () => {
     expect(deprogrammed.t - deleted).toBeGreaterThanOrEqual(PROGRAMMING_DELAY_MS - 5);
     expect(deprogrammed.t - deleted).toBeLessThan(PROGRAMMING_DELAY_MS + 200);
     expect(deprogrammed.service).toBe('web');
-    expect(deprogrammed.detail).toEqual({ reason: 'not-ready' });
+    // No spread: every node applies the change at the delay, and the event says so.
+    expect(deprogrammed.detail).toMatchObject({ reason: 'not-ready', nodeLagsMs: { 'local-node-1': PROGRAMMING_DELAY_MS, 'local-node-2': PROGRAMMING_DELAY_MS } });
 
     const after: string[] = [];
     for (let i = 0; i < 8; i++) after.push(await whoServes(address));
@@ -92,6 +93,58 @@ describe('service load balancer', () => {
     expect(record?.bytesOut).toBe(`${a}\n`.length + 'still-there'.length);
   });
 
+  it('deprograms a pod node by node at seeded lags within the spread, routing by each node meanwhile, and the seed replays the lags', async () => {
+    const SPREAD_MS = 2000;
+    const once = async () => {
+      const made = newProvider(undefined, 4);
+      current = made.provider;
+      const { provider, recorder } = made;
+      await provider.deploy(
+        {
+          workloads: [tcpWorkload('web', { replicas: 2, preStop: { sleep: { seconds: 4 } }, terminationGracePeriodSeconds: 5 })],
+          services: [{ ...tcpService('web', 'web', 100), programmingSpreadMs: SPREAD_MS }],
+        },
+        { timeoutMs: 10_000 },
+      );
+      const address = provider.serviceAddress('web');
+      const [a] = provider.pods('web').map((p) => p.name);
+      // The deploy waited for every node to program the pods: no connection finds a node without them.
+      const warm: string[] = [];
+      for (let i = 0; i < 6; i++) warm.push(await whoServes(address));
+      expect(warm.filter((p) => p.startsWith('error:'))).toEqual([]);
+      await provider.deletePod(a!);
+      const deleted = firstEvent(recorder.timeline, 'delete-issued', a)!.t;
+      // New connections one after another until the last node has deprogrammed the pod (bounded).
+      while (!firstEvent(recorder.timeline, 'lb-deprogrammed', a) && recorder.now() - deleted < 100 + SPREAD_MS + 1000) await whoServes(address);
+      const deprogrammed = firstEvent(recorder.timeline, 'lb-deprogrammed', a)!;
+      const lags = deprogrammed.detail?.['nodeLagsMs'] as Record<string, number>;
+      const [first, last] = Object.values(lags).sort((x, y) => x - y) as [number, number];
+      // The event comes when the last node applied the change, not at the delay.
+      expect(first).toBeGreaterThanOrEqual(100);
+      expect(last).toBeLessThan(100 + SPREAD_MS);
+      expect(deprogrammed.t - deleted).toBeGreaterThanOrEqual(last - 5);
+      expect(deprogrammed.t - deleted).toBeLessThan(100 + SPREAD_MS + 200);
+      expect(deprogrammed.detail?.['seed']).toEqual(expect.any(Number));
+      // Between the first node's and the last node's apply, connections through the node that still
+      // has the pod may reach it, those through the other never: some reach it, not all.
+      const between = recorder.timeline.connections.filter((c) => c.open > deleted + first + 20 && c.open < deleted + last - 20);
+      const routed = { total: between.length, toDeleted: between.filter((c) => c.pod === a).length };
+      await provider.teardown();
+      current = undefined;
+      return { lags, routed };
+    };
+    const one = await once();
+    const two = await once();
+    expect(two.lags).toEqual(one.lags);
+    // Seed 4 puts the nodes' lags far apart (the same on every machine): the window holds connections.
+    expect(Math.abs(Object.values(one.lags)[0]! - Object.values(one.lags)[1]!)).toBeGreaterThan(400);
+    for (const { routed } of [one, two]) {
+      expect(routed.total).toBeGreaterThanOrEqual(6);
+      expect(routed.toDeleted).toBeGreaterThan(0);
+      expect(routed.toDeleted).toBeLessThan(routed.total);
+    }
+  });
+
   it('falls back to serving terminating endpoints when none is ready, then resets clients when none is left', async () => {
     const { provider, recorder } = setup();
     await provider.deploy(
@@ -110,7 +163,7 @@ describe('service load balancer', () => {
     expect(firstEvent(recorder.timeline, 'lb-deprogrammed', name)).toBeUndefined();
     await provider.waitForPodGone(name, { timeoutMs: 5_000 });
     // It stops being eligible when its container exits (serving:false), before it is removed.
-    expect(firstEvent(recorder.timeline, 'lb-deprogrammed', name)?.detail).toEqual({ reason: 'not-serving' });
+    expect(firstEvent(recorder.timeline, 'lb-deprogrammed', name)?.detail).toMatchObject({ reason: 'not-serving' });
     expect(firstEvent(recorder.timeline, 'lb-deprogrammed', name)!.t).toBeGreaterThanOrEqual(firstEvent(recorder.timeline, 'exit', name)!.t);
     const result = await dial(address);
     expect(result).toEqual({ error: 'ECONNRESET' });

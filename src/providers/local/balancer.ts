@@ -1,10 +1,13 @@
 // A Service's load balancer with kube-proxy semantics, as a userspace L4 proxy on the Service's own
 // loopback address.
 //
-// - It routes from its own programmed view of the Service's endpoints, which lags the EndpointSlice
-//   by `programmingDelayMs`: kube-proxy applies endpoint changes at its next sync, and a cloud load
-//   balancer deregisters a target seconds later (an AWS NLB's deregistration delay)
-//   (https://kubernetes.io/docs/reference/networking/virtual-ips/).
+// - It routes from programmed views of the Service's endpoints, one per node, each lagging the
+//   EndpointSlice by `programmingDelayMs` plus a lag of its own for each change, within
+//   `programmingSpreadMs` (programming-schedule.ts): kube-proxy applies endpoint changes at its next
+//   sync, each node on its own loop, and a cloud load balancer deregisters a target seconds later
+//   (https://kubernetes.io/docs/reference/networking/virtual-ips/). While the nodes disagree, each
+//   new connection enters through the next node in turn and goes where that node's view says, so a
+//   pod still gets some new connections until the last node has deprogrammed it.
 // - New connections go to ready endpoints, round robin. When no endpoint is ready, they go to
 //   endpoints that are serving and terminating (KEP-1669, "Proxy Terminating Endpoints", GA in 1.28:
 //   https://github.com/kubernetes/enhancements/tree/master/keps/sig-network/1669-proxy-terminating-endpoints).
@@ -14,13 +17,16 @@
 //   afterwards: deprogramming only affects new connections. Both directions are piped with half-close
 //   (a FIN is forwarded as a FIN) and a reset from the pod is forwarded as a reset.
 //
-// `lb-programmed` is recorded when a pod becomes eligible for new connections in this view (as a
-// ready endpoint, or through the terminating fallback), `lb-deprogrammed` when it stops being
-// eligible. Under the fallback a pod can therefore be programmed again after being deprogrammed.
+// `lb-programmed` is recorded when a pod becomes eligible for new connections in the first node's
+// view (as a ready endpoint, or through the terminating fallback), `lb-deprogrammed` when it stops
+// being eligible in the last one; both carry each node's lag for that change and the seed of the
+// draws (`detail.nodeLagsMs`, `detail.seed`). Under the fallback a pod can therefore be programmed
+// again after being deprogrammed.
 //
-// UDP ServicePorts are served by src/providers/local/udp-balancer.ts from the same programmed view:
-// a flow table pinning each client address to the pod its first datagram went to, with conntrack's
-// idle timeouts and kube-proxy's cleanup of entries whose endpoint stopped serving.
+// UDP ServicePorts are served by src/providers/local/udp-balancer.ts from the nodes' programmed views
+// taken together (a new flow may enter through any node): a flow table pinning each client address
+// to the pod its first datagram went to, with conntrack's idle timeouts and kube-proxy's cleanup of
+// entries whose endpoint stopped serving.
 
 import net from 'node:net';
 
@@ -30,6 +36,8 @@ import type { Recorder } from '../../observe/recorder.ts';
 import { eligibleEndpoints, type Eligibility as RoutedVia } from '../endpoint-eligibility.ts';
 import type { ServiceAddress } from '../provider.ts';
 import type { Endpoint, EndpointStore, EndpointWatchEvent } from './endpoints.ts';
+import { LOCAL_NODES } from './nodes.ts';
+import { ProgrammingSchedule, serviceSeed } from './programming-schedule.ts';
 import { RoundRobin } from './round-robin.ts';
 import { DEFAULT_UDP_TIMEOUTS, UdpPortBalancer } from './udp-balancer.ts';
 
@@ -45,6 +53,10 @@ export interface BalancerOptions {
   store: EndpointStore;
   recorder: Recorder;
   fault?: BalancerFault;
+  /** The run's seed for the nodes' programming lags (programming-schedule.ts). */
+  seed: number;
+  /** Called after any node applied a change: a node catching up records no event, yet a deploy waits for it. */
+  onApplied?: () => void;
 }
 
 type Eligibility = RoutedVia | 'fault-stale';
@@ -52,6 +64,23 @@ type Eligibility = RoutedVia | 'fault-stale';
 interface Target {
   endpoint: Endpoint;
   via: Eligibility;
+}
+
+/** One node's proxy: its programmed view, the changes it has yet to apply, its own turn. */
+interface NodeProxy {
+  name: string;
+  view: Map<string, Endpoint>;
+  eligible: Map<string, Target>;
+  pending: { event: EndpointWatchEvent; change: Change }[];
+  /** The change that last moved each pod in this node's view: what its events report. */
+  changeOf: Map<string, Change>;
+  roundRobin: RoundRobin;
+}
+
+/** An endpoint change as the nodes apply it: when it was made, and each node's drawn lag (delay included). */
+interface Change {
+  at: number;
+  nodeLagsMs: Record<string, number>;
 }
 
 interface Listener {
@@ -87,9 +116,14 @@ export class ServiceBalancer {
   private readonly store: EndpointStore;
   private readonly recorder: Recorder;
   private readonly fault?: BalancerFault;
-  /** The balancer's own view of the endpoints, `programmingDelayMs` behind the EndpointSlice. */
-  private readonly view = new Map<string, Endpoint>();
-  /** Pods that new connections may go to now, in the order they were first listed. */
+  private readonly onApplied?: () => void;
+  /** The nodes' views of the endpoints, each behind the EndpointSlice by its own lag. */
+  private readonly nodes: NodeProxy[];
+  private readonly schedule: ProgrammingSchedule;
+  private readonly seed: number;
+  /** Which node the next new connection enters through, while the nodes disagree. */
+  private nodeTurn = 0;
+  /** Pods that some node may send new connections to now, in the order they were first listed. */
   private eligible = new Map<string, Target>();
   /** What new connections are actually sent to: `eligible`, unless a fault makes it differ. */
   private routing = new Map<string, Target>();
@@ -112,6 +146,15 @@ export class ServiceBalancer {
     this.store = opts.store;
     this.recorder = opts.recorder;
     this.fault = opts.fault;
+    if (opts.onApplied) this.onApplied = opts.onApplied;
+    this.seed = serviceSeed(opts.seed, opts.service.name);
+    this.nodes = LOCAL_NODES.map((name) => ({ name, view: new Map(), eligible: new Map(), pending: [], changeOf: new Map(), roundRobin: new RoundRobin() }));
+    this.schedule = new ProgrammingSchedule({
+      delayMs: opts.service.programmingDelayMs,
+      spreadMs: opts.service.programmingSpreadMs ?? 0,
+      nodes: LOCAL_NODES,
+      seed: this.seed,
+    });
     for (const endpoint of this.store.list()) this.onChange({ type: 'ADDED', endpoint, resourceVersion: 0 });
     this.unwatch = this.store.watch((event) => this.onChange(event));
   }
@@ -135,9 +178,9 @@ export class ServiceBalancer {
     return { host: this.host, port: listener.boundPort };
   }
 
-  /** Pods that new connections may go to now. */
+  /** Pods that new connections may go to now, through every node (a deploy is done once all have them). */
   programmedPods(): string[] {
-    return [...this.eligible.keys()];
+    return [...this.eligible.keys()].filter((pod) => this.nodes.every((n) => n.eligible.has(pod)));
   }
 
   /** Teardown: stops programming, closes listeners and every proxied connection. Synchronous. */
@@ -154,41 +197,69 @@ export class ServiceBalancer {
   }
 
   private onChange(event: EndpointWatchEvent): void {
-    const delay = this.service.programmingDelayMs;
-    if (delay <= 0) {
-      this.apply(event);
-      return;
-    }
-    // Same delay for every change, so timers fire in the order the changes happened.
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.apply(event);
-    }, delay);
-    this.timers.add(timer);
+    const now = this.recorder.now();
+    const { type, endpoint } = event;
+    const c = endpoint.conditions;
+    const lags = this.schedule.next(now, `${type} ${endpoint.pod} ${c.ready}/${c.serving}/${c.terminating}`);
+    const change: Change = { at: now, nodeLagsMs: Object.fromEntries(this.nodes.map((n, i) => [n.name, lags[i]?.drawnMs ?? 0])) };
+    this.nodes.forEach((node, i) => {
+      const entry = { event, change };
+      node.pending.push(entry);
+      const lag = lags[i]?.inMs ?? 0;
+      if (lag <= 0) {
+        this.applyUpTo(node, entry);
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        this.applyUpTo(node, entry);
+      }, lag);
+      this.timers.add(timer);
+    });
   }
 
-  private apply(event: EndpointWatchEvent): void {
+  /** Applies the node's pending changes in order, up to and including `last` (a sync applies them all). */
+  private applyUpTo(node: NodeProxy, last: NodeProxy['pending'][number]): void {
     if (this.closed) return;
-    if (event.type === 'DELETED') this.view.delete(event.endpoint.pod);
-    else this.view.set(event.endpoint.pod, event.endpoint);
-    this.reprogram();
+    const upTo = node.pending.indexOf(last);
+    if (upTo < 0) return;
+    for (const { event, change } of node.pending.splice(0, upTo + 1)) {
+      if (event.type === 'DELETED') node.view.delete(event.endpoint.pod);
+      else node.view.set(event.endpoint.pod, event.endpoint);
+      node.changeOf.set(event.endpoint.pod, change);
+    }
+    node.eligible = new Map();
+    for (const [endpoint, via] of eligibleEndpoints([...node.view.values()], (e) => e.conditions)) node.eligible.set(endpoint.pod, { endpoint, via });
+    this.reprogram(node);
+    this.onApplied?.();
   }
 
-  private reprogram(): void {
-    const endpoints = [...this.view.values()];
+  /** The nodes disagree: some pod is eligible on one node and not on another. */
+  private nodesDisagree(): boolean {
+    const [first, ...rest] = this.nodes;
+    if (!first) return false;
+    return rest.some((n) => n.eligible.size !== first.eligible.size || [...n.eligible.keys()].some((pod) => !first.eligible.has(pod)));
+  }
+
+  private reprogram(applied: NodeProxy): void {
     const next = new Map<string, Target>();
-    for (const [endpoint, via] of eligibleEndpoints(endpoints, (e) => e.conditions)) next.set(endpoint.pod, { endpoint, via });
+    for (const node of this.nodes) for (const [pod, target] of node.eligible) if (!next.has(pod)) next.set(pod, target);
     const workload = this.service.selector;
+    // The change that moved the pod (a node may apply several at one sync), with every node's lag for it.
+    const timing = (pod: string) => {
+      const change = applied.changeOf.get(pod);
+      return { node: applied.name, ...(change ? { lagMs: this.recorder.now() - change.at, nodeLagsMs: change.nodeLagsMs } : {}), seed: this.seed };
+    };
     for (const [pod, target] of next) {
       if (!this.eligible.has(pod)) {
-        this.recorder.event('lb-programmed', { pod, workload, service: this.service.name, detail: { via: target.via } });
+        this.recorder.event('lb-programmed', { pod, workload, service: this.service.name, detail: { via: target.via, ...timing(pod) } });
       }
     }
     for (const pod of this.eligible.keys()) {
       if (!next.has(pod)) {
-        const endpoint = this.view.get(pod);
+        const endpoint = applied.view.get(pod);
         const reason = !endpoint ? 'removed' : endpoint.conditions.serving ? 'not-ready' : 'not-serving';
-        this.recorder.event('lb-deprogrammed', { pod, workload, service: this.service.name, detail: { reason } });
+        this.recorder.event('lb-deprogrammed', { pod, workload, service: this.service.name, detail: { reason, ...timing(pod) } });
       }
     }
     this.eligible = next;
@@ -201,8 +272,10 @@ export class ServiceBalancer {
     }
     const udp = [...this.udpPorts, ...this.udpBinding];
     if (udp.length > 0) {
-      // UDP workers flush, then route by the new routing, in one step (udp-balancer.ts).
-      const serving = new Set(endpoints.filter((e) => e.conditions.serving).map((e) => e.pod));
+      // UDP workers flush, then route by the new routing, in one step (udp-balancer.ts). A new flow
+      // may enter through any node, so they route by every node's pods until the last has dropped
+      // one; a flow's entry is cleaned up once no node sees its endpoint serving.
+      const serving = new Set(this.nodes.flatMap((n) => [...n.view.values()].filter((e) => e.conditions.serving).map((e) => e.pod)));
       const routing = this.routingEndpoints();
       for (const port of udp) port.program(routing, serving);
     }
@@ -213,6 +286,12 @@ export class ServiceBalancer {
   }
 
   private pick(): Endpoint | undefined {
+    // While the nodes disagree, the connection enters through the next node in turn and that node's
+    // proxy picks, on its own turn. Otherwise one turn for the Service, shared with the UDP workers.
+    if (this.fault === undefined && this.nodesDisagree()) {
+      const node = this.nodes[this.nodeTurn++ % this.nodes.length];
+      if (node) return node.roundRobin.pick([...node.eligible.values()].map((t) => t.endpoint));
+    }
     return this.roundRobin.pick(this.routingEndpoints());
   }
 

@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { AddressPool } from './addresses.ts';
 import { LocalApiServer } from './api-server.ts';
 import { ServiceBalancer, type BalancerFault } from './balancer.ts';
+import { newSeed } from './programming-schedule.ts';
 import { DeploymentController } from './deployment.ts';
 import { EndpointStore } from './endpoints.ts';
 import { LocalPod } from './pod.ts';
@@ -43,6 +44,8 @@ export interface LocalProviderOptions {
   balancerFault?: BalancerFault;
   /** The run's state record: every process group and temporary directory is noted there as it is created. */
   tracker?: LeftoverTracker;
+  /** Seed of the nodes' programming lags (programming-schedule.ts): the same seed replays them. Random when absent. */
+  seed?: number;
 }
 
 interface ServiceState {
@@ -90,6 +93,11 @@ export class LocalProvider implements Provider {
   private readonly cwd: string;
   private readonly fault?: BalancerFault;
   private readonly tracker?: LeftoverTracker;
+  /** Seed of the Service balancers' programming lags, on the Timeline as a note at the first deploy. */
+  readonly seed: number;
+  private seedNoted = false;
+  /** Waits to re-check when a balancer's node applies a change (waitUntil). */
+  private readonly applied = new Set<() => void>();
   private addresses?: AddressPool;
   /** The read-only Kubernetes API the pods discover endpoints from (api-server.ts). */
   private api?: LocalApiServer;
@@ -118,6 +126,7 @@ export class LocalProvider implements Provider {
     this.cwd = opts.cwd;
     this.fault = opts.balancerFault;
     this.tracker = opts.tracker;
+    this.seed = opts.seed ?? newSeed();
   }
 
   async deploy(topology: Topology, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
@@ -135,11 +144,21 @@ export class LocalProvider implements Provider {
     }
     const addresses = this.addresses;
 
+    if (!this.seedNoted && topology.services.length > 0) {
+      this.seedNoted = true;
+      this.recorder.event('note', {
+        message: `Service load balancers: each node applies each endpoint change after its programming delay plus a lag within its spread, drawn from seed ${this.seed} (--seed ${this.seed} replays them)`,
+        detail: { seed: this.seed, spreadMs: Object.fromEntries(topology.services.map((s) => [s.name, s.programmingSpreadMs ?? 0])) },
+      });
+    }
     // Services first, so that they take the first addresses of the block (.1, .2, ...).
     for (const service of topology.services) {
       const ip = addresses.allocate();
       const store = new EndpointStore(service, this.recorder);
-      const balancer = new ServiceBalancer({ service, host: ip, store, recorder: this.recorder, fault: this.fault });
+      const onApplied = () => {
+        for (const listener of this.applied) listener();
+      };
+      const balancer = new ServiceBalancer({ service, host: ip, store, recorder: this.recorder, fault: this.fault, seed: this.seed, onApplied });
       this.services.set(service.name, { service, ip, store, balancer });
       await balancer.listen();
       this.assertRunning();
@@ -441,11 +460,18 @@ export class LocalProvider implements Provider {
         if (!settled && done()) finish();
       };
       // Check once the event's synchronous consequences (endpoint sync, reprogramming) have run.
-      const unsubscribe = this.recorder.onEvent(() => {
+      const poke = () => {
         if (scheduled) return;
         scheduled = true;
         queueMicrotask(check);
-      });
+      };
+      const unsubscribeEvents = this.recorder.onEvent(poke);
+      // A balancer's node catching up on a change records no event of its own.
+      this.applied.add(poke);
+      const unsubscribe = () => {
+        unsubscribeEvents();
+        this.applied.delete(poke);
+      };
       const onAbort = () => finish(signal.reason instanceof Error ? signal.reason : new Error(`aborted waiting for ${opts.what()}`));
       const timer = setTimeout(
         () => finish(new Error(`timed out after ${opts.timeoutMs} ms waiting for ${opts.what()}`)),

@@ -98,9 +98,9 @@ export function endpointSource(name: string, workload: string, ip: string, overr
   return { name, workload: { name: workload }, ip, started: true, ready: true, terminating: false, forceDeleted: false, exited: false, removed: false, ...overrides };
 }
 
-export function newProvider(balancerFault?: BalancerFault): { provider: LocalProvider; recorder: Recorder } {
+export function newProvider(balancerFault?: BalancerFault, seed?: number): { provider: LocalProvider; recorder: Recorder } {
   const recorder = new Recorder();
-  const provider = new LocalProvider({ recorder, runId: 'test', cwd: process.cwd(), ...(balancerFault ? { balancerFault } : {}) });
+  const provider = new LocalProvider({ recorder, runId: 'test', cwd: process.cwd(), ...(balancerFault ? { balancerFault } : {}), ...(seed !== undefined ? { seed } : {}) });
   return { provider, recorder };
 }
 

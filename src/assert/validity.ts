@@ -1,4 +1,4 @@
-// Validity checks the runner adds to every scenario (DESIGN.md "Traffic and accounting"): when the
+// Validity checks the runner adds to every scenario (docs/architecture.md): when the
 // generator could not hold its target rate, or the harness's own event loop lagged, what was measured
 // is not the system under test, so the verdict is inconclusive, never pass.
 

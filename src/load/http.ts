@@ -2,7 +2,7 @@
 // with the pod that served it and the client socket it used, so that the harness can join each
 // request to the load balancer's connection record (by local port) and to the pods' shutdown steps.
 //
-// No retries anywhere, by rule (DESIGN.md "Traffic and accounting"): each worker owns one socket at
+// No retries anywhere, by rule (docs/architecture.md): each worker owns one socket at
 // a time and writes one request at a time on it, and a request that fails is recorded as failed and
 // never written again. Nothing between the generator and the socket could retry or redirect: the
 // client is ours (http1-response.ts parses the responses), so every outcome is what the socket saw.

@@ -1,4 +1,4 @@
-// Maps what went wrong with a request to an outcome class (DESIGN.md "Traffic and accounting").
+// Maps what went wrong with a request to an outcome class (docs/architecture.md).
 // Errors come from node:net and node:http2, or from the generator itself (its own per-request
 // timer, an end of the connection before a complete response, an abort). The class is what assertions and reports key on; the message is
 // kept for humans.

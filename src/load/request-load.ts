@@ -1,8 +1,8 @@
 // What the request generators (http.ts on node:net, http2.ts on node:http2) share: the life of a load
 // (start, abort, stop, the bounds that make it stop by itself, waiting for what is in flight, the
 // summary), pacing and its interruptible sleeps, and the request record. Sending, connections and
-// outcome mapping stay with each generator; nothing here retries anything (DESIGN.md "Traffic and
-// accounting").
+// outcome mapping stay with each generator; nothing here retries anything, by rule
+// (docs/architecture.md).
 
 import type { Outcome, RequestRecord } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';

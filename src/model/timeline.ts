@@ -43,7 +43,7 @@ export interface TimelineEvent {
   detail?: Record<string, unknown>;
 }
 
-/** Outcome class of one request, stream or packet (DESIGN.md "Traffic and accounting"). */
+/** Outcome class of one request, stream or packet (docs/architecture.md). */
 export type Outcome =
   | 'ok'
   | 'status' // an HTTP response with a status >= 500 or an unexpected status

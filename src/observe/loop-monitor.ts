@@ -1,6 +1,6 @@
 // Watches the harness's own event loop. A load generator on a lagging loop starts requests late
-// and stamps times late, so a run whose loop lagged is inconclusive, never pass (DESIGN.md
-// "Traffic and accounting"). One HarnessSample per interval: the worst loop delay seen in it.
+// and stamps times late, so a run whose loop lagged is inconclusive, never pass
+// (docs/architecture.md). One HarnessSample per interval: the worst loop delay seen in it.
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Recorder } from './recorder.ts';

@@ -1,5 +1,5 @@
 // Ablations: every setting a drain-correct profile carries for its drain must be proven necessary
-// (DESIGN.md "Traffic and accounting"). A profile lists its drain settings, each with how to take
+// (docs/architecture.md). A profile lists its drain settings, each with how to take
 // it out or weaken it and the scenarios that must then fail; the ablated profiles are derived from
 // that list, never written by hand, so that a setting added to a profile without a catching
 // scenario shows up as an ablation that passes (suites/gateways/ablations.test.ts, docs/drain-settings.md).

@@ -1,4 +1,4 @@
-// results.json: the machine-readable record of a run (DESIGN.md "Contracts that others build on").
+// results.json: the machine-readable record of a run (docs/reports.md).
 // The HTML, JUnit and conformance reports are rendered from this, and CI matrices diff it, so the
 // field names are a contract: add fields, never rename them.
 

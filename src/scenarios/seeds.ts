@@ -1,4 +1,4 @@
-// The public discussions the catalog comes from (../shared/seeds/README.md), by seed number.
+// The public discussions the catalog comes from (the URLs below), by seed number.
 
 import type { Seed } from './definition.ts';
 

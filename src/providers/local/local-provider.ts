@@ -1,6 +1,6 @@
 // The local provider: pods as real process groups on loopback addresses, with a small in-process
 // control plane (Deployment/ReplicaSet controllers, kubelet termination, readiness probes,
-// EndpointSlices, and a kube-proxy-like Service load balancer). See DESIGN.md, "Providers".
+// EndpointSlices, and a kube-proxy-like Service load balancer). See docs/local-provider.md.
 //
 // Wiring: a pod reports every state change to the EndpointSlice stores of the Services that select
 // its workload (which record endpoint-changed and notify the balancers' watches), then to its

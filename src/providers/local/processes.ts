@@ -114,11 +114,25 @@ export function signalGroup(pid: number, signal: NodeJS.Signals | 0 = 'SIGKILL')
 const killOnExit = new Map<number, string | undefined>();
 let exitHookInstalled = false;
 function killGroupsLeftRunning(): void {
-  for (const [pid, dir] of killOnExit) {
-    signalGroup(pid, 'SIGKILL');
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  for (const pid of killOnExit.keys()) signalGroup(pid, 'SIGKILL');
+  // SIGKILL lands asynchronously: a process of the group still running for a moment (nginx writing
+  // its logs) could put a file back into its directory while it is being removed, and the removal
+  // then fails with ENOTEMPTY. The directories go once their groups are gone (or after a bound).
+  const deadline = performance.now() + EXIT_REAP_WAIT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while ([...killOnExit.keys()].some((pid) => groupAlive(pid)) && performance.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+  for (const dir of killOnExit.values()) {
+    if (dir === undefined) continue;
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {
+      // An exit hook must not throw: the other groups' directories still go.
+    }
   }
 }
+
+/** How long the exit hook waits for the killed groups to be gone before removing their directories. */
+const EXIT_REAP_WAIT_MS = 1_000;
 
 /**
  * SIGKILLs the group led by `pid` (and removes `dir`) if the harness exits while the group is still

@@ -26,7 +26,7 @@ export interface AnyLoadHandle {
 export function startLoad(
   id: string,
   spec: LoadSpec,
-  provider: Pick<Provider, 'serviceAddress' | 'peerAddress'> & { readonly capabilities?: Pick<ProviderCapabilities, 'serviceConnectionRecords'> },
+  provider: Pick<Provider, 'serviceAddress' | 'peerAddress' | 'pods'> & { readonly capabilities?: Pick<ProviderCapabilities, 'serviceConnectionRecords'> },
   recorder: Recorder,
   signal: AbortSignal,
   // tracker: the run's state record, for the external drivers only: they are processes of their
@@ -54,8 +54,15 @@ export function startLoad(
       const server = provider.serviceAddress(spec.service, spec.port);
       // The relay sends to the peer from inside the cluster: its in-cluster address where the
       // provider has one (a ClusterIP), the harness's own otherwise (local pods share its network).
-      const peer = provider.peerAddress?.(spec.peerService, spec.peerPort) ?? provider.serviceAddress(spec.peerService, spec.peerPort);
-      return startTurnLoad(id, spec, { address: server.host, port: server.port }, { address: peer.host, port: peer.port }, recorder, { signal });
+      const service = provider.peerAddress?.(spec.peerService, spec.peerPort) ?? provider.serviceAddress(spec.peerService, spec.peerPort);
+      const peers = spec.peerPods
+        ? provider
+            .pods(spec.peerPods.workload)
+            .filter((p) => p.phase === 'Running' && p.ready)
+            .map((p) => ({ address: p.ip, port: spec.peerPods!.port }))
+        : [{ address: service.host, port: service.port }];
+      if (peers.length === 0) throw new Error(`load ${id}: workload ${spec.peerPods?.workload} has no ready pod to be the TURN peer`);
+      return startTurnLoad(id, spec, { address: server.host, port: server.port }, peers, recorder, { signal });
     }
     case 'http2':
       return startHttp2Load(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });

@@ -110,6 +110,13 @@ export interface TurnLoadSpec extends Omit<UdpLoadSpec, 'kind'> {
   /** Service whose address is the TURN peer (the relay sends there). */
   peerService: string;
   peerPort?: string;
+  /**
+   * Peers are the pods of this workload, not the Service: flow i relays to the i-th of its ready
+   * pods (in turn) at their own address and `port`, as a media server's own address reaches a TURN
+   * client in its ICE candidates. A relay that filters peers by the backends it discovered then
+   * decides, per pod, whether the flow still gets through (STUNner's peer check, seed 000).
+   */
+  peerPods?: { workload: string; port: number };
   username: string;
   password: string;
 }

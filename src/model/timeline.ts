@@ -227,6 +227,8 @@ export interface AllocationRecord {
   error?: string;
   /** The relayed transport address the server gave, "ip:port". */
   relayed?: string;
+  /** The peer the allocation's channel is bound to, "ip:port". */
+  peer?: string;
   /** How the allocation ended when the load closed it: deleted (Refresh 0 answered) or the server did not answer. */
   closed?: 'deleted' | 'no-answer';
 }

@@ -93,7 +93,7 @@ describe('defineHelmProfile: release and docs', () => {
 
 describe('the built-in chart profiles', () => {
   it('are defineHelmProfile definitions, in the registry as any profile', () => {
-    expect(helmProfiles.map((p) => p.name)).toEqual(['envoy-gateway', 'envoy-gateway-naive', 'stunner', 'stunner-naive', 'ingress-nginx', 'ingress-nginx-naive']);
+    expect(helmProfiles.map((p) => p.name)).toEqual(['envoy-gateway', 'envoy-gateway-naive', 'stunner', 'stunner-naive', 'stunner-018', 'ingress-nginx', 'ingress-nginx-naive']);
     for (const p of helmProfiles) {
       expect(isDefinedProfile(p), p.name).toBe(true);
       expect(profiles).toContain(p);

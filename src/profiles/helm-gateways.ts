@@ -140,9 +140,20 @@ export const envoyGateway = defineHelmProfile({
 const STUNNER_GRACE_SECONDS = 3600;
 const KUBERNETES_DEFAULT_GRACE_SECONDS = 30;
 
+/** What differs between the STUNner releases the profiles run. */
+interface StunnerRelease {
+  /** stunnerd's image for the Dataplane. */
+  image: string;
+  /**
+   * Whether the Dataplane has spec.labels (for the stunnerd pods). 0.18.0's has not (its schema
+   * refuses the field); its pods are found by the labels its operator always sets.
+   */
+  podLabels: boolean;
+}
+
 /** The run's Dataplane (with the stunnerd pods' grace period), GatewayConfig, GatewayClass, Gateway and UDPRoute. */
 const stunnerObjects =
-  (grace: number) =>
+  (grace: number, release: StunnerRelease) =>
   (ctx: ChartContext): ChartObject[] => [
     {
       // Dataplane is cluster-scoped (api/v1/dataplane_types.go): one per run, named by the
@@ -153,13 +164,10 @@ const stunnerObjects =
         kind: 'Dataplane',
         metadata: { name: perRunName(ctx.namespace) },
         spec: {
-          // stunnerd of the chart's release (appVersion 1.1.0 of stunner-gateway-operator; the
-          // chart's own artifacthub.io/images annotation still lists stunnerd:1.0.0). The tag's
-          // existence on Docker Hub is not readable here: a real pull confirms it.
-          image: 'docker.io/l7mp/stunnerd:1.1.0',
+          image: release.image,
           replicas: ctx.replicas,
           terminationGracePeriodSeconds: grace,
-          labels: { [DATAPLANE_LABEL]: ctx.workload },
+          ...(release.podLabels ? { labels: { [DATAPLANE_LABEL]: ctx.workload } } : {}),
         },
       },
     },
@@ -207,6 +215,8 @@ const stunnerObjects =
     },
   ];
 
+const STUNNER_1_1: StunnerRelease = { image: 'docker.io/l7mp/stunnerd:1.1.0', podLabels: true };
+
 export const stunner = defineHelmProfile({
   name: 'stunner',
   description: 'STUNner with its graceful shutdown: the dataplane keeps relaying and accepting allocations for up to 3600 s after the delete.',
@@ -219,16 +229,39 @@ export const stunner = defineHelmProfile({
   // that the chart index at l7mp.io/stunner serves it is for a real `helm install` to confirm.
   chart: { chart: 'stunner-gateway-operator', repo: 'https://l7mp.io/stunner', version: '1.1.0', release: 'stunner' },
   protocols: ['turn'],
-  objects: stunnerObjects(STUNNER_GRACE_SECONDS),
+  // stunnerd of the chart's release (appVersion 1.1.0 of stunner-gateway-operator; the chart's own
+  // artifacthub.io/images annotation still lists stunnerd:1.0.0). The tag's existence on Docker Hub
+  // is not readable here: a real pull confirms it.
+  objects: stunnerObjects(STUNNER_GRACE_SECONDS, STUNNER_1_1),
   // stunnerd listens on the Gateway listener's port itself.
   dataplanePort: (port) => port,
   terminationGracePeriodSeconds: STUNNER_GRACE_SECONDS,
   docs: 'https://github.com/l7mp/stunner/blob/main/docs/GATEWAY.md (Gateway, UDPRoute, Dataplane), seeds 000 and 002',
   naive: {
     description: 'STUNner with terminationGracePeriodSeconds 30 (the Kubernetes default): allocations still relaying are cut when the grace period ends.',
-    objects: stunnerObjects(KUBERNETES_DEFAULT_GRACE_SECONDS),
+    objects: stunnerObjects(KUBERNETES_DEFAULT_GRACE_SECONDS, STUNNER_1_1),
     terminationGracePeriodSeconds: KUBERNETES_DEFAULT_GRACE_SECONDS,
   },
+});
+
+/**
+ * STUNner 0.18.0, the last release whose operator feeds stunnerd its backends from the legacy
+ * Endpoints API, which drops a pod the moment it terminates (seed 000; 0.19.0 moved to EndpointSlices,
+ * seed 002). The release the netns cluster builds from Go modules and installs itself
+ * (stunner/go.mod; src/providers/netns/chart-stand-ins.ts); with helm, chart 0.18.0 of the same repository.
+ */
+export const stunner018 = defineHelmProfile({
+  name: 'stunner-018',
+  description: 'STUNner 0.18.0 with its graceful shutdown (3600 s): the release before the EndpointSlice controller.',
+  chart: { chart: 'stunner-gateway-operator', repo: 'https://l7mp.io/stunner', version: '0.18.0', release: 'stunner' },
+  protocols: ['turn'],
+  objects: stunnerObjects(STUNNER_GRACE_SECONDS, { image: 'docker.io/l7mp/stunnerd:0.18.0', podLabels: false }),
+  // What 0.18.0's operator puts on every stunnerd pod (internal/renderer/dataplane_util.go), the
+  // Gateway's name being the run's own in its namespace.
+  dataplaneSelector: { app: 'stunner', 'stunner.l7mp.io/related-gateway-name': CHART_GATEWAY_NAME },
+  dataplanePort: (port) => port,
+  terminationGracePeriodSeconds: STUNNER_GRACE_SECONDS,
+  docs: 'https://github.com/l7mp/stunner-gateway-operator/releases/tag/v0.18.0 (the release), https://github.com/l7mp/stunner/blob/main/docs/GATEWAY.md, seeds 000 and 002',
 });
 
 /** The drain settings the two ingress-nginx definitions differ in. */
@@ -309,7 +342,7 @@ export const ingressNginx = defineHelmProfile({
   },
 });
 
-export const helmProfiles: Profile[] = [envoyGateway, envoyGateway.naive!, stunner, stunner.naive!, ingressNginx, ingressNginx.naive!];
+export const helmProfiles: Profile[] = [envoyGateway, envoyGateway.naive!, stunner, stunner.naive!, stunner018, ingressNginx, ingressNginx.naive!];
 
 /** What defineHelmProfile registered for each: the chart, values and objects the kube provider installs. */
 export const HELM_PROFILE_SPECS: readonly HelmProfileSpec[] = helmProfiles.map((p) => helmProfileSpec(p.name)!);

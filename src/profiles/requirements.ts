@@ -2,7 +2,7 @@
 
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { Profile } from './profile.ts';
+import type { Profile, Requirement } from './profile.ts';
 
 export function onPath(binary: string, path = process.env['PATH'] ?? ''): boolean {
   return path.split(delimiter).some((dir) => {
@@ -16,9 +16,9 @@ export function onPath(binary: string, path = process.env['PATH'] ?? ''): boolea
   });
 }
 
-/** Why the profile cannot run here, or undefined when everything it needs is installed. */
-export function missingRequirement(profile: Profile): string | undefined {
-  const missing = profile.requires.filter((r) => !onPath(r.binary));
+/** Why the profile cannot run here, or undefined when everything it needs is installed (or `fulfilled` otherwise). */
+export function missingRequirement(profile: Profile, fulfilled: (requirement: Requirement) => boolean = () => false): string | undefined {
+  const missing = profile.requires.filter((r) => !fulfilled(r) && !onPath(r.binary));
   if (missing.length === 0) return undefined;
   return missing.map((r) => `${r.binary} not found on PATH (install: ${r.install})`).join('; ');
 }

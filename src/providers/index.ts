@@ -14,6 +14,7 @@ import { LocalProvider } from './local/local-provider.ts';
 import type { Provider } from './provider.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 import type { ClusterSystemSettings } from './cluster-system.ts';
+import type { Requirement } from '../profiles/profile.ts';
 
 export const PROVIDER_NAMES = ['local', 'netns', 'kind', 'k3s', 'cluster'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -71,6 +72,8 @@ export interface ProviderSession extends AsyncDisposable {
   create(ctx: { recorder: Recorder; runId?: string; cwd: string; profile?: string; seed?: number }): Provider;
   /** Why this session cannot run a scenario of this role for this profile (e.g. a --gateway-class it cannot serve yet), or undefined. */
   unsupported?(scenario: { id: string; role: 'backend' | 'gateway' }, profile: { name: string }): string | undefined;
+  /** Whether the session itself does what the profile's requirement is for (netns: installs the chart helm would). */
+  fulfils?(requirement: Requirement, profile: { name: string }): boolean;
 }
 
 /** `tracker`: the run's state record (src/state/run-record.ts), for `zerodrop clean` after a crash. */

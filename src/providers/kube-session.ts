@@ -14,6 +14,9 @@ import { newRunId, type ProviderName, type ProviderSession, type ProviderSetting
 export type ClusterProviderName = Exclude<ProviderName, 'local'>;
 import type { LeftoverTracker } from '../state/run-record.ts';
 import type { ClusterSystemSettings } from './cluster-system.ts';
+import type { NetnsCharts } from './netns/chart-stand-ins.ts';
+import type { NetnsCluster } from './netns/cluster.ts';
+import type { Requirement } from '../profiles/profile.ts';
 import { MESHES } from '../profiles/meshes.ts';
 import { gatewayClassProfileName } from '../scenarios/gateway-class-profile.ts';
 
@@ -32,6 +35,8 @@ export function kubeSession(
     tracker?: LeftoverTracker;
     /** --gateway-class and the run namespace's labels and annotations. */
     system?: ClusterSystemSettings;
+    /** netns: the charts the cluster installs itself, in place of helm (netns/chart-stand-ins.ts). */
+    charts?: NetnsCharts;
   },
 ): ProviderSession {
   const gatewayClass = opts.system?.gatewayClass;
@@ -41,11 +46,14 @@ export function kubeSession(
     // With --gateway-class the class's dataplane is the gateway of the run (its own profile, named
     // for the class); the other profiles play the backends.
     unsupported: (scenario, profile) => {
+      const chart = opts.charts?.unsupported(profile.name);
+      if (chart) return chart;
       if (!gatewayClass) return undefined;
       if (profile.name === classProfile && scenario.role !== 'gateway') return `GatewayClass ${gatewayClass.name} plays the gateway role only; backend scenarios run with the other profiles`;
       if (profile.name !== classProfile && scenario.role === 'gateway') return `--gateway-class ${gatewayClass.name}: the gateway in this run is the class's dataplane (profile ${classProfile}); profile ${profile.name} is not measured as a gateway`;
       return undefined;
     },
+    ...(opts.charts ? { fulfils: (requirement: Requirement, profile: { name: string }) => requirement.binary === 'helm' && opts.charts!.installsWithoutHelm(profile.name) } : {}),
     create: ({ recorder, runId = newRunId(), cwd, profile }) => {
       const mesh = profile === undefined ? undefined : MESHES[profile];
       opts.tracker?.namespaceCreated(namespaceFor(runId));
@@ -64,6 +72,7 @@ export function kubeSession(
         ...(opts.system?.namespaceAnnotations ? { namespaceAnnotations: opts.system.namespaceAnnotations } : {}),
         ...(mesh ? { mesh } : {}),
         ...(gatewayClass && profile === classProfile ? { gatewayClass } : {}),
+        ...(opts.charts ? { helmInstall: opts.charts.install } : {}),
       });
     },
     [Symbol.asyncDispose]: async () => {
@@ -83,20 +92,14 @@ export async function openClusterSession(
   const tracking = tracker ? { tracker } : {};
   switch (settings.name) {
     case 'netns': {
-      const { startNetnsCluster, netnsExposure } = await import('./netns/cluster.ts');
+      const { startNetnsCluster } = await import('./netns/cluster.ts');
       const cluster = await startNetnsCluster({
         ...(settings.nodes !== undefined ? { nodes: settings.nodes } : {}),
         ...(process.env['ZERODROP_NETNS_BLOCK'] ? { block: process.env['ZERODROP_NETNS_BLOCK'] } : {}),
         log,
         ...(signal ? { signal } : {}),
       });
-      const client = new KubeClient(cluster.kubeConfig());
-      return kubeSession('netns', client, netnsExposure(cluster), {
-        allowNodeOperations: true,
-        multiNode: cluster.nodes.length > 1,
-        containerStopSignals: await keepsContainerStopSignal(client, log),
-        // No run-record tracking of the run's namespace: it lives and dies with this cluster, which
-        // has a record of its own that `zerodrop clean` reads (netns/leftovers.ts).
+      return netnsSession(cluster, log, {
         system: settings,
         onDispose: async () => {
           await cluster[Symbol.asyncDispose]();
@@ -154,3 +157,27 @@ export async function openClusterSession(
 }
 
 
+
+/**
+ * A session on a netns cluster: the charts it installs itself (chart-stand-ins.ts) and whether it
+ * keeps lifecycle.stopSignal, both asked once. No run-record tracking of the run's namespaces: they
+ * live and die with the cluster, which has a record of its own that `zerodrop clean` reads
+ * (netns/leftovers.ts). `onDispose` (the CLI's: remove the cluster) runs when the session ends.
+ */
+export async function netnsSession(
+  cluster: NetnsCluster,
+  log: (line: string) => void,
+  opts: { system?: ClusterSystemSettings; onDispose?: () => Promise<void> } = {},
+): Promise<ProviderSession> {
+  const { netnsExposure } = await import('./netns/cluster.ts');
+  const { netnsCharts } = await import('./netns/chart-stand-ins.ts');
+  const client = new KubeClient(cluster.kubeConfig());
+  return kubeSession('netns', client, netnsExposure(cluster), {
+    charts: await netnsCharts(cluster.kubectl, log),
+    allowNodeOperations: true,
+    multiNode: cluster.nodes.length > 1,
+    containerStopSignals: await keepsContainerStopSignal(client, log),
+    ...(opts.system ? { system: opts.system } : {}),
+    ...(opts.onDispose ? { onDispose: opts.onDispose } : {}),
+  });
+}

@@ -114,7 +114,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     assertions: [],
     counts: { requests: 0, ok: 0, failed: 0, byOutcome: {}, connections: 0 },
   });
-  const missing = missingRequirement(profile) ?? (request.driver ? missingDriver(request.driver) : undefined);
+  const missing = missingRequirement(profile, (r) => request.session?.fulfils?.(r, profile) ?? false) ?? (request.driver ? missingDriver(request.driver) : undefined);
   if (missing) return skipped(missing);
   let scenario;
   try {

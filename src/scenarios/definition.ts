@@ -30,6 +30,11 @@ export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
    * this expectation as UNEXPECTED (src/scenarios/expected.ts).
    */
   tolerates?: Record<string, string>;
+  /**
+   * Real systems (by profile) this scenario reproduces a known defect of, each with where it is
+   * documented: expected to fail, as a mutant is. A release that fixed it is a profile of its own.
+   */
+  reproduces?: Record<string, string>;
   /** Short values, so that the whole local catalog runs in minutes. */
   defaults: O;
   /** Realistic values for nightly runs (`--nightly`). */

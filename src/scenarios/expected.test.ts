@@ -58,6 +58,16 @@ describe('expectedVerdict', () => {
     }
   });
 
+  it("expects a real system to fail the scenario that reproduces its documented defect, and only that one", () => {
+    const stunner018 = findProfile('stunner-018')!;
+    expect(expectedVerdict(findScenario('backend-scale-to-zero-turn')!, stunner018)).toBe('fail');
+    expect(expectedVerdict(findScenario('gateway-delete-turn')!, stunner018)).toBe('pass');
+    for (const s of catalog) for (const [name, why] of Object.entries(s.reproduces ?? {})) {
+      expect(findProfile(name)?.kind, `${s.id} reproduces ${name}`).toBe('system');
+      expect(why, `${s.id} reproduces ${name}`).toMatch(/https:\/\//);
+    }
+  });
+
   it('expects nothing of an installed GatewayClass: it is what the run finds out', () => {
     expect(expectedVerdict(findScenario('gateway-delete-http')!, gatewayClassProfile('eg'))).toBeUndefined();
   });

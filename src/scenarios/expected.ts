@@ -10,16 +10,18 @@ import { MESH_TOLERATES } from '../profiles/meshes.ts';
 export type JudgedVerdict = Extract<Verdict, 'pass' | 'fail'>;
 
 /**
- * A control fails on every profile. Otherwise a drain-correct profile (the reference apps, a real
+ * A control fails on every profile, and a real system fails the scenario that reproduces its known
+ * defect (`ScenarioDefinition.reproduces`). Otherwise a drain-correct profile (the reference apps, a real
  * system in its drain-correct configuration) passes, and a broken one (a mutant, a naive twin) fails
  * unless the scenario declares it tolerated, with why (`ScenarioDefinition.tolerates`). An ablated
  * profile fails the scenarios that catch it; elsewhere nothing is expected.
  */
 export function expectedVerdict(
-  scenario: Pick<ScenarioDefinition, 'id' | 'control' | 'tolerates'>,
+  scenario: Pick<ScenarioDefinition, 'id' | 'control' | 'tolerates' | 'reproduces'>,
   profile: Pick<Profile, 'name' | 'kind' | 'ablation'>,
 ): JudgedVerdict | undefined {
   if (scenario.control) return 'fail';
+  if (scenario.reproduces?.[profile.name]) return 'fail';
   // An ablation must fail the scenarios that catch its missing setting; elsewhere it may pass (a
   // setting is for one kind of traffic), so nothing is expected there.
   if (profile.kind === 'ablation') return profile.ablation?.caughtBy.includes(scenario.id) ? 'fail' : undefined;

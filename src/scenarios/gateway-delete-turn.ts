@@ -14,15 +14,9 @@
 // grace period ends.
 
 import type { Topology } from '../model/workload.ts';
-import { TURN_PASSWORD, TURN_USER } from '../profiles/coturn.ts';
-import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
+import type { Profile } from '../profiles/profile.ts';
 import { defineScenario } from './definition.ts';
-import { gatewayWorkload } from './gateway-workload.ts';
-import { UDP_ECHO_PORT, udpEchoService, udpEchoWorkload } from './udp-echo-backend.ts';
-
-export const TURN_BACKEND = 'backend';
-export const TURN_GATEWAY = 'gateway';
-export const TURN_PORT = 3478;
+import { TURN_GATEWAY, turnLoad, turnTopology } from './turn-topology.ts';
 
 type Options = {
   gatewayReplicas: number;
@@ -38,55 +32,14 @@ type Options = {
 };
 
 function topology(profile: Profile, o: Options): Topology {
-  if (!profile.gateway) throw new ProfileCannotPlay(`profile ${profile.name} provides no gateway`);
-  const plan = profile.gateway({
-    protocol: 'turn',
-    port: TURN_PORT,
-    backendService: TURN_BACKEND,
-    backendPort: UDP_ECHO_PORT,
+  return turnTopology(profile, {
+    gatewayReplicas: o.gatewayReplicas,
+    gatewayGraceSeconds: o.graceSeconds,
     programmingDelayMs: o.programmingDelayMs,
-    graceSeconds: o.graceSeconds,
     // The live allocations and the new ones may all meet on the pod that stays.
     peak: o.flows + o.newFlows,
+    backend: { replicas: 2, graceSeconds: 5 },
   });
-  return {
-    workloads: [
-      udpEchoWorkload({ name: TURN_BACKEND, replicas: 2, graceSeconds: 5 }),
-      gatewayWorkload(profile, plan, {
-        name: TURN_GATEWAY,
-        replicas: o.gatewayReplicas,
-        ports: [{ name: 'turn', containerPort: TURN_PORT, protocol: 'UDP' }],
-        graceSeconds: o.graceSeconds,
-        route: { kind: 'UDPRoute', backend: { service: TURN_BACKEND, port: UDP_ECHO_PORT } },
-      }),
-    ],
-    services: [
-      udpEchoService(TURN_BACKEND, o.programmingDelayMs),
-      {
-        name: TURN_GATEWAY,
-        selector: TURN_GATEWAY,
-        ports: [{ name: 'turn', port: TURN_PORT, targetPort: TURN_PORT, protocol: 'UDP' }],
-        programmingDelayMs: o.programmingDelayMs,
-      },
-    ],
-  };
-}
-
-function turnLoad(flows: number, ratePerFlow: number, durationMs: number) {
-  return {
-    kind: 'turn' as const,
-    service: TURN_GATEWAY,
-    port: 'turn',
-    peerService: TURN_BACKEND,
-    peerPort: 'udp',
-    username: TURN_USER,
-    password: TURN_PASSWORD,
-    flows,
-    ratePerFlow,
-    durationMs,
-    payloadBytes: 64,
-    replyTimeoutMs: 1000,
-  };
 }
 
 /**
@@ -147,8 +100,8 @@ export default defineScenario<Options>({
     profile: profile.name,
     topology: topology(profile, o),
     loads: [
-      { id: 'allocations', startMs: 0, spec: turnLoad(o.flows, o.ratePerFlow, o.flowMs) },
-      { id: 'new-allocations', startMs: o.deleteAtMs + 50, spec: turnLoad(o.newFlows, o.ratePerFlow, o.newFlowMs) },
+      { id: 'allocations', startMs: 0, spec: turnLoad({ flows: o.flows, ratePerFlow: o.ratePerFlow, durationMs: o.flowMs }) },
+      { id: 'new-allocations', startMs: o.deleteAtMs + 50, spec: turnLoad({ flows: o.newFlows, ratePerFlow: o.ratePerFlow, durationMs: o.newFlowMs }) },
     ],
     steps: [{ id: 'delete', when: { atMs: o.deleteAtMs }, action: { kind: 'delete-pod', workload: TURN_GATEWAY, pick: 'oldest' } }],
     // Until every flow has run its course and the deleted pod's grace period is over, whichever is

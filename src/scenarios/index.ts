@@ -5,6 +5,7 @@ import backendDeleteHttp from './backend-delete-http.ts';
 import backendDeleteTcpStream from './backend-delete-tcp-stream.ts';
 import backendIdleExit from './backend-idle-exit.ts';
 import backendScaleToZeroUdp from './backend-scale-to-zero-udp.ts';
+import backendScaleToZeroTurn from './backend-scale-to-zero-turn.ts';
 import backendLongRequest from './backend-long-request.ts';
 import backendRolloutHttp from './backend-rollout-http.ts';
 import backendSigtermKeepsAccepting from './backend-sigterm-keeps-accepting.ts';
@@ -28,6 +29,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   backendLongRequest,
   backendDeleteTcpStream,
   backendScaleToZeroUdp,
+  backendScaleToZeroTurn,
   gatewayDeleteHttp,
   gatewayDeleteHttpNoKeepalive,
   gatewayRolloutHttp,

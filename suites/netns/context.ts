@@ -4,11 +4,10 @@
 
 import { execa } from 'execa';
 import { afterAll, beforeAll } from 'vitest';
-import { startNetnsCluster, netnsExposure, type NetnsCluster } from '../../src/providers/netns/cluster.ts';
+import { startNetnsCluster, type NetnsCluster } from '../../src/providers/netns/cluster.ts';
 import { netnsMissing } from '../../src/providers/netns/prerequisites.ts';
-import { kubeSession } from '../../src/providers/kube-session.ts';
+import { netnsSession } from '../../src/providers/kube-session.ts';
 import { KubeClient } from '../../src/providers/kube/client.ts';
-import { keepsContainerStopSignal } from '../../src/providers/kube/stop-signal-probe.ts';
 import type { ProviderSession } from '../../src/providers/index.ts';
 
 const missing = await netnsMissing();
@@ -22,14 +21,12 @@ export function title(name: string): string {
 const START_TIMEOUT_MS = 40 * 60_000;
 
 /** Starts the file's cluster in beforeAll and removes it in afterAll; `get()` inside tests. */
-export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): KubeClient; session(): ProviderSession; kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string> } {
+export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): KubeClient; session(): Promise<ProviderSession>; kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string> } {
   let cluster: NetnsCluster | undefined;
-  let stopSignals = false;
   beforeAll(async () => {
     if (skipReason) return;
     const log = (line: string) => console.log(`netns: ${line}`);
     cluster = await startNetnsCluster({ nodes, log });
-    stopSignals = await keepsContainerStopSignal(new KubeClient(cluster.kubeConfig()), log);
   }, START_TIMEOUT_MS);
   afterAll(async () => {
     await cluster?.[Symbol.asyncDispose]();
@@ -42,8 +39,8 @@ export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): Kub
   return {
     get,
     client,
-    session: () =>
-      kubeSession('netns', client(), netnsExposure(get()), { allowNodeOperations: true, multiNode: get().nodes.length > 1, containerStopSignals: stopSignals }),
+    // As `--provider netns` opens it (the charts it installs, its stop-signal answer); the cluster outlives it.
+    session: () => netnsSession(get(), (line) => console.log(`netns: ${line}`)),
     kubectl: async (args, opts = {}) => {
       const [file, ...pre] = get().kubectl;
       const { stdout } = await execa(file!, [...pre, ...args], { ...(opts.input !== undefined ? { input: opts.input } : {}), timeout: opts.timeoutMs ?? 120_000 });

@@ -20,8 +20,8 @@ export interface TurnTransportOptions {
   load: string;
   /** The TURN server: the gateway Service's address. */
   server: TransportAddress;
-  /** Where the relay sends the flow's packets: the echo backends' Service address. */
-  peer: TransportAddress;
+  /** Where the relay sends the packets: the echo backends' Service address, or their pods' (flow i to peers[i % n]). */
+  peers: readonly TransportAddress[];
   username: string;
   password: string;
   recorder: Recorder;
@@ -43,7 +43,8 @@ export function turnTransport(o: TurnTransportOptions): FlowTransportFactory {
     const onAbort = () => client.destroy();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     const start = o.recorder.now();
-    const record: AllocationRecord = { load: o.load, flow: ctx.flow, localPort: client.localPort, start, end: start, outcome: 'ok' };
+    const peer = o.peers[ctx.flow % o.peers.length]!;
+    const record: AllocationRecord = { load: o.load, flow: ctx.flow, localPort: client.localPort, start, end: start, outcome: 'ok', peer: `${peer.address}:${peer.port}` };
     // Each allocation has its own channel number space (RFC 8656 §12): the first one will do.
     const channel = MIN_CHANNEL;
     let usable = false;
@@ -51,7 +52,7 @@ export function turnTransport(o: TurnTransportOptions): FlowTransportFactory {
     try {
       const allocation = await client.allocate();
       record.relayed = `${allocation.relayed.address}:${allocation.relayed.port}`;
-      await client.channelBind(channel, o.peer);
+      await client.channelBind(channel, peer);
       usable = true;
     } catch (err) {
       if (err instanceof TurnError && typeof err.code === 'number') {
@@ -90,17 +91,18 @@ export function turnTransport(o: TurnTransportOptions): FlowTransportFactory {
   };
 }
 
-/** A packet load whose flows are TURN allocations through `server` to `peer`. */
+/** A packet load whose flows are TURN allocations through `server` to `peers` (flow i to peers[i % n]). */
 export function startTurnLoad(
   id: string,
   spec: TurnLoadSpec,
   server: TransportAddress,
-  peer: TransportAddress,
+  peers: readonly TransportAddress[],
   recorder: Recorder,
   opts: { signal?: AbortSignal } = {},
 ): PacketLoadHandle {
-  const { peerService: _peerService, peerPort: _peerPort, username, password, ...packets } = spec;
-  const transport = turnTransport({ load: id, server, peer, username, password, recorder });
+  if (peers.length === 0) throw new Error(`load ${id}: no TURN peer to relay to`);
+  const { peerService: _peerService, peerPort: _peerPort, peerPods: _peerPods, username, password, ...packets } = spec;
+  const transport = turnTransport({ load: id, server, peers, username, password, recorder });
   // The target is unused with a transport of its own; it names the server for the record.
   return startUdpLoad(id, { ...packets, kind: 'udp' }, { host: server.address, port: server.port }, recorder, { ...opts, transport });
 }

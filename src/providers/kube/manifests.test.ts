@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -319,7 +320,9 @@ describe('Helm gateways in the scenario topologies (cluster providers)', () => {
     const objects = render(topology);
     // No Deployment for the chart's pods; the Service selects them by the label the chart puts on them.
     expect(objects.some((o) => o.kind === 'Deployment' && o.metadata.name === gateway.name)).toBe(false);
-    const service = objects.find((o) => o.kind === 'Service' && (o as unknown as { spec: { selector: Record<string, string> } }).spec.selector['zerodrop.dev/workload'] === gateway.name) as unknown as {
+    // By the label the chart puts on its pods: the run's workload label, or the chart's own (dataplaneSelector).
+    const podLabels = spec.dataplaneSelector ?? { 'zerodrop.dev/workload': gateway.name };
+    const service = objects.find((o) => o.kind === 'Service' && isDeepStrictEqual((o as unknown as { spec: { selector: Record<string, string> } }).spec.selector, podLabels)) as unknown as {
       spec: { type: string; ports: { port: number; targetPort: number; nodePort: number; protocol: string }[] };
     };
     const modelService = topology.services.find((s) => s.selector === gateway.name);
@@ -332,7 +335,7 @@ describe('Helm gateways in the scenario topologies (cluster providers)', () => {
     }
     // The chart labels its dataplane pods with the workload's name, and routes to the backend Service.
     const [install] = chartInstalls(topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234' });
-    expect(JSON.stringify([install?.values, install?.objects])).toContain(`"zerodrop.dev/workload":"${gateway.name}"`);
+    if (!spec.dataplaneSelector) expect(JSON.stringify([install?.values, install?.objects])).toContain(`"zerodrop.dev/workload":"${gateway.name}"`);
     const route = install?.objects.find((o) => ['HTTPRoute', 'UDPRoute', 'Ingress'].includes(o.object.kind ?? ''))?.object;
     expect(JSON.stringify(route)).toContain(`"name":"${gateway.installedBy.routesTo.service}"`);
     for (const o of install?.objects ?? []) expect(o.object.metadata.labels).toMatchObject({ 'zerodrop.dev/run': 'abcd1234' });

@@ -5,7 +5,7 @@ import { optionsFor } from '../../runner/run-matrix.ts';
 import { unsupported } from '../support.ts';
 import { KubeClient } from './client.ts';
 import { FakeApiServer } from './fake-api-server.ts';
-import { statedStopSignal } from './stop-signal.ts';
+import { executableOf, statedStopSignal } from './stop-signal.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keepsContainerStopSignal, kindKeepsContainerStopSignal } from './stop-signal-probe.ts';
@@ -94,5 +94,13 @@ describe('a reused kind cluster', () => {
     const setup = readFileSync(join(dir, 'global-setup.ts'), 'utf8');
     expect(setup).toMatch(/provide\('clusterStopSignals', await kindKeepsContainerStopSignal\(cluster/);
     expect(setup).toMatch(/provide\('clusterStopSignals', await keepsContainerStopSignal\(/);
+  });
+});
+
+describe('executableOf', () => {
+  it('names the program a script becomes, past an exec that only redirects (coturn reads its credential on descriptor 3)', () => {
+    const script = 'conf=$(mktemp)\nexec 3<"$conf"\nrm -f "$conf"\nexec turnserver -c /dev/fd/3';
+    expect(executableOf({ command: ['sh', '-c', script] }).executable).toBe('turnserver');
+    expect(executableOf({ command: ['sh', '-c', 'exec 2>&1\nexec /usr/sbin/nginx -g "daemon off;"'] }).executable).toBe('nginx');
   });
 });

@@ -25,7 +25,9 @@ export function executableOf(workload: Pick<Workload, 'command' | 'defined'>): {
   if (workload.defined) return { executable: posix.basename(programOf(workload.defined.argv)), script: undefined };
   const [program = '', ...args] = workload.command;
   const script = (program === 'sh' || program === '/bin/sh') && args[0] === '-c' ? args[1] : undefined;
-  const executable = script !== undefined ? (/\bexec\s+(\S+)/.exec(script)?.[1] ?? '') : program;
+  // The last `exec` that names a program: `exec 3<"$conf"` only redirects, the shell stays.
+  const execs = script === undefined ? [] : [...script.matchAll(/\bexec\s+(\S+)/g)].map((m) => m[1] ?? '').filter((w) => !/^\d*[<>]/.test(w));
+  const executable = script !== undefined ? (execs.at(-1) ?? '') : program;
   return { executable: posix.basename(executable), script };
 }
 

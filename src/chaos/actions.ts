@@ -53,6 +53,16 @@ export async function runChaosAction(provider: Provider, recorder: Recorder, ste
       });
       return;
     }
+    case 'restart-controller': {
+      if (!provider.restartController) throw new Error(`chaos step ${stepId}: provider ${provider.name} runs no controller to restart`);
+      recorder.event('chaos', {
+        workload: action.workload,
+        message: `rollout restart the controller of ${action.workload}`,
+        detail: { step: stepId, action: action.kind },
+      });
+      await provider.restartController(action.workload);
+      return;
+    }
     case 'rollout-restart': {
       recorder.event('chaos', {
         workload: action.workload,

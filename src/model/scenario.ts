@@ -30,6 +30,8 @@ export type ChaosAction =
   | { kind: 'delete-pod'; workload: string; pick: 'oldest' | 'newest'; gracePeriodSeconds?: number }
   | { kind: 'scale'; workload: string; replicas: number }
   | { kind: 'rollout-restart'; workload: string }
+  /** `kubectl rollout restart` of the controller that runs the workload (a chart's, ChartedDataplane.controller), not of the workload. */
+  | { kind: 'restart-controller'; workload: string }
   /**
    * `kubectl drain` of the node hosting the workload's oldest running pod: cordon it, then evict its
    * pods through the Eviction API, an eviction a PodDisruptionBudget refuses (429) tried again after a

@@ -152,6 +152,11 @@ export interface ChartedDataplane {
    * and the provider counts the pods they match as this workload's.
    */
   selector?: Record<string, string>;
+  /**
+   * The Deployment, in the release's namespace, that runs the system's controller (its control
+   * plane): what `restart-controller` restarts.
+   */
+  controller?: { deployment: string };
 }
 
 /**

@@ -140,5 +140,6 @@ describe('defineHelmProfile: dataplaneSelector', () => {
     expect(() => defineHelmProfile(definition({ dataplaneSelector: { 'app name': 'x' } }))).toThrow(/dataplaneSelector\.app name = .*label keys are \[prefix\/\]name/);
     expect(() => defineHelmProfile(definition({ dataplaneSelector: { app: 'not ok' } }))).toThrow(/dataplaneSelector\.app = "not ok": label values are at most 63/);
     expect(() => defineHelmProfile(definition({ dataplaneSelector: {} }))).toThrow(/dataplaneSelector = \{\}: must name at least one label/);
+    expect(() => defineHelmProfile(definition({ controller: { deployment: 'My Controller' } }))).toThrow(/controller\.deployment = "My Controller": must be the Deployment's name/);
   });
 });

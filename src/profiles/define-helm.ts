@@ -39,6 +39,12 @@ export interface HelmProfileFields {
    * Without it the values must label them DATAPLANE_LABEL=ctx.workload.
    */
   dataplaneSelector?: Record<string, string>;
+  /**
+   * The Deployment the chart runs its controller in (in the release's namespace, e.g.
+   * `{ deployment: 'my-gateway-controller' }`): the scenarios that restart the control plane under
+   * load restart it. Without it they skip the profile.
+   */
+  controller?: { deployment: string };
 }
 
 export interface HelmProfileDefinition extends HelmProfileFields {
@@ -87,6 +93,12 @@ const fields = {
       if (Object.keys(labels).length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one label' });
       for (const key of Object.keys(labels)) if (!LABEL_KEY.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'label keys are [prefix/]name, e.g. app.kubernetes.io/name' });
     })
+    .optional(),
+  controller: z
+    .strictObject(
+      { deployment: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be the Deployment\'s name: lower case letters, digits and -') },
+      { error: "must be { deployment: '<the controller Deployment's name>' }" },
+    )
     .optional(),
 };
 const schema = z
@@ -149,6 +161,7 @@ export function defineHelmProfile(definition: HelmProfileDefinition): Profile & 
       graceSeconds: def.terminationGracePeriodSeconds,
       ...(def.drain ? { drain: def.drain } : {}),
       ...(def.dataplaneSelector ? { dataplaneSelector: def.dataplaneSelector } : {}),
+      ...(def.controller ? { controller: def.controller } : {}),
       docs: def.docs ?? 'defined by the config file',
     };
   };

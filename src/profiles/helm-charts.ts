@@ -65,6 +65,8 @@ export interface HelmProfileSpec {
   drain?: { minDrainSeconds: number; drainTimeoutSeconds: number; exits?: DrainEnd };
   /** Labels of the dataplane pods (ChartedDataplane.selector), when the values do not label them zerodrop.dev/workload. */
   dataplaneSelector?: Record<string, string>;
+  /** The Deployment that runs the chart's controller (ChartedDataplane.controller). */
+  controller?: { deployment: string };
   docs: string;
 }
 
@@ -118,6 +120,7 @@ function chartGateway(spec: HelmProfileSpec): Profile['gateway'] {
         protocol,
         routesTo: { service: request.backendService, port: request.backendPort },
         ...(spec.dataplaneSelector ? { selector: spec.dataplaneSelector } : {}),
+        ...(spec.controller ? { controller: spec.controller } : {}),
       },
     };
   };

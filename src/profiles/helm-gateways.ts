@@ -126,6 +126,8 @@ export const envoyGateway = defineHelmProfile({
   // (expectedTerminationGracePeriodSeconds in PR 2633): 900 s for the 600 s drain.
   terminationGracePeriodSeconds: 900,
   drain: { minDrainSeconds: 15, drainTimeoutSeconds: 600 },
+  // The chart's controller Deployment (gateway-helm templates/envoy-gateway-deployment.yaml).
+  controller: { deployment: 'envoy-gateway' },
   docs: 'https://gateway.envoyproxy.io/v1.9/tasks/operations/graceful-shutdown/',
   naive: {
     description: 'Envoy Gateway with the shutdown manager drain zeroed (drainTimeout 0 s): Envoy exits as soon as the pod is deleted.',
@@ -236,6 +238,8 @@ export const stunner = defineHelmProfile({
   // stunnerd listens on the Gateway listener's port itself.
   dataplanePort: (port) => port,
   terminationGracePeriodSeconds: STUNNER_GRACE_SECONDS,
+  // The chart's stunnerGatewayOperator.deployment.name (default), in the release's namespace.
+  controller: { deployment: 'stunner-gateway-operator' },
   docs: 'https://github.com/l7mp/stunner/blob/main/docs/GATEWAY.md (Gateway, UDPRoute, Dataplane), seeds 000 and 002',
   naive: {
     description: 'STUNner with terminationGracePeriodSeconds 30 (the Kubernetes default): allocations still relaying are cut when the grace period ends.',
@@ -261,6 +265,7 @@ export const stunner018 = defineHelmProfile({
   dataplaneSelector: { app: 'stunner', 'stunner.l7mp.io/related-gateway-name': CHART_GATEWAY_NAME },
   dataplanePort: (port) => port,
   terminationGracePeriodSeconds: STUNNER_GRACE_SECONDS,
+  controller: { deployment: 'stunner-gateway-operator' },
   docs: 'https://github.com/l7mp/stunner-gateway-operator/releases/tag/v0.18.0 (the release), https://github.com/l7mp/stunner/blob/main/docs/GATEWAY.md, seeds 000 and 002',
 });
 

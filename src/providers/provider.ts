@@ -109,6 +109,12 @@ export interface Provider extends AsyncDisposable {
   /** `kubectl rollout restart`: returns once the rollout has started. */
   rolloutRestart(workload: string): Promise<void>;
 
+  /**
+   * `kubectl rollout restart` of the controller that runs the workload (ChartedDataplane.controller);
+   * returns once the rollout has started. Only providers that install such controllers have it.
+   */
+  restartController?(workload: string): Promise<void>;
+
   /** Resolves when the workload's rollout is complete: every replica new, ready, and old pods gone. */
   waitForRollout(workload: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
 

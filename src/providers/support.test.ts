@@ -6,6 +6,8 @@ import { runMatrix } from '../runner/run-matrix.ts';
 import { runScenario } from '../runner/run-scenario.ts';
 import { findScenario } from '../scenarios/index.ts';
 import type { DrainNodeOptions, PodInfo, Provider } from './provider.ts';
+import { unsupported } from './support.ts';
+import { optionsFor } from '../runner/run-matrix.ts';
 
 describe('scenarios a provider cannot run are skipped with the reason', () => {
   it('on the local provider: a Helm gateway (no chart), before anything is deployed', async () => {
@@ -68,6 +70,20 @@ function nodeProvider(): Provider & { drains: { node: string; opts: DrainNodeOpt
     [Symbol.asyncDispose]: async () => {},
   };
 }
+
+describe('the restart-controller chaos step', () => {
+  it("is skipped where the gateway has no controller to restart, with the reason, on any provider", () => {
+    const def = findScenario('gateway-controller-restart-turn');
+    const coturn = findProfile('coturn');
+    const stunner = findProfile('stunner');
+    if (!def || !coturn || !stunner) throw new Error('catalog changed');
+    const scenario = (p: NonNullable<typeof coturn>) => def.build(p, optionsFor(def, {}, false));
+    const kind = { name: 'kind', capabilities: { multiNode: true, udp: true, containerStopSignals: true } };
+    expect(unsupported(scenario(coturn), kind)).toMatch(/the gateway workload has no controller to restart: only a chart profile that names its controller Deployment/);
+    expect(unsupported(scenario(stunner), kind)).toBeUndefined();
+    expect(unsupported(scenario(coturn), { ...kind, name: 'local' })).toMatch(/no controller to restart/);
+  });
+});
 
 describe('the drain-node chaos step and its end condition', () => {
   it('drains the node of the oldest running pod of the workload, then ends once every evicted pod is gone', async () => {

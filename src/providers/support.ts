@@ -32,6 +32,12 @@ export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' 
       }
     }
   }
+  for (const { action } of scenario.steps) {
+    if (action.kind !== 'restart-controller') continue;
+    if (!scenario.topology.workloads.find((w) => w.name === action.workload)?.installedBy?.controller) {
+      return `the ${action.workload} workload has no controller to restart: only a chart profile that names its controller Deployment (defineHelmProfile's controller) has one`;
+    }
+  }
   const drain = scenario.steps.find((s) => s.action.kind === 'drain-node');
   if (drain && !provider.capabilities.nodeDrain) {
     return `provider ${provider.name} may not cordon and drain nodes here (single node, or a cluster zerodrop did not create)`;

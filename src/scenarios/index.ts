@@ -14,6 +14,7 @@ import gatewayBackendRolloutHttp from './gateway-backend-rollout-http.ts';
 import gatewayDeleteHttp from './gateway-delete-http.ts';
 import gatewayDeleteHttpNoKeepalive from './gateway-delete-http-no-keepalive.ts';
 import gatewayDeleteTurn from './gateway-delete-turn.ts';
+import gatewayControllerRestartTurn from './gateway-controller-restart-turn.ts';
 import gatewayHttp2Goaway from './gateway-http2-goaway.ts';
 import gatewayRolloutHttp from './gateway-rollout-http.ts';
 import gatewayScaleDown from './gateway-scale-down.ts';
@@ -38,6 +39,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewayBackendRolloutHttp,
   gatewayHttp2Goaway,
   gatewayDeleteTurn,
+  gatewayControllerRestartTurn,
   nodeDrainHttp,
   forceDelete,
 ];

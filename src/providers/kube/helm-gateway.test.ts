@@ -195,6 +195,18 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
     await provider.teardown();
   });
 
+  it("restarts the chart's controller, not the dataplane: a rollout restart of the Deployment the profile names, in the release's namespace", async () => {
+    const { provider, recorder } = await setup();
+    await provider.deploy(topologyOf('gateway-delete-http', 'envoy-gateway'), { timeoutMs: 5000 });
+    await provider.restartController('gateway');
+    const patch = fake.requests.find((r) => r.method === 'PATCH' && r.path === `/apis/apps/v1/namespaces/${NS}/deployments/envoy-gateway`);
+    expect(JSON.stringify(patch?.body)).toContain('kubectl.kubernetes.io/restartedAt');
+    expect(fake.requests.some((r) => r.method === 'PATCH' && /deployments\/gateway$/.test(r.path))).toBe(false);
+    expect(recorder.timeline.events.find((e) => e.kind === 'note' && e.workload === 'gateway')?.message).toBe('controller deployment/envoy-gateway rollout restarted');
+    await expect(provider.restartController('backend')).rejects.toThrow(/workload backend has no controller of its chart to restart/);
+    await provider.teardown();
+  });
+
   it('drains the node of the backends through evictions, noting each refusal and by what, and uncordons it at teardown', async () => {
     const { provider, recorder } = await setup({ allowNodeOperations: true });
     await provider.deploy(topologyOf('node-drain-http', 'reference'), { timeoutMs: 5000 });

@@ -138,6 +138,8 @@ export class KubeProvider implements Provider {
   /** The charts' objects (Gateway API, EnvoyProxy, Dataplane...), newest last: deleted newest first, each awaited, before any chart goes. */
   private readonly chartObjects: KubeObject[] = [];
   private readonly cordoned = new Set<string>();
+  /** The topology deploy() was given (a chart's controller is found through it). */
+  private deployed?: Topology;
   /** Workloads whose pods a chart's controller creates: their rollout is read from the pods. */
   private readonly charted = new Set<string>();
   /** The GatewayClass flow of this run, once its Gateway exists (teardown deletes its objects). */
@@ -172,6 +174,7 @@ export class KubeProvider implements Provider {
     this.assertRunning();
     // A GatewayClass's dataplane is no object of ours: its Services and workload leave the rendered topology.
     const { topology, classWorkload, listeners } = this.splitClassWorkload(full);
+    this.deployed = full;
     const signal = opts.signal ? AbortSignal.any([opts.signal, this.stopping.signal]) : this.stopping.signal;
     if (classWorkload && listeners) await this.checkGatewayClass(listeners, signal);
     const fixtures: Record<string, string> = {};
@@ -324,6 +327,14 @@ export class KubeProvider implements Provider {
     const generation = await chaos.rolloutRestart(this.client, target.namespace, target.name, new Date(), target.resource);
     if (generation !== undefined) this.generations.set(workload, generation);
     this.recorder.event('rollout-start', { workload, detail: { generation, ...(target.name !== workload ? { object: `${target.resource}/${target.namespace}/${target.name}` } : {}) } });
+  }
+
+  async restartController(workload: string): Promise<void> {
+    this.assertRunning();
+    const controller = this.deployed?.workloads.find((w) => w.name === workload)?.installedBy?.controller;
+    if (!controller) throw new Error(`workload ${workload} has no controller of its chart to restart`);
+    const generation = await chaos.rolloutRestart(this.client, this.namespace, controller.deployment, new Date());
+    this.recorder.event('note', { workload, message: `controller deployment/${controller.deployment} rollout restarted`, detail: { controller: `deployments/${this.namespace}/${controller.deployment}`, generation } });
   }
 
   cannotRun(scenario: Scenario): string | undefined {

@@ -20,7 +20,8 @@ interface ChartStandIn {
   version: string;
   /** Why it cannot install now (its programs not built), or undefined. */
   missing(): Promise<string | undefined>;
-  install(kubectl: readonly string[], log: (line: string) => void): Promise<void>;
+  /** Installs the chart's objects and programs as a release in `namespace` would have them. */
+  install(kubectl: readonly string[], namespace: string, log: (line: string) => void): Promise<void>;
 }
 
 function standIns(): ChartStandIn[] {
@@ -31,7 +32,7 @@ function standIns(): ChartStandIn[] {
       // The chart's version is the operator's release (l7mp/stunner-helm: version = appVersion).
       version: stunnerPin().slice(1),
       missing: async () => ((await isBuilt(stunner)) ? undefined : `STUNner ${stunner.pin} is not built (run: npm run stunner:build, about 4 minutes once)`),
-      install: (kubectl, log) => installStunner(kubectl, log),
+      install: (kubectl, namespace, log) => installStunner(kubectl, log, namespace),
     },
   ];
 }
@@ -51,11 +52,7 @@ export interface NetnsCharts {
   install: typeof helmInstall;
 }
 
-/**
- * The netns session's charts. Each stand-in installs its chart's programs once per cluster (the
- * operator serves every run's Gateways, as a chart installed once would); an uninstall leaves them
- * to the cluster's teardown.
- */
+/** The netns session's charts: each run's release installed by the stand-in for its chart, into the run's namespace. */
 export async function netnsCharts(kubectl: readonly string[], log: (line: string) => void): Promise<NetnsCharts> {
   const all = standIns();
   // Checked once, when the session opens: the cluster's node agents took the builds the cache held then.
@@ -71,19 +68,12 @@ export async function netnsCharts(kubectl: readonly string[], log: (line: string
       `it installs only the charts it builds from Go modules (${runs}); run this profile with --provider kind or k3s`
     );
   };
-  const installed = new Map<string, Promise<void>>();
-  const install = async (spec: HelmProfileSpec, opts: { kubeconfig: string }): Promise<() => Promise<void>> => {
+  const install = async (spec: HelmProfileSpec, opts: { namespace: string; kubeconfig: string }): Promise<() => Promise<void>> => {
     const standIn = standInFor(all, spec.chart);
     if (!standIn) throw new Error(unsupported(spec.name) ?? `no stand-in for chart ${spec.chart.chart}`);
-    const key = `${standIn.chart}@${standIn.version}`;
-    let done = installed.get(key);
-    if (!done) {
-      done = installWith(standIn, kubectl, opts.kubeconfig, log);
-      installed.set(key, done);
-      // A failed install is not remembered as done: the next run's deploy tries it again.
-      done.catch(() => installed.delete(key));
-    }
-    await done;
+    await installWith(standIn, kubectl, opts, log);
+    // What the release put in its namespace goes with the namespace; what it shares with the
+    // cluster (CRDs, cluster roles) stays, as helm leaves a chart's CRDs.
     return async () => {};
   };
   return {
@@ -94,12 +84,12 @@ export async function netnsCharts(kubectl: readonly string[], log: (line: string
 }
 
 /** Runs the stand-in with the run's kubeconfig (not the cluster's admin one): it acts as the run does. */
-async function installWith(standIn: ChartStandIn, kubectl: readonly string[], kubeconfig: string, log: (line: string) => void): Promise<void> {
+async function installWith(standIn: ChartStandIn, kubectl: readonly string[], opts: { namespace: string; kubeconfig: string }, log: (line: string) => void): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'zerodrop-chart-'));
   try {
     const file = join(dir, 'kubeconfig');
-    await writeFile(file, kubeconfig, { mode: 0o600 });
-    await standIn.install([...kubectl.filter((a) => !a.startsWith('--kubeconfig=')), `--kubeconfig=${file}`], log);
+    await writeFile(file, opts.kubeconfig, { mode: 0o600 });
+    await standIn.install([...kubectl.filter((a) => !a.startsWith('--kubeconfig=')), `--kubeconfig=${file}`], opts.namespace, log);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -11,6 +11,11 @@
 //   agent runs the build for it), without the kube-rbac-proxy sidecar config/default adds: that
 //   image has no build here, and it only guards the metrics port.
 //
+// As the Helm chart does, the operator runs in the release's namespace (a run's own, when the netns
+// cluster stands in for the chart: chart-stand-ins.ts), as the Deployment `stunner-gateway-operator`
+// (the chart's default stunnerGatewayOperator.deployment.name); the CRDs and cluster roles are the
+// cluster's, applied again by each install.
+//
 // Usage: node src/providers/netns/stunner-install.ts KUBECTL... (the `kubectl:` line `dev-cluster.ts up` prints).
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -19,8 +24,12 @@ import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
 import { STUNNER_MODULE_DIR, stunnerPin } from './stunner-binary.ts';
 
+/** Where the operator's own kustomization (config/default) puts it; the namespace of a standalone install. */
 export const OPERATOR_NAMESPACE = 'stunner-gateway-operator-system';
-export const OPERATOR_DEPLOYMENT = 'stunner-gateway-operator-controller-manager';
+/** The chart's default name for the operator's Deployment (stunnerGatewayOperator.deployment.name). */
+export const OPERATOR_DEPLOYMENT = 'stunner-gateway-operator';
+/** The ServiceAccount config/default's RBAC binds. */
+const OPERATOR_SERVICE_ACCOUNT = 'stunner-gateway-operator-controller-manager';
 
 /** A module's directory in Go's module cache (downloaded first if absent). */
 async function moduleDir(path: string, version: string): Promise<string> {
@@ -40,19 +49,19 @@ function required(gomod: string, path: string): string {
 const yamlFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').map((f) => join(dir, f));
 
 /** The operator's Deployment: the manager container of config/manager/manager.yaml, with the CDS address as the Helm chart sets it. */
-export function operatorDeployment(image: string): Record<string, unknown> {
-  const labels = { 'control-plane': 'controller-manager' };
+export function operatorDeployment(image: string, namespace: string): Record<string, unknown> {
+  const labels = { 'control-plane': 'stunner-gateway-operator' };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: OPERATOR_DEPLOYMENT, namespace: OPERATOR_NAMESPACE, labels },
+    metadata: { name: OPERATOR_DEPLOYMENT, namespace, labels },
     spec: {
       replicas: 1,
       selector: { matchLabels: labels },
       template: {
         metadata: { labels },
         spec: {
-          serviceAccountName: OPERATOR_DEPLOYMENT,
+          serviceAccountName: OPERATOR_SERVICE_ACCOUNT,
           terminationGracePeriodSeconds: 10,
           containers: [
             {
@@ -73,15 +82,20 @@ export function operatorDeployment(image: string): Record<string, unknown> {
   };
 }
 
-/** Installs the CRDs, RBAC and operator with `kubectl` (an argv prefix), and waits for the operator to be available. */
-export async function installStunner(kubectl: readonly string[], log: (line: string) => void = () => {}): Promise<void> {
+type Manifest = { kind: string; metadata?: { namespace?: string }; subjects?: { namespace?: string }[] };
+
+/**
+ * Installs the CRDs, RBAC and operator with `kubectl` (an argv prefix) into `namespace` (created
+ * unless it exists), and waits for the operator to be available.
+ */
+export async function installStunner(kubectl: readonly string[], log: (line: string) => void = () => {}, namespace = OPERATOR_NAMESPACE): Promise<void> {
   const [file, ...prefix] = kubectl;
   const run = (args: string[], input?: string) => execa(file!, [...prefix, ...args], input === undefined ? {} : { input });
   const pin = stunnerPin();
   const operator = await moduleDir('github.com/l7mp/stunner-gateway-operator', pin);
   const gatewayApiVersion = required(readFileSync(join(operator, 'go.mod'), 'utf8'), 'sigs.k8s.io/gateway-api');
   const gatewayApi = await moduleDir('sigs.k8s.io/gateway-api', gatewayApiVersion);
-  log(`Gateway API ${gatewayApiVersion} CRDs (experimental channel), STUNner ${pin} CRDs, RBAC and operator`);
+  log(`Gateway API ${gatewayApiVersion} CRDs (experimental channel), STUNner ${pin} CRDs, RBAC and operator in namespace ${namespace}`);
   // Server-side: the CRDs exceed the 256 KiB last-applied annotation a client-side apply writes.
   for (const f of [...yamlFiles(join(gatewayApi, 'config/crd/experimental')), ...yamlFiles(join(operator, 'config/crd/bases'))]) {
     await run(['apply', '--server-side', '-f', f]);
@@ -89,12 +103,21 @@ export async function installStunner(kubectl: readonly string[], log: (line: str
   await run(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
   const rendered = (await run(['kustomize', join(operator, 'config/default')])).stdout;
   const keep = parseAllDocuments(rendered)
-    .map((d) => d.toJS() as { kind?: string } | null)
-    .filter((o): o is { kind: string } => !!o && o.kind !== 'Deployment' && o.kind !== 'CustomResourceDefinition');
-  await run(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: keep }));
-  await run(['apply', '--server-side', '-f', '-'], JSON.stringify(operatorDeployment(`docker.io/l7mp/stunner-gateway-operator:${pin.slice(1)}`)));
-  await run(['-n', OPERATOR_NAMESPACE, 'rollout', 'status', `deployment/${OPERATOR_DEPLOYMENT}`, '--timeout=120s']);
-  log(`operator ${OPERATOR_NAMESPACE}/${OPERATOR_DEPLOYMENT} available`);
+    .map((d) => d.toJS() as Manifest | null)
+    .filter((o): o is Manifest => !!o && !['Namespace', 'Deployment', 'CustomResourceDefinition'].includes(o.kind))
+    // Moved into the release's namespace, the bindings' subjects with them.
+    .map((o) => ({
+      ...o,
+      ...(o.metadata?.namespace ? { metadata: { ...o.metadata, namespace } } : {}),
+      ...(o.subjects ? { subjects: o.subjects.map((s) => (s.namespace ? { ...s, namespace } : s)) } : {}),
+    }));
+  await run(['create', 'namespace', namespace]).catch((err: unknown) => {
+    if (!/AlreadyExists/.test(String((err as { stderr?: string }).stderr))) throw err;
+  });
+  await run(['apply', '--server-side', '--force-conflicts', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: keep }));
+  await run(['apply', '--server-side', '-f', '-'], JSON.stringify(operatorDeployment(`docker.io/l7mp/stunner-gateway-operator:${pin.slice(1)}`, namespace)));
+  await run(['-n', namespace, 'rollout', 'status', `deployment/${OPERATOR_DEPLOYMENT}`, '--timeout=120s']);
+  log(`operator ${namespace}/${OPERATOR_DEPLOYMENT} available`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -54,6 +54,7 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   stallMs: ms(1),
   flowMs: ms(1),
   newFlowMs: ms(1),
+  newFlowsAtMs: ms(0),
   echoIdleMs: ms(1),
   idleExitMs: ms(1),
   backendIdleCloseMs: ms(0, 60_000),

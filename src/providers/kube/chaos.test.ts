@@ -89,7 +89,7 @@ describe('chaos and apply calls: method, path, content type and body', () => {
               code: 429,
               reason: 'TooManyRequests',
               message: "Cannot evict pod as it would violate the pod's disruption budget.",
-              details: { causes: [{ type: 'DisruptionBudget', message: 'The disruption budget backend needs 2 healthy pods and has 2 currently' }] },
+              details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget backend needs 2 healthy pods and has 2 currently' }] },
             },
           }
         : undefined,
@@ -125,7 +125,7 @@ describe('chaos and apply calls: method, path, content type and body', () => {
         };
       }
       if (r.path.endsWith('backend-3/eviction') && refusals-- > 0) {
-        return { status: 429, body: { code: 429, details: { causes: [{ type: 'DisruptionBudget', message: `refusal ${refusals}` }] } } };
+        return { status: 429, body: { code: 429, details: { causes: [{ reason: 'DisruptionBudget', message: `refusal ${refusals}` }] } } };
       }
       return undefined;
     });

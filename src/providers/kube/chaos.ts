@@ -68,7 +68,7 @@ export async function evictPod(client: KubeClient, namespace: string, pod: strin
 /** Why a 429 refused an eviction, in words for the run's notes. */
 function refusal(err: unknown): string {
   const causes = err instanceof KubeApiError ? err.causes : [];
-  const budget = causes.find((c) => c.type === 'DisruptionBudget');
+  const budget = causes.find((c) => c.reason === 'DisruptionBudget');
   if (budget !== undefined) return `refused by its PodDisruptionBudget (429)${budget.message ? `: ${budget.message}` : ''}`;
   const said = err instanceof KubeApiError ? err.serverMessage : undefined;
   return `refused with 429 by the API server without a DisruptionBudget cause (its own throttling, not a budget)${said ? `: ${said}` : ''}`;

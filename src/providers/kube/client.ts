@@ -25,9 +25,16 @@ export const FIELD_MANAGER = 'zerodrop';
 export type Query = Record<string, string | number | boolean | undefined>;
 
 /** One of a Status's details.causes: `type` says what refused, e.g. `DisruptionBudget` for an eviction. */
+/**
+ * A metav1.StatusCause. Its Go field `Type` is `reason` on the wire (`json:"reason,omitempty"`,
+ * apimachinery pkg/apis/meta/v1/types.go): a real API server's eviction refusal carries
+ * `{ reason: 'DisruptionBudget', message }`, never a `type`.
+ */
 export interface StatusCause {
-  type?: string;
+  reason?: string;
   message?: string;
+  /** The field the cause is about, e.g. `spec.ports[0].port`. */
+  field?: string;
 }
 
 export class KubeApiError extends Error {
@@ -45,8 +52,9 @@ export class KubeApiError extends Error {
     this.reason = status_?.reason;
     this.serverMessage = message;
     this.causes = (Array.isArray(status_?.details?.causes) ? status_.details.causes : []).map((c) => ({
-      ...(typeof c.type === 'string' ? { type: c.type } : {}),
+      ...(typeof c.reason === 'string' ? { reason: c.reason } : {}),
       ...(typeof c.message === 'string' ? { message: redact(c.message) } : {}),
+      ...(typeof c.field === 'string' ? { field: c.field } : {}),
     }));
   }
 }

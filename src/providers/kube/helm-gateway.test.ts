@@ -213,7 +213,7 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
     // backend-2's first eviction meets the API server's throttling, its second its budget.
     const refusals = [
       { code: 429, message: 'Too many requests, please try again later.' },
-      { code: 429, message: 'Cannot evict pod.', details: { causes: [{ type: 'DisruptionBudget', message: 'The disruption budget backend needs 1 healthy pods and has 1 currently' }] } },
+      { code: 429, message: 'Cannot evict pod.', details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget backend needs 1 healthy pods and has 1 currently' }] } },
     ];
     fake.respond((r) => (r.path.endsWith('backend-2/eviction') && refusals.length > 0 ? { status: 429, body: refusals.shift() } : undefined), { first: true });
     const evicted = await provider.drainNode('zerodrop-worker', { retryMs: 20, timeoutMs: 2000 });

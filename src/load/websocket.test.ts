@@ -1,0 +1,81 @@
+// The WebSocket stream generator against the reference stream app (fixtures/reference-stream-app.mjs)
+// as a real process: the close code and the messages outstanding are what happened on the wire.
+
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WebSocketLoadSpec } from '../model/load.ts';
+import { Recorder } from '../observe/recorder.ts';
+import { killFixtureApps, startFixtureApp } from './fixture-app.ts';
+import { startWebSocketLoad } from './websocket.ts';
+
+afterEach(killFixtureApps);
+
+const startApp = (mode: string) => startFixtureApp('reference-stream-app.mjs', mode, { STREAM_CLOSE_AFTER_MS: '100', DRAIN_IDLE_MS: '50' });
+const SPEC: WebSocketLoadSpec = { kind: 'websocket', service: 'app', streams: 2, ratePerStream: 100, stallMs: 500, reopen: false };
+
+describe('startWebSocketLoad', () => {
+  it('records streams stopped by the load (1000) with every message echoed, and the serving pod', async () => {
+    const app = await startApp('graceful');
+    const recorder = new Recorder();
+    const load = startWebSocketLoad('ws', SPEC, { host: '127.0.0.1', port: app.port }, recorder);
+    await delay(300);
+    const summary = await load.stop();
+    const streams = recorder.timeline.streams ?? [];
+    expect(streams).toHaveLength(2);
+    for (const s of streams) expect(s).toMatchObject({ kind: 'websocket', ending: 'stopped', closeCode: 1000, pod: 'app-graceful', unanswered: 0, mismatched: 0 });
+    expect(summary.sent).toBe(summary.completed);
+    expect(summary.sent).toBeGreaterThan(40);
+  });
+
+  it('records the drain close (1001) after every message was echoed, and reopens the stream', async () => {
+    const app = await startApp('graceful');
+    const recorder = new Recorder();
+    const load = startWebSocketLoad('ws', { ...SPEC, reopen: true }, { host: '127.0.0.1', port: app.port }, recorder);
+    await delay(200);
+    app.child.kill('SIGTERM');
+    await app.exited;
+    await load.stop();
+    const streams = recorder.timeline.streams ?? [];
+    const first = streams.filter((s) => s.stream <= 2);
+    expect(first).toHaveLength(2);
+    for (const s of first) {
+      expect(s).toMatchObject({ ending: 'closed', closeCode: 1001, unanswered: 0 });
+      expect(s.byeAt).toBeDefined();
+      expect(s.echoed).toBe(s.sent);
+    }
+    // The replacements found the app closing (a new stream is closed after its first echo) or gone.
+    expect(streams.length).toBeGreaterThan(2);
+  });
+
+  it('records 1006 (eof) when the app dies at SIGTERM, and opens no replacement for a broken stream', async () => {
+    const app = await startApp('exit-on-sigterm');
+    const recorder = new Recorder();
+    const load = startWebSocketLoad('ws', { ...SPEC, reopen: true }, { host: '127.0.0.1', port: app.port }, recorder);
+    await delay(200);
+    app.child.kill('SIGTERM');
+    await app.exited;
+    await delay(50);
+    await load.stop();
+    const streams = recorder.timeline.streams ?? [];
+    expect(streams).toHaveLength(2);
+    for (const s of streams) {
+      expect(['eof', 'reset']).toContain(s.ending);
+      expect(s.closeCode).toBe(1006);
+      expect(s.byeAt).toBeUndefined();
+    }
+  });
+
+  it('records a stall when the app stops echoing', async () => {
+    const app = await startApp('hang-until-killed');
+    const recorder = new Recorder();
+    const load = startWebSocketLoad('ws', { ...SPEC, streams: 1, stallMs: 200 }, { host: '127.0.0.1', port: app.port }, recorder);
+    await delay(150);
+    app.child.kill('SIGSTOP');
+    await delay(400);
+    await load.stop();
+    app.child.kill('SIGKILL');
+    const [stream] = recorder.timeline.streams ?? [];
+    expect(stream).toMatchObject({ ending: 'stall' });
+    expect(stream!.unanswered).toBeGreaterThan(0);
+  });
+});

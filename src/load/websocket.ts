@@ -1,0 +1,114 @@
+// Long-lived WebSocket streams: each stream is one WebSocket (RFC 6455) to `/echo` of the Service,
+// sending sequence-numbered text messages at a fixed rate and expecting each echoed, in order, as
+// fixtures/reference-stream-app.mjs does. The backend names itself in its handshake response
+// (`x-zerodrop-pod`). One StreamRecord per stream, with the close code the client saw:
+// - 1001 (going away) from the backend, every message echoed: `closed`, the drain close;
+// - 1000 after the load's own close, every message echoed: `stopped`;
+// - 1006 (no close frame: the connection just ended) is `eof`, or `reset`/`refused` by its socket error;
+// - any other code, or a handshake that was not a 101, is an `error` naming it.
+// Messages still outstanding when a stream ends are its `unanswered`: a backend that closes with
+// 1001 while a message is on its way to it has dropped that message. Pacing, stalls, replacement
+// and the load's summary: stream-load.ts.
+//
+// The client is the `ws` package: it is maintained, it is what Node servers and most Node clients
+// use, and it exposes what the record needs and the WHATWG WebSocket in Node hides: the handshake
+// response (the pod's name, the local port that joins a stream to the balancer's connection) and
+// the socket error behind a 1006 (reset or refused).
+//
+// No retries, by rule: with `reopen`, a stream the backend closed with 1001 is replaced by a new
+// WebSocket, as a client of a draining server reconnects; a new stream with its own record.
+
+import WebSocket from 'ws';
+import type { WebSocketLoadSpec } from '../model/load.ts';
+import type { Recorder } from '../observe/recorder.ts';
+import { POD_HEADER, type LoadHandle, type LoadTarget } from './http.ts';
+import { errorCodes, errorMessage } from './outcome.ts';
+import { EchoStream, StreamLoad, type StreamLoadOptions } from './stream-load.ts';
+
+export const WEBSOCKET_PATH = '/echo';
+/** RFC 6455 section 7.4.1. */
+const NORMAL_CLOSURE = 1000;
+const GOING_AWAY = 1001;
+
+export function startWebSocketLoad(id: string, spec: WebSocketLoadSpec, target: LoadTarget, recorder: Recorder, opts: StreamLoadOptions = {}): LoadHandle {
+  return new StreamLoad<EchoStream>(id, spec, recorder, opts, (n, load) => new WebSocketStream(n, load, target)).start();
+}
+
+export function hostPort(target: LoadTarget): string {
+  return `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+}
+
+class WebSocketStream extends EchoStream {
+  private readonly ws: WebSocket;
+  private clientClosed = false;
+  /** The socket error behind a close without a close frame. */
+  private socketError: Error | undefined;
+
+  constructor(n: number, load: StreamLoad<EchoStream>, target: LoadTarget) {
+    super(n, load);
+    // No compression: every message crosses the wire as it was sent.
+    this.ws = new WebSocket(`ws://${hostPort(target)}${WEBSOCKET_PATH}`, { perMessageDeflate: false, handshakeTimeout: load.spec.stallMs, followRedirects: false });
+    this.ws.on('upgrade', (res) => {
+      const pod = res.headers[POD_HEADER];
+      if (typeof pod === 'string') this.record.pod = pod;
+      this.record.localPort = res.socket.localPort;
+    });
+    this.ws.on('unexpected-response', (_req, res) => {
+      const pod = res.headers[POD_HEADER];
+      if (typeof pod === 'string') this.record.pod = pod;
+      this.record.error = `handshake answered ${res.statusCode ?? '?'} instead of 101`;
+      res.resume();
+      this.finish('error');
+    });
+    this.ws.on('open', () => this.startSending());
+    this.ws.on('message', (data, isBinary) => this.onEcho(isBinary ? NaN : Number(rawText(data))));
+    this.ws.on('error', (err) => {
+      this.socketError ??= err;
+      this.record.error ??= errorMessage(err);
+    });
+    this.ws.on('close', (code: number) => this.onClose(code));
+  }
+
+  protected override canSend(): boolean {
+    return this.ws.readyState === WebSocket.OPEN;
+  }
+
+  protected write(seq: number): void {
+    this.ws.send(String(seq));
+  }
+
+  protected destroy(): void {
+    if (this.ws.readyState !== WebSocket.CLOSED) this.ws.terminate();
+  }
+
+  protected closeOwnSide(): void {
+    this.stopSending();
+    if (this.clientClosed) return;
+    this.clientClosed = true;
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(NORMAL_CLOSURE, 'load ends');
+    else if (this.ws.readyState === WebSocket.CONNECTING) this.ws.terminate();
+  }
+
+  private onClose(code: number): void {
+    if (this.finished) return;
+    this.record.closeCode = code;
+    if (code === GOING_AWAY && !this.clientClosed) {
+      this.record.byeAt ??= this.load.recorder.now();
+      return this.finish('closed');
+    }
+    if (code === NORMAL_CLOSURE && this.clientClosed) return this.finish(this.outstanding.length === 0 ? 'stopped' : 'stall');
+    if (code === 1006) {
+      const codes = this.socketError ? errorCodes(this.socketError) : [];
+      if (codes.includes('ECONNREFUSED')) return this.finish('refused');
+      if (codes.some((c) => c === 'ECONNRESET' || c === 'EPIPE' || c === 'ECONNABORTED')) return this.finish('reset');
+      return this.finish('eof');
+    }
+    this.record.error ??= `closed with code ${code}`;
+    this.finish('error');
+  }
+}
+
+function rawText(data: WebSocket.RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data as ArrayBuffer).toString('utf8');
+}

@@ -2,7 +2,9 @@
 // report rows and CLI filters.
 
 import backendDeleteHttp from './backend-delete-http.ts';
+import backendDeleteSse from './backend-delete-sse.ts';
 import backendDeleteTcpStream from './backend-delete-tcp-stream.ts';
+import backendDeleteWebsocket from './backend-delete-websocket.ts';
 import backendIdleExit from './backend-idle-exit.ts';
 import backendScaleToZeroUdp from './backend-scale-to-zero-udp.ts';
 import backendLongRequest from './backend-long-request.ts';
@@ -27,6 +29,8 @@ export const catalog: readonly ScenarioDefinition[] = [
   backendIdleExit,
   backendLongRequest,
   backendDeleteTcpStream,
+  backendDeleteWebsocket,
+  backendDeleteSse,
   backendScaleToZeroUdp,
   gatewayDeleteHttp,
   gatewayDeleteHttpNoKeepalive,

@@ -9,6 +9,7 @@ import backendIdleExit from './backend-idle-exit.ts';
 import backendScaleToZeroUdp from './backend-scale-to-zero-udp.ts';
 import backendLongRequest from './backend-long-request.ts';
 import backendRolloutHttp from './backend-rollout-http.ts';
+import backendRolloutWebsocket from './backend-rollout-websocket.ts';
 import backendSigtermKeepsAccepting from './backend-sigterm-keeps-accepting.ts';
 import forceDelete from './force-delete.ts';
 import gatewayBackendRolloutHttp from './gateway-backend-rollout-http.ts';
@@ -31,6 +32,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   backendDeleteTcpStream,
   backendDeleteWebsocket,
   backendDeleteSse,
+  backendRolloutWebsocket,
   backendScaleToZeroUdp,
   gatewayDeleteHttp,
   gatewayDeleteHttpNoKeepalive,

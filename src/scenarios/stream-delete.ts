@@ -1,4 +1,4 @@
-// What the backend-delete scenarios of long-lived streams share (TCP, WebSocket, SSE): streams
+// What the backend scenarios of long-lived streams share (TCP, WebSocket, SSE): streams
 // spread over the backends, one backend deleted while they run, and the same judgement whatever
 // the protocol: every stream runs to its end or is closed by its backend the protocol's proper way,
 // nothing lost, every reconnect served (streamsIntact), and the pod exits on its own (notKilled).
@@ -8,7 +8,8 @@ import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
 import { backendOptionDocs, backendTopology, BACKEND, pick } from './backend-topology.ts';
 
-export const streamDeleteDefaults = {
+/** The options of every backend stream scenario (the rollout's too). */
+export const streamDefaults = {
   replicas: 2,
   preStopSeconds: 1,
   graceSeconds: 5,
@@ -16,28 +17,28 @@ export const streamDeleteDefaults = {
   streams: 4,
   ratePerStream: 50,
   stallMs: 1000,
-  deleteAtMs: 1000,
   settleMs: 500,
 };
 
-export type StreamDeleteOptions = typeof streamDeleteDefaults;
-
-export const streamDeleteNightly: Partial<StreamDeleteOptions> = {
+export const streamNightly: Partial<typeof streamDefaults> = {
   preStopSeconds: 15,
   graceSeconds: 60,
   programmingDelayMs: 5000,
   streams: 50,
-  deleteAtMs: 10_000,
   settleMs: 5000,
 };
 
-export const streamDeleteOptionDocs = {
+export const streamOptionDocs = {
   ...pick(backendOptionDocs, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'settleMs']),
   streams: 'concurrent long-lived streams (spread round robin over the backends)',
   ratePerStream: 'messages per second on each stream',
   stallMs: 'an outstanding message with no echo for this long is a stall',
-  deleteAtMs: 'when the pod is deleted, after load starts',
 } as const;
+
+export const streamDeleteDefaults = { ...streamDefaults, deleteAtMs: 1000 };
+export type StreamDeleteOptions = typeof streamDeleteDefaults;
+export const streamDeleteNightly: Partial<StreamDeleteOptions> = { ...streamNightly, deleteAtMs: 10_000 };
+export const streamDeleteOptionDocs = { ...streamOptionDocs, deleteAtMs: 'when the pod is deleted, after load starts' } as const;
 
 /** Why the stream scenarios pass the mutant that stops listening at SIGTERM. */
 export const streamDeleteTolerates = {

@@ -68,6 +68,16 @@ describe('streamsIntact', () => {
     const r = evaluateOne(EXPECT, b.build());
     expect(r.verdict).toBe('pass');
     expect(r.message).toContain('1 stream was open on a deleted pod (91 messages echoed): each closed gracefully by its backend (close 1001, last at t=2.010 s), every message echoed');
+    expect(r.message).not.toContain('crossed');
+  });
+
+  it('passes a WebSocket message the close frame crossed on the wire, and says so', () => {
+    const b = drainScenario('correct');
+    stream(b, { kind: 'websocket', stream: 1, pod: 'backend-2', closeCode: 1001, byeAt: 2010, end: 2010, ending: 'closed', crossed: 1 });
+    const r = evaluateOne(EXPECT, b.build());
+    expect(r.verdict).toBe('pass');
+    expect(r.message).toMatch(/every message echoed \(but 1 message sent as the close frame crossed it, which no backend could answer\)$/);
+    expect(r.details?.['crossed']).toBe(1);
   });
 
   it('fails a WebSocket cut without a close frame (1006), a close with another code, and a 1001 that left a message unechoed', () => {

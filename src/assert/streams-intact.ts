@@ -2,7 +2,7 @@
 // protocol's proper close, every message answered, or the load itself ends it (seeds 000, 003, 005:
 // a long-lived stream must survive its backend's shutdown until the backend lets it go). The proper
 // close: TCP, `bye` then FIN after echoing everything; WebSocket, a close frame with 1001 (going
-// away) with no message left unechoed; SSE, the body ended cleanly, and every stream resumed from
+// away) with no message left unechoed but those it crossed on the wire (StreamRecord.crossed); SSE, the body ended cleanly, and every stream resumed from
 // Last-Event-ID continues with the next event: none lost, none repeated. A reset, a stall, a close
 // the backend did not announce (the kernel closing the sockets of a process that died at SIGTERM or
 // at SIGKILL: WebSocket 1006, an SSE body cut short), another close code, or a reconnect that failed
@@ -111,10 +111,12 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
     closed.length > 0
       ? `${closed.length === onDeleted.length ? 'each' : `${count(closed.length)} of them`} closed gracefully by its backend (${words.close}last at ${at(Math.max(...closed.map((s) => s.end)))}), ${words.every}`
       : `each ran until the load ended, ${words.every}`;
+  const crossed = streams.reduce((n, s) => n + (s.crossed ?? 0), 0);
+  const crossedText = crossed > 0 ? ` (but ${plural(crossed, 'message')} sent as the close frame crossed it, which no backend could answer)` : '';
   return {
     name,
     verdict: 'pass',
-    message: `${allOf(streams.length, 'stream')} of load "${load}" stayed intact; ${plural(onDeleted.length, 'stream was', 'streams were')} open on a deleted pod (${words.delivered(echoed)}): ${closedText}`,
-    details: { ...details, closedGracefully: closed.length },
+    message: `${allOf(streams.length, 'stream')} of load "${load}" stayed intact; ${plural(onDeleted.length, 'stream was', 'streams were')} open on a deleted pod (${words.delivered(echoed)}): ${closedText}${crossedText}`,
+    details: { ...details, closedGracefully: closed.length, crossed },
   };
 }

@@ -215,9 +215,17 @@ export abstract class EchoStream implements StreamHandle {
       this.outstanding.shift();
       this.record.echoed++;
       this.record.lastEchoAt = this.load.recorder.now();
+      this.noteRoundTrip(this.record.lastEchoAt - head.at);
     } else {
       this.record.mismatched++;
     }
+  }
+
+  /** The longest round trip this stream has seen (its handshake's, its echoes'). */
+  protected roundTripMs = 0;
+
+  protected noteRoundTrip(ms: number): void {
+    this.roundTripMs = Math.max(this.roundTripMs, ms);
   }
 
   private checkStall(): void {

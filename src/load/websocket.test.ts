@@ -1,8 +1,10 @@
 // The WebSocket stream generator against the reference stream app (fixtures/reference-stream-app.mjs)
 // as a real process: the close code and the messages outstanding are what happened on the wire.
 
+import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import type { WebSocketLoadSpec } from '../model/load.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { killFixtureApps, startFixtureApp } from './fixture-app.ts';
@@ -77,5 +79,31 @@ describe('startWebSocketLoad', () => {
     const [stream] = recorder.timeline.streams ?? [];
     expect(stream).toMatchObject({ ending: 'stall' });
     expect(stream!.unanswered).toBeGreaterThan(0);
+  });
+
+  it('counts a message the backend held past every round trip and then closed on with 1001 as unanswered, not crossed', async () => {
+    // A backend that stops echoing, then closes 1001 well after the last message reached it.
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    let received = 0;
+    server.on('connection', (ws) => {
+      ws.on('message', (data) => {
+        if (++received <= 10) ws.send(data, { binary: false });
+        else if (received === 11) setTimeout(() => ws.close(1001), 150);
+      });
+    });
+    try {
+      const recorder = new Recorder();
+      const load = startWebSocketLoad('ws', { ...SPEC, streams: 1, ratePerStream: 100, stallMs: 2000 }, { host: '127.0.0.1', port: (server.address() as AddressInfo).port }, recorder);
+      await delay(500);
+      await load.stop();
+      const [stream] = recorder.timeline.streams ?? [];
+      expect(stream).toMatchObject({ ending: 'closed', closeCode: 1001, echoed: 10 });
+      // Sent within one round trip of the close: those crossed it; the rest the backend had and dropped.
+      expect(stream!.unanswered).toBeGreaterThan(5);
+      expect(stream!.unanswered + (stream!.crossed ?? 0)).toBe(stream!.sent - 10);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -6,9 +6,14 @@
 // - 1000 after the load's own close, every message echoed: `stopped`;
 // - 1006 (no close frame: the connection just ended) is `eof`, or `reset`/`refused` by its socket error;
 // - any other code, or a handshake that was not a 101, is an `error` naming it.
-// Messages still outstanding when a stream ends are its `unanswered`: a backend that closes with
-// 1001 while a message is on its way to it has dropped that message. Pacing, stalls, replacement
-// and the load's summary: stream-load.ts.
+// Messages still outstanding when a stream ends are its `unanswered`, with one exception: at the
+// backend's close frame, a message sent less than one round trip before the frame arrived may have
+// crossed it on the wire (the backend closed before the message reached it), and after its close
+// frame no endpoint may send data (RFC 6455 section 5.5.1): no backend could have answered it. Those
+// are `crossed`, not lost: the client knows them unanswered and a real one sends them again on its
+// new connection. The round trip is the longest this stream measured (handshake, echoes), so a
+// message a backend held longer than any echo before it and then dropped at its close is
+// `unanswered`. Pacing, stalls, replacement and the load's summary: stream-load.ts.
 //
 // The client is the `ws` package: it is maintained, it is what Node servers and most Node clients
 // use, and it exposes what the record needs and the WHATWG WebSocket in Node hides: the handshake
@@ -41,6 +46,8 @@ export function hostPort(target: LoadTarget): string {
 class WebSocketStream extends EchoStream {
   private readonly ws: WebSocket;
   private clientClosed = false;
+  /** When the backend's close frame arrived (the client stops sending at once). */
+  private closeFrameAt: number | undefined;
   /** The socket error behind a close without a close frame. */
   private socketError: Error | undefined;
 
@@ -52,6 +59,10 @@ class WebSocketStream extends EchoStream {
       const pod = res.headers[POD_HEADER];
       if (typeof pod === 'string') this.record.pod = pod;
       this.record.localPort = res.socket.localPort;
+      this.noteRoundTrip(load.recorder.now() - this.record.start);
+      // ws has no event for a close frame's arrival: it parses each chunk synchronously in its own
+      // 'data' listener, so once this chunk's listeners have run its state says whether it held one.
+      res.socket.on('data', () => queueMicrotask(() => this.noteCloseFrame()));
     });
     this.ws.on('unexpected-response', (_req, res) => {
       const pod = res.headers[POD_HEADER];
@@ -67,6 +78,10 @@ class WebSocketStream extends EchoStream {
       this.record.error ??= errorMessage(err);
     });
     this.ws.on('close', (code: number) => this.onClose(code));
+  }
+
+  private noteCloseFrame(): void {
+    if (this.closeFrameAt === undefined && !this.clientClosed && this.ws.readyState !== WebSocket.OPEN) this.closeFrameAt = this.load.recorder.now();
   }
 
   protected override canSend(): boolean {
@@ -93,7 +108,13 @@ class WebSocketStream extends EchoStream {
     if (this.finished) return;
     this.record.closeCode = code;
     if (code === GOING_AWAY && !this.clientClosed) {
-      this.record.byeAt ??= this.load.recorder.now();
+      const frameAt = this.closeFrameAt ?? this.load.recorder.now();
+      this.record.byeAt ??= frameAt;
+      const crossed = this.outstanding.filter((m) => frameAt - m.at < this.roundTripMs);
+      if (crossed.length > 0) {
+        this.record.crossed = crossed.length;
+        this.outstanding.splice(this.outstanding.length - crossed.length);
+      }
       return this.finish('closed');
     }
     if (code === NORMAL_CLOSURE && this.clientClosed) return this.finish(this.outstanding.length === 0 ? 'stopped' : 'stall');

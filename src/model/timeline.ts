@@ -208,8 +208,14 @@ export interface StreamRecord {
   sent: number;
   /** Messages echoed back in order; SSE: events received in order. */
   echoed: number;
-  /** Sent and never echoed (WebSocket: outstanding when the stream closed). */
+  /** Sent and never echoed (WebSocket: outstanding when the stream closed, less `crossed`). */
   unanswered: number;
+  /**
+   * WebSocket: messages outstanding at the backend's close frame that were sent less than one round
+   * trip (the longest the stream measured) before it arrived: the close may have crossed them on the
+   * wire, so no backend could answer them; the client knows them unanswered and may send them again.
+   */
+  crossed?: number;
   /** Echoes that were not the next expected message (out of order, duplicated or corrupt). */
   mismatched: number;
   /** SSE: event ids skipped, counting from the Last-Event-ID the stream resumed from. */

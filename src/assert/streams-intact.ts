@@ -19,7 +19,8 @@ export type StreamsIntact = Extract<Expectation, { assert: 'streamsIntact' }>;
 
 const INTACT = new Set<StreamRecord['ending']>(['closed', 'stopped']);
 
-function intact(s: StreamRecord): boolean {
+/** Whether a stream lost nothing: it ended properly or was stopped by the load, every message answered, every event once. */
+export function streamIntact(s: StreamRecord): boolean {
   return INTACT.has(s.ending) && s.unanswered === 0 && s.mismatched === 0 && !s.lost && !s.duplicated;
 }
 
@@ -57,7 +58,7 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
     const t = s.pod !== undefined ? deleted.get(s.pod) : undefined;
     return t !== undefined && s.start <= t && s.end >= t;
   });
-  const broken = streams.filter((s) => !intact(s)).sort((a, b) => a.end - b.end);
+  const broken = streams.filter((s) => !streamIntact(s)).sort((a, b) => a.end - b.end);
   const details: Record<string, unknown> = {
     streams: streams.length,
     onDeletedPods: onDeleted.length,

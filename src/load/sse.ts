@@ -21,6 +21,7 @@ import type { StreamEnding, StreamRecord } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { POD_HEADER, type LoadHandle, type LoadTarget } from './http.ts';
 import { errorCodes, errorMessage } from './outcome.ts';
+import { headerValue } from './request-load.ts';
 import { STALL_CHECK_MS, StreamLoad, type StreamHandle, type StreamLoadOptions } from './stream-load.ts';
 
 export const SSE_PATH = '/events';
@@ -75,8 +76,8 @@ class SseStream implements StreamHandle {
   }
 
   private onResponse(res: http.IncomingMessage): void {
-    const pod = res.headers[POD_HEADER];
-    if (typeof pod === 'string') this.record.pod = pod;
+    const pod = headerValue(res.headers[POD_HEADER]);
+    if (pod !== undefined) this.record.pod = pod;
     if (res.statusCode !== 200 || !String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
       this.record.error = `answered ${res.statusCode ?? '?'} ${res.headers['content-type'] ?? 'without a content type'}, not a 200 event stream`;
       res.resume();
@@ -98,6 +99,8 @@ class SseStream implements StreamHandle {
     this.buffered += text;
     let nl: number;
     while ((nl = this.buffered.search(/\r\n|\r|\n/)) >= 0) {
+      // A CR at the end of what arrived may be the first half of a CRLF: wait for the next byte.
+      if (nl === this.buffered.length - 1 && this.buffered.endsWith('\r')) break;
       const line = this.buffered.slice(0, nl);
       this.buffered = this.buffered.slice(nl + (this.buffered.startsWith('\r\n', nl) ? 2 : 1));
       this.onLine(line);

@@ -23,24 +23,24 @@
 // No retries, by rule: with `reopen`, a stream the backend closed with 1001 is replaced by a new
 // WebSocket, as a client of a draining server reconnects; a new stream with its own record.
 
+import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import type { WebSocketLoadSpec } from '../model/load.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { POD_HEADER, type LoadHandle, type LoadTarget } from './http.ts';
 import { errorCodes, errorMessage } from './outcome.ts';
+import { headerValue, originOf } from './request-load.ts';
 import { EchoStream, StreamLoad, type StreamLoadOptions } from './stream-load.ts';
 
 export const WEBSOCKET_PATH = '/echo';
 /** RFC 6455 section 7.4.1. */
 const NORMAL_CLOSURE = 1000;
 const GOING_AWAY = 1001;
+/** Reported, never sent: the connection ended without a close frame. */
+const ABNORMAL_CLOSURE = 1006;
 
 export function startWebSocketLoad(id: string, spec: WebSocketLoadSpec, target: LoadTarget, recorder: Recorder, opts: StreamLoadOptions = {}): LoadHandle {
   return new StreamLoad<EchoStream>(id, spec, recorder, opts, (n, load) => new WebSocketStream(n, load, target)).start();
-}
-
-export function hostPort(target: LoadTarget): string {
-  return `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
 }
 
 class WebSocketStream extends EchoStream {
@@ -54,10 +54,9 @@ class WebSocketStream extends EchoStream {
   constructor(n: number, load: StreamLoad<EchoStream>, target: LoadTarget) {
     super(n, load);
     // No compression: every message crosses the wire as it was sent.
-    this.ws = new WebSocket(`ws://${hostPort(target)}${WEBSOCKET_PATH}`, { perMessageDeflate: false, handshakeTimeout: load.spec.stallMs, followRedirects: false });
+    this.ws = new WebSocket(`${originOf(target).replace(/^http:/, 'ws:')}${WEBSOCKET_PATH}`, { perMessageDeflate: false, handshakeTimeout: load.spec.stallMs, followRedirects: false });
     this.ws.on('upgrade', (res) => {
-      const pod = res.headers[POD_HEADER];
-      if (typeof pod === 'string') this.record.pod = pod;
+      this.namePod(res);
       this.record.localPort = res.socket.localPort;
       this.noteRoundTrip(load.recorder.now() - this.record.start);
       // ws has no event for a close frame's arrival: it parses each chunk synchronously in its own
@@ -65,8 +64,7 @@ class WebSocketStream extends EchoStream {
       res.socket.on('data', () => queueMicrotask(() => this.noteCloseFrame()));
     });
     this.ws.on('unexpected-response', (_req, res) => {
-      const pod = res.headers[POD_HEADER];
-      if (typeof pod === 'string') this.record.pod = pod;
+      this.namePod(res);
       this.record.error = `handshake answered ${res.statusCode ?? '?'} instead of 101`;
       res.resume();
       this.finish('error');
@@ -78,6 +76,11 @@ class WebSocketStream extends EchoStream {
       this.record.error ??= errorMessage(err);
     });
     this.ws.on('close', (code: number) => this.onClose(code));
+  }
+
+  private namePod(res: IncomingMessage): void {
+    const pod = headerValue(res.headers[POD_HEADER]);
+    if (pod !== undefined) this.record.pod = pod;
   }
 
   private noteCloseFrame(): void {
@@ -117,8 +120,9 @@ class WebSocketStream extends EchoStream {
       }
       return this.finish('closed');
     }
-    if (code === NORMAL_CLOSURE && this.clientClosed) return this.finish(this.outstanding.length === 0 ? 'stopped' : 'stall');
-    if (code === 1006) {
+    // The backend may have sent its own 1001 as ours crossed it: either way the load ended the stream.
+    if ((code === NORMAL_CLOSURE || code === GOING_AWAY) && this.clientClosed) return this.finish('stopped');
+    if (code === ABNORMAL_CLOSURE) {
       const codes = this.socketError ? errorCodes(this.socketError) : [];
       if (codes.includes('ECONNREFUSED')) return this.finish('refused');
       if (codes.some((c) => c === 'ECONNRESET' || c === 'EPIPE' || c === 'ECONNABORTED')) return this.finish('reset');

@@ -3,7 +3,11 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import type { StreamRecord } from '../model/timeline.ts';
+import { Recorder } from '../observe/recorder.ts';
+import type { LoadHandle, LoadTarget } from './http.ts';
 
 export interface FixtureApp {
   child: ChildProcess;
@@ -39,4 +43,24 @@ export async function startFixtureApp(script: string, mode: string, env: Record<
 /** Kills every app still running (afterEach). */
 export function killFixtureApps(): void {
   for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/**
+ * Runs a stream load against `app`, sends the app `signal` after `beforeMs` (and, for SIGTERM, waits
+ * for it to exit), lets `afterMs` pass, stops the load and returns the streams it recorded.
+ */
+export async function streamsAcross(
+  app: FixtureApp,
+  start: (target: LoadTarget, recorder: Recorder) => LoadHandle,
+  signal: 'SIGTERM' | 'SIGSTOP',
+  o: { beforeMs: number; afterMs: number },
+): Promise<StreamRecord[]> {
+  const recorder = new Recorder();
+  const load = start({ host: '127.0.0.1', port: app.port }, recorder);
+  await delay(o.beforeMs);
+  app.child.kill(signal);
+  if (signal === 'SIGTERM') await app.exited;
+  await delay(o.afterMs);
+  await load.stop();
+  return recorder.timeline.streams ?? [];
 }

@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SseLoadSpec } from '../model/load.ts';
 import { Recorder } from '../observe/recorder.ts';
-import { killFixtureApps, startFixtureApp } from './fixture-app.ts';
+import { killFixtureApps, startFixtureApp, streamsAcross } from './fixture-app.ts';
 import { startSseLoad } from './sse.ts';
 
 afterEach(killFixtureApps);
@@ -50,14 +50,7 @@ describe('startSseLoad', () => {
 
   it('records a body cut short (eof) when the app dies at SIGTERM, and opens no replacement', async () => {
     const app = await startApp('exit-on-sigterm');
-    const recorder = new Recorder();
-    const load = startSseLoad('sse', { ...SPEC, reopen: true }, { host: '127.0.0.1', port: app.port }, recorder);
-    await delay(200);
-    app.child.kill('SIGTERM');
-    await app.exited;
-    await delay(50);
-    await load.stop();
-    const streams = recorder.timeline.streams ?? [];
+    const streams = await streamsAcross(app, (target, recorder) => startSseLoad('sse', { ...SPEC, reopen: true }, target, recorder), 'SIGTERM', { beforeMs: 200, afterMs: 50 });
     expect(streams).toHaveLength(2);
     for (const s of streams) {
       expect(['eof', 'reset']).toContain(s.ending);
@@ -67,13 +60,7 @@ describe('startSseLoad', () => {
 
   it('records a stall when events stop coming', async () => {
     const app = await startApp('hang-until-killed');
-    const recorder = new Recorder();
-    const load = startSseLoad('sse', { ...SPEC, streams: 1, stallMs: 200 }, { host: '127.0.0.1', port: app.port }, recorder);
-    await delay(150);
-    app.child.kill('SIGSTOP');
-    await delay(400);
-    await load.stop();
-    app.child.kill('SIGKILL');
-    expect(recorder.timeline.streams?.[0]).toMatchObject({ ending: 'stall' });
+    const [stream] = await streamsAcross(app, (target, recorder) => startSseLoad('sse', { ...SPEC, streams: 1, stallMs: 200 }, target, recorder), 'SIGSTOP', { beforeMs: 150, afterMs: 400 });
+    expect(stream).toMatchObject({ ending: 'stall' });
   });
 });

@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TcpStreamLoadSpec } from '../model/load.ts';
 import { Recorder } from '../observe/recorder.ts';
-import { killFixtureApps, startFixtureApp } from './fixture-app.ts';
+import { killFixtureApps, startFixtureApp, streamsAcross } from './fixture-app.ts';
 import { startTcpStreamLoad } from './tcp-stream.ts';
 
 afterEach(killFixtureApps);
@@ -30,13 +30,7 @@ describe('startTcpStreamLoad', () => {
 
   it('records a graceful close when the echo drains: bye, every message echoed, then FIN', async () => {
     const echo = await startEcho('graceful');
-    const recorder = new Recorder();
-    const load = startTcpStreamLoad('s', SPEC, { host: '127.0.0.1', port: echo.port }, recorder);
-    await delay(200);
-    echo.child.kill('SIGTERM');
-    await echo.exited;
-    await load.stop();
-    const streams = recorder.timeline.streams ?? [];
+    const streams = await streamsAcross(echo, (target, recorder) => startTcpStreamLoad('s', SPEC, target, recorder), 'SIGTERM', { beforeMs: 200, afterMs: 0 });
     expect(streams).toHaveLength(2);
     for (const s of streams) {
       expect(s).toMatchObject({ ending: 'closed', unanswered: 0 });
@@ -47,14 +41,7 @@ describe('startTcpStreamLoad', () => {
 
   it('records an unannounced close when the echo dies at SIGTERM, and opens no replacement for a broken stream', async () => {
     const echo = await startEcho('exit-on-sigterm');
-    const recorder = new Recorder();
-    const load = startTcpStreamLoad('s', { ...SPEC, reopen: true }, { host: '127.0.0.1', port: echo.port }, recorder);
-    await delay(200);
-    echo.child.kill('SIGTERM');
-    await echo.exited;
-    await delay(50);
-    await load.stop();
-    const streams = recorder.timeline.streams ?? [];
+    const streams = await streamsAcross(echo, (target, recorder) => startTcpStreamLoad('s', { ...SPEC, reopen: true }, target, recorder), 'SIGTERM', { beforeMs: 200, afterMs: 50 });
     // FIN, or RST when the kernel closed the socket with a message still unread in its buffer.
     expect(streams).toHaveLength(2);
     for (const s of streams) {
@@ -65,14 +52,7 @@ describe('startTcpStreamLoad', () => {
 
   it('records a stall when the peer stops echoing', async () => {
     const echo = await startEcho('hang-until-killed');
-    const recorder = new Recorder();
-    const load = startTcpStreamLoad('s', { ...SPEC, streams: 1, stallMs: 200 }, { host: '127.0.0.1', port: echo.port }, recorder);
-    await delay(150);
-    echo.child.kill('SIGSTOP');
-    await delay(400);
-    await load.stop();
-    echo.child.kill('SIGKILL');
-    const [stream] = recorder.timeline.streams ?? [];
+    const [stream] = await streamsAcross(echo, (target, recorder) => startTcpStreamLoad('s', { ...SPEC, streams: 1, stallMs: 200 }, target, recorder), 'SIGSTOP', { beforeMs: 150, afterMs: 400 });
     expect(stream).toMatchObject({ ending: 'stall' });
     expect(stream!.unanswered).toBeGreaterThan(0);
   });

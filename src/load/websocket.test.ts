@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { WebSocketLoadSpec } from '../model/load.ts';
 import { Recorder } from '../observe/recorder.ts';
-import { killFixtureApps, startFixtureApp } from './fixture-app.ts';
+import { killFixtureApps, startFixtureApp, streamsAcross } from './fixture-app.ts';
 import { startWebSocketLoad } from './websocket.ts';
 
 afterEach(killFixtureApps);
@@ -32,13 +32,7 @@ describe('startWebSocketLoad', () => {
 
   it('records the drain close (1001) after every message was echoed, and reopens the stream', async () => {
     const app = await startApp('graceful');
-    const recorder = new Recorder();
-    const load = startWebSocketLoad('ws', { ...SPEC, reopen: true }, { host: '127.0.0.1', port: app.port }, recorder);
-    await delay(200);
-    app.child.kill('SIGTERM');
-    await app.exited;
-    await load.stop();
-    const streams = recorder.timeline.streams ?? [];
+    const streams = await streamsAcross(app, (target, recorder) => startWebSocketLoad('ws', { ...SPEC, reopen: true }, target, recorder), 'SIGTERM', { beforeMs: 200, afterMs: 0 });
     const first = streams.filter((s) => s.stream <= 2);
     expect(first).toHaveLength(2);
     for (const s of first) {
@@ -52,14 +46,7 @@ describe('startWebSocketLoad', () => {
 
   it('records 1006 (eof) when the app dies at SIGTERM, and opens no replacement for a broken stream', async () => {
     const app = await startApp('exit-on-sigterm');
-    const recorder = new Recorder();
-    const load = startWebSocketLoad('ws', { ...SPEC, reopen: true }, { host: '127.0.0.1', port: app.port }, recorder);
-    await delay(200);
-    app.child.kill('SIGTERM');
-    await app.exited;
-    await delay(50);
-    await load.stop();
-    const streams = recorder.timeline.streams ?? [];
+    const streams = await streamsAcross(app, (target, recorder) => startWebSocketLoad('ws', { ...SPEC, reopen: true }, target, recorder), 'SIGTERM', { beforeMs: 200, afterMs: 50 });
     expect(streams).toHaveLength(2);
     for (const s of streams) {
       expect(['eof', 'reset']).toContain(s.ending);
@@ -70,14 +57,7 @@ describe('startWebSocketLoad', () => {
 
   it('records a stall when the app stops echoing', async () => {
     const app = await startApp('hang-until-killed');
-    const recorder = new Recorder();
-    const load = startWebSocketLoad('ws', { ...SPEC, streams: 1, stallMs: 200 }, { host: '127.0.0.1', port: app.port }, recorder);
-    await delay(150);
-    app.child.kill('SIGSTOP');
-    await delay(400);
-    await load.stop();
-    app.child.kill('SIGKILL');
-    const [stream] = recorder.timeline.streams ?? [];
+    const [stream] = await streamsAcross(app, (target, recorder) => startWebSocketLoad('ws', { ...SPEC, streams: 1, stallMs: 200 }, target, recorder), 'SIGSTOP', { beforeMs: 150, afterMs: 400 });
     expect(stream).toMatchObject({ ending: 'stall' });
     expect(stream!.unanswered).toBeGreaterThan(0);
   });

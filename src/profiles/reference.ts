@@ -103,6 +103,19 @@ export const mutantProfiles: Profile[] = [
   ),
   backendMutant('mutant-hang-until-killed', 'hang-until-killed', 'Ignores SIGTERM and never exits: runs out the grace period and is SIGKILLed mid-request.'),
   defineProfile({
+    name: 'mutant-sse-no-resume',
+    kind: 'mutant',
+    role: 'backend',
+    // It only breaks event streams.
+    protocols: ['sse'],
+    description:
+      'Ends its event streams cleanly when it drains, with a retry hint, but ignores Last-Event-ID: a client that resumes on another pod is sent every event again from the first.',
+    directory: packageRoot,
+    command: ['node', REFERENCE_STREAM_APP],
+    env: { DRAIN_MODE: 'graceful', SSE_RESUME: 'ignore' },
+    readiness: { httpGet: { path: '/healthz' } },
+  }),
+  defineProfile({
     name: 'mutant-endpoints-api',
     kind: 'mutant',
     role: 'gateway',

@@ -22,4 +22,10 @@ describe('backend-delete-sse', () => {
     expectFailedBy(r, 'streamsIntact', 'notKilled');
     expect(r.assertions.find((a) => a.name === 'streamsIntact')?.message, describeResult(r)).toMatch(/SIGKILL of backend-/);
   });
+
+  it('fails against a backend that drains cleanly but ignores Last-Event-ID: the resumed streams repeat events', async () => {
+    const r = await runCase('backend-delete-sse', 'mutant-sse-no-resume');
+    expectFailedBy(r, 'streamsIntact');
+    expect(r.assertions.find((a) => a.name === 'streamsIntact')?.message, describeResult(r)).toMatch(/duplicated events/);
+  });
 });

@@ -27,7 +27,7 @@ describe('streamsIntact', () => {
     const r = evaluateOne(EXPECT, b.build());
     expect(r.verdict).toBe('pass');
     expect(r.message).toBe(
-      'all 3 streams of load "streams" stayed intact; 2 streams were open on a deleted pod (182 messages echoed): each closed gracefully by its backend (last at t=2.012 s) after echoing every message',
+      'all 3 streams of load "streams" stayed intact; 2 streams were open on a deleted pod (182 messages echoed): each closed gracefully by its backend (last at t=2.012 s), every message echoed',
     );
   });
 
@@ -58,6 +58,66 @@ describe('streamsIntact', () => {
     const r = evaluateOne(EXPECT, b.build());
     expect(r.verdict).toBe('fail');
     expect(r.details?.['byFault']).toEqual({ stall: 1, unanswered: 1 });
+  });
+
+  it('passes WebSocket streams the deleted pod closed with 1001 after echoing everything', () => {
+    const b = drainScenario('correct');
+    stream(b, { kind: 'websocket', stream: 1, pod: 'backend-2', closeCode: 1001, byeAt: 2010, end: 2010, ending: 'closed' });
+    stream(b, { kind: 'websocket', stream: 2, pod: 'backend-1', closeCode: 1000, end: 4000, ending: 'stopped' });
+    stream(b, { kind: 'websocket', stream: 3, pod: 'backend-1', closeCode: 1000, start: 2011, end: 4000, ending: 'stopped' });
+    const r = evaluateOne(EXPECT, b.build());
+    expect(r.verdict).toBe('pass');
+    expect(r.message).toContain('1 stream was open on a deleted pod (91 messages echoed): each closed gracefully by its backend (close 1001, last at t=2.010 s), every message echoed');
+    expect(r.message).not.toContain('crossed');
+  });
+
+  it('passes a WebSocket message the close frame crossed on the wire, and says so', () => {
+    const b = drainScenario('correct');
+    stream(b, { kind: 'websocket', stream: 1, pod: 'backend-2', closeCode: 1001, byeAt: 2010, end: 2010, ending: 'closed', crossed: 1 });
+    const r = evaluateOne(EXPECT, b.build());
+    expect(r.verdict).toBe('pass');
+    expect(r.message).toMatch(/every message echoed \(but 1 message sent as the close frame crossed it, which no backend could answer\)$/);
+    expect(r.details?.['crossed']).toBe(1);
+  });
+
+  it('fails a WebSocket cut without a close frame (1006), a close with another code, and a 1001 that left a message unechoed', () => {
+    const b = drainScenario('exit-on-sigterm');
+    stream(b, { kind: 'websocket', stream: 1, pod: 'backend-2', closeCode: 1006, end: 1000.4, ending: 'eof' });
+    stream(b, { kind: 'websocket', stream: 2, pod: 'backend-2', closeCode: 1011, end: 1000.5, ending: 'error' });
+    stream(b, { kind: 'websocket', stream: 3, pod: 'backend-2', closeCode: 1001, byeAt: 1000.6, end: 1000.6, ending: 'closed', unanswered: 1 });
+    const r = evaluateOne(EXPECT, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.details?.['byFault']).toEqual({ 'close 1006 (eof, no close frame)': 1, 'close 1011': 1, unanswered: 1 });
+    expect(r.message).toMatch(/^3 of 3 streams of load "streams" broke \(.*; 1 message unanswered\); first: stream 1 on backend-2 ended close 1006 \(eof, no close frame\) at t=1\.000 s/);
+  });
+
+  it('passes SSE streams ended cleanly and resumed from Last-Event-ID on another pod without a gap', () => {
+    const b = drainScenario('correct');
+    stream(b, { kind: 'sse', stream: 1, pod: 'backend-2', byeAt: 2010, retryMs: 200, end: 2010, ending: 'closed', lost: 0, duplicated: 0 });
+    stream(b, { kind: 'sse', stream: 2, pod: 'backend-1', start: 2210, resumedFrom: '90', end: 4000, ending: 'stopped', lost: 0, duplicated: 0 });
+    const r = evaluateOne(EXPECT, b.build());
+    expect(r.verdict).toBe('pass');
+    expect(r.message).toContain('(91 events received): each closed gracefully by its backend (clean end of body, last at t=2.010 s), every event delivered once, resuming from Last-Event-ID');
+  });
+
+  it('fails an SSE body cut short, and a resume that lost or repeated events', () => {
+    const b = drainScenario('correct');
+    stream(b, { kind: 'sse', stream: 1, pod: 'backend-2', end: 1900, ending: 'eof' });
+    stream(b, { kind: 'sse', stream: 2, pod: 'backend-1', resumedFrom: '40', end: 4000, ending: 'stopped', lost: 3 });
+    stream(b, { kind: 'sse', stream: 3, pod: 'backend-1', resumedFrom: '40', end: 4000, ending: 'stopped', duplicated: 2 });
+    const r = evaluateOne(EXPECT, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.details?.['byFault']).toEqual({ 'eof (body cut short)': 1, 'lost events': 1, 'duplicated events': 1 });
+    expect(r.message).toContain('broke (1 duplicated events, 1 eof (body cut short), 1 lost events; 3 events lost, 2 events duplicated)');
+  });
+
+  it('fails a reconnect that was refused', () => {
+    const b = drainScenario('correct');
+    stream(b, { kind: 'websocket', stream: 1, pod: 'backend-2', closeCode: 1001, byeAt: 2010, end: 2010, ending: 'closed' });
+    stream(b, { kind: 'websocket', stream: 2, start: 2011, end: 2012, ending: 'refused', sent: 0 });
+    const r = evaluateOne(EXPECT, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.details?.['byFault']).toEqual({ refused: 1 });
   });
 
   it('is inconclusive when no stream was on the deleted pod', () => {

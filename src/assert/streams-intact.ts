@@ -1,10 +1,13 @@
-// streamsIntact: every long-lived TCP stream of a load stays intact until the backend closes it
-// gracefully (it announced its drain, echoed every message, then closed) or the load itself ends it
-// with every message echoed (seeds 000, 003: a long-lived flow must survive its backend's shutdown
-// until the backend lets it go). A reset, a stall, or a close the backend did not announce (the
-// kernel closing the sockets of a process that died at SIGTERM or at SIGKILL) fails, with the phase
-// of the stream's pod at the moment it broke. At least one stream must have been open on a pod the
-// PodRef names when that pod was deleted, or nothing was tested.
+// streamsIntact: every long-lived stream of a load stays intact until the backend closes it with its
+// protocol's proper close, every message answered, or the load itself ends it (seeds 000, 003, 005:
+// a long-lived stream must survive its backend's shutdown until the backend lets it go). The proper
+// close: TCP, `bye` then FIN after echoing everything; WebSocket, a close frame with 1001 (going
+// away) with no message left unechoed but those it crossed on the wire (StreamRecord.crossed); SSE, the body ended cleanly, and every stream resumed from
+// Last-Event-ID continues with the next event: none lost, none repeated. A reset, a stall, a close
+// the backend did not announce (the kernel closing the sockets of a process that died at SIGTERM or
+// at SIGKILL: WebSocket 1006, an SSE body cut short), another close code, or a reconnect that failed
+// fails, with the phase of the stream's pod at the moment it broke. At least one stream must have
+// been open on a pod the PodRef names when that pod was deleted, or nothing was tested.
 
 import type { Expectation } from '../model/scenario.ts';
 import type { StreamRecord } from '../model/timeline.ts';
@@ -16,14 +19,30 @@ export type StreamsIntact = Extract<Expectation, { assert: 'streamsIntact' }>;
 
 const INTACT = new Set<StreamRecord['ending']>(['closed', 'stopped']);
 
-function intact(s: StreamRecord): boolean {
-  return INTACT.has(s.ending) && s.unanswered === 0 && s.mismatched === 0;
+/** Whether a stream lost nothing: it ended properly or was stopped by the load, every message answered, every event once. */
+export function streamIntact(s: StreamRecord): boolean {
+  return INTACT.has(s.ending) && s.unanswered === 0 && s.mismatched === 0 && !s.lost && !s.duplicated;
 }
 
-/** What went wrong with a stream, for the tally: its ending, or `unanswered` / `mismatched` when it ended well otherwise. */
+/** What went wrong with a stream, for the tally: its ending, or what it lost when it ended well otherwise. */
 function fault(s: StreamRecord): string {
-  if (!INTACT.has(s.ending)) return s.ending === 'eof' && s.byeAt === undefined ? 'eof (unannounced close)' : s.ending;
-  return s.unanswered > 0 ? 'unanswered' : 'mismatched';
+  if (!INTACT.has(s.ending)) {
+    if (s.closeCode !== undefined && s.closeCode !== 1000 && s.closeCode !== 1001) return `close ${s.closeCode}${s.closeCode === 1006 ? ` (${s.ending}, no close frame)` : ''}`;
+    if (s.ending !== 'eof' || s.byeAt !== undefined) return s.ending;
+    return s.kind === 'sse' ? 'eof (body cut short)' : 'eof (unannounced close)';
+  }
+  if (s.unanswered > 0) return 'unanswered';
+  if (s.lost) return 'lost events';
+  if (s.duplicated) return 'duplicated events';
+  return 'mismatched';
+}
+
+/** How a protocol's messages and proper close are put in the messages. */
+function protocolWords(kind: StreamRecord['kind']): { message: string; delivered: (n: number) => string; close: string; every: string } {
+  if (kind === 'sse') {
+    return { message: 'event', delivered: (n) => `${plural(n, 'event')} received`, close: 'clean end of body, ', every: 'every event delivered once, resuming from Last-Event-ID' };
+  }
+  return { message: 'echoed message', delivered: (n) => `${count(n)} messages echoed`, close: kind === 'websocket' ? 'close 1001, ' : '', every: 'every message echoed' };
 }
 
 export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): AssertionResult {
@@ -39,7 +58,7 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
     const t = s.pod !== undefined ? deleted.get(s.pod) : undefined;
     return t !== undefined && s.start <= t && s.end >= t;
   });
-  const broken = streams.filter((s) => !intact(s)).sort((a, b) => a.end - b.end);
+  const broken = streams.filter((s) => !streamIntact(s)).sort((a, b) => a.end - b.end);
   const details: Record<string, unknown> = {
     streams: streams.length,
     onDeletedPods: onDeleted.length,
@@ -52,17 +71,25 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
     const phase = phaseAt(ctx.timeline, first.pod, first.end);
     const faults = tally(broken.map(fault));
     const unanswered = broken.reduce((n, s) => n + s.unanswered, 0);
-    const firstWhat = `stream ${first.stream}${first.pod !== undefined ? ` on ${first.pod}` : ''} ended ${fault(first)} at ${at(first.end)} after ${plural(first.echoed, 'echoed message')}`;
+    const lost = broken.reduce((n, s) => n + (s.lost ?? 0), 0);
+    const duplicated = broken.reduce((n, s) => n + (s.duplicated ?? 0), 0);
+    const words = protocolWords(first.kind);
+    const firstWhat = `stream ${first.stream}${first.pod !== undefined ? ` on ${first.pod}` : ''} ended ${fault(first)} at ${at(first.end)} after ${plural(first.echoed, words.message)}`;
+    // An event stream has nothing to answer: its losses are events.
+    const echoes = broken.some((s) => s.kind !== 'sse');
+    const missing = [...(unanswered > 0 || echoes ? [plural(unanswered, 'message') + ' unanswered'] : []), ...(lost > 0 ? [plural(lost, 'event') + ' lost'] : []), ...(duplicated > 0 ? [plural(duplicated, 'event') + ' duplicated'] : [])];
     return {
       name,
       verdict: 'fail',
       message:
-        `${count(broken.length)} of ${count(streams.length)} streams of load "${load}" broke (${faults.text}; ${plural(unanswered, 'message')} unanswered); ` +
+        `${count(broken.length)} of ${count(streams.length)} streams of load "${load}" broke (${[faults.text, ...(missing.length > 0 ? [missing.join(', ')] : [])].join('; ')}); ` +
         `first: ${firstWhat}, phase "${phase.label}"`,
       details: {
         ...details,
         byFault: faults.byKey,
         unanswered,
+        lost,
+        duplicated,
         firstFailures: broken.slice(0, FIRST_FAILURES).map((s) => ({ ...s, phase: phaseAt(ctx.timeline, s.pod, s.end).label })),
       },
     };
@@ -80,14 +107,17 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
   }
   const closed = onDeleted.filter((s) => s.ending === 'closed');
   const echoed = onDeleted.reduce((n, s) => n + s.echoed, 0);
+  const words = protocolWords(onDeleted[0]?.kind);
   const closedText =
     closed.length > 0
-      ? `${closed.length === onDeleted.length ? 'each' : `${count(closed.length)} of them`} closed gracefully by its backend (last at ${at(Math.max(...closed.map((s) => s.end)))}) after echoing every message`
-      : 'each ran until the load ended, every message echoed';
+      ? `${closed.length === onDeleted.length ? 'each' : `${count(closed.length)} of them`} closed gracefully by its backend (${words.close}last at ${at(Math.max(...closed.map((s) => s.end)))}), ${words.every}`
+      : `each ran until the load ended, ${words.every}`;
+  const crossed = streams.reduce((n, s) => n + (s.crossed ?? 0), 0);
+  const crossedText = crossed > 0 ? ` (but ${plural(crossed, 'message')} sent as the close frame crossed it, which no backend could answer)` : '';
   return {
     name,
     verdict: 'pass',
-    message: `${allOf(streams.length, 'stream')} of load "${load}" stayed intact; ${plural(onDeleted.length, 'stream was', 'streams were')} open on a deleted pod (${count(echoed)} messages echoed): ${closedText}`,
-    details: { ...details, closedGracefully: closed.length },
+    message: `${allOf(streams.length, 'stream')} of load "${load}" stayed intact; ${plural(onDeleted.length, 'stream was', 'streams were')} open on a deleted pod (${words.delivered(echoed)}): ${closedText}${crossedText}`,
+    details: { ...details, closedGracefully: closed.length, crossed },
   };
 }

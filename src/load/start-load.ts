@@ -12,9 +12,11 @@ import { startIperf3Load } from './external/iperf3.ts';
 import type { NameHeaders } from './http1-response.ts';
 import { startHttpLoad, type LoadSummary } from './http.ts';
 import { startHttp2Load } from './http2.ts';
+import { startSseLoad } from './sse.ts';
 import { startTcpStreamLoad } from './tcp-stream.ts';
 import { startTurnLoad } from './turn/transport.ts';
 import { startUdpLoad, type PacketLoadSummary } from './udp.ts';
+import { startWebSocketLoad } from './websocket.ts';
 
 export type AnyLoadSummary = LoadSummary | PacketLoadSummary;
 
@@ -68,6 +70,10 @@ export function startLoad(
       return startHttp2Load(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });
     case 'tcp-stream':
       return startTcpStreamLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
+    case 'websocket':
+      return startWebSocketLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
+    case 'sse':
+      return startSseLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
     case 'http':
     case 'single': {
       // A provider whose Service balancer records no connections: the load records its own.

@@ -1,42 +1,16 @@
 // The TCP stream generator against the reference stream echo (fixtures/reference-stream-echo.mjs) as
 // a real process: how a stream ends is recorded as what happened on the wire.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TcpStreamLoadSpec } from '../model/load.ts';
 import { Recorder } from '../observe/recorder.ts';
+import { killFixtureApps, startFixtureApp, streamsAcross } from './fixture-app.ts';
 import { startTcpStreamLoad } from './tcp-stream.ts';
 
-const SCRIPT = fileURLToPath(new URL('../../fixtures/reference-stream-echo.mjs', import.meta.url));
-const children: ChildProcess[] = [];
+afterEach(killFixtureApps);
 
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-async function startEcho(mode: string): Promise<{ child: ChildProcess; port: number; exited: Promise<unknown> }> {
-  const child = spawn(process.execPath, [SCRIPT], {
-    env: { ...process.env, POD_IP: '127.0.0.1', PORT: '0', POD_NAME: `echo-${mode}`, DRAIN_MODE: mode, STREAM_CLOSE_AFTER_MS: '100', DRAIN_IDLE_MS: '50' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('echo did not start')), 5000);
-    lines.on('line', (line) => {
-      const ev = JSON.parse(line) as { ev: string; port?: number };
-      if (ev.ev === 'listening' && ev.port !== undefined) {
-        clearTimeout(timer);
-        resolve(ev.port);
-      }
-    });
-  });
-  return { child, port, exited };
-}
+const startEcho = (mode: string) => startFixtureApp('reference-stream-echo.mjs', mode, { STREAM_CLOSE_AFTER_MS: '100', DRAIN_IDLE_MS: '50' });
 
 const SPEC: TcpStreamLoadSpec = { kind: 'tcp-stream', service: 'echo', streams: 2, ratePerStream: 100, stallMs: 500, reopen: false };
 
@@ -49,20 +23,14 @@ describe('startTcpStreamLoad', () => {
     const summary = await load.stop();
     const streams = recorder.timeline.streams ?? [];
     expect(streams).toHaveLength(2);
-    for (const s of streams) expect(s).toMatchObject({ ending: 'stopped', pod: 'echo-graceful', unanswered: 0, mismatched: 0 });
+    for (const s of streams) expect(s).toMatchObject({ ending: 'stopped', pod: 'app-graceful', unanswered: 0, mismatched: 0 });
     expect(summary.sent).toBe(summary.completed);
     expect(summary.sent).toBeGreaterThan(40);
   });
 
   it('records a graceful close when the echo drains: bye, every message echoed, then FIN', async () => {
     const echo = await startEcho('graceful');
-    const recorder = new Recorder();
-    const load = startTcpStreamLoad('s', SPEC, { host: '127.0.0.1', port: echo.port }, recorder);
-    await delay(200);
-    echo.child.kill('SIGTERM');
-    await echo.exited;
-    await load.stop();
-    const streams = recorder.timeline.streams ?? [];
+    const streams = await streamsAcross(echo, (target, recorder) => startTcpStreamLoad('s', SPEC, target, recorder), 'SIGTERM', { beforeMs: 200, afterMs: 0 });
     expect(streams).toHaveLength(2);
     for (const s of streams) {
       expect(s).toMatchObject({ ending: 'closed', unanswered: 0 });
@@ -73,14 +41,7 @@ describe('startTcpStreamLoad', () => {
 
   it('records an unannounced close when the echo dies at SIGTERM, and opens no replacement for a broken stream', async () => {
     const echo = await startEcho('exit-on-sigterm');
-    const recorder = new Recorder();
-    const load = startTcpStreamLoad('s', { ...SPEC, reopen: true }, { host: '127.0.0.1', port: echo.port }, recorder);
-    await delay(200);
-    echo.child.kill('SIGTERM');
-    await echo.exited;
-    await delay(50);
-    await load.stop();
-    const streams = recorder.timeline.streams ?? [];
+    const streams = await streamsAcross(echo, (target, recorder) => startTcpStreamLoad('s', { ...SPEC, reopen: true }, target, recorder), 'SIGTERM', { beforeMs: 200, afterMs: 50 });
     // FIN, or RST when the kernel closed the socket with a message still unread in its buffer.
     expect(streams).toHaveLength(2);
     for (const s of streams) {
@@ -91,14 +52,7 @@ describe('startTcpStreamLoad', () => {
 
   it('records a stall when the peer stops echoing', async () => {
     const echo = await startEcho('hang-until-killed');
-    const recorder = new Recorder();
-    const load = startTcpStreamLoad('s', { ...SPEC, streams: 1, stallMs: 200 }, { host: '127.0.0.1', port: echo.port }, recorder);
-    await delay(150);
-    echo.child.kill('SIGSTOP');
-    await delay(400);
-    await load.stop();
-    echo.child.kill('SIGKILL');
-    const [stream] = recorder.timeline.streams ?? [];
+    const [stream] = await streamsAcross(echo, (target, recorder) => startTcpStreamLoad('s', { ...SPEC, streams: 1, stallMs: 200 }, target, recorder), 'SIGSTOP', { beforeMs: 150, afterMs: 400 });
     expect(stream).toMatchObject({ ending: 'stall' });
     expect(stream!.unanswered).toBeGreaterThan(0);
   });

@@ -100,6 +100,37 @@ export interface TcpStreamLoadSpec {
 }
 
 /**
+ * Long-lived WebSocket streams (src/load/websocket.ts) to `/echo` of the Service, as
+ * fixtures/reference-stream-app.mjs serves it: `streams` connections, each sending sequence-numbered
+ * text messages at `ratePerStream` per second and expecting each echoed. The backend names itself in
+ * its handshake response (`x-zerodrop-pod`); a draining backend closes with 1001 (going away) after
+ * echoing what it received. With `reopen`, a stream the backend closed so is replaced by a new one.
+ */
+export interface WebSocketLoadSpec {
+  kind: 'websocket';
+  service: string;
+  streams: number;
+  ratePerStream: number;
+  stallMs: number;
+  reopen: boolean;
+}
+
+/**
+ * Server-Sent Events streams (src/load/sse.ts) from `/events?rate=N` of the Service: each of
+ * `streams` clients receives events numbered by their `id`, `ratePerStream` per second. A draining
+ * backend ends the body cleanly after a `retry` hint; with `reopen` the client then reconnects after
+ * that many milliseconds with `Last-Event-ID`, and the next event must be the one after it.
+ */
+export interface SseLoadSpec {
+  kind: 'sse';
+  service: string;
+  streams: number;
+  ratePerStream: number;
+  stallMs: number;
+  reopen: boolean;
+}
+
+/**
  * Packet flows through a TURN server (src/load/turn/transport.ts): each flow is one allocation made
  * through the `service` (the TURN gateway) with long-term credentials, one channel bound to the
  * `peerService` address (the UDP echo backends), and the packets of src/load/udp.ts carried as
@@ -121,4 +152,7 @@ export interface TurnLoadSpec extends Omit<UdpLoadSpec, 'kind'> {
   password: string;
 }
 
-export type LoadSpec = HttpLoadSpec | SingleRequestSpec | Http2LoadSpec | UdpLoadSpec | TcpStreamLoadSpec | TurnLoadSpec;
+export type LoadSpec = HttpLoadSpec | SingleRequestSpec | Http2LoadSpec | UdpLoadSpec | TcpStreamLoadSpec | WebSocketLoadSpec | SseLoadSpec | TurnLoadSpec;
+
+/** The loads of long-lived streams, recorded one StreamRecord per stream. */
+export type StreamLoadSpec = TcpStreamLoadSpec | WebSocketLoadSpec | SseLoadSpec;

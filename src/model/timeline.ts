@@ -181,33 +181,54 @@ export interface ActiveConnectionsSample {
 
 /** A sample of a load generator's own health, taken while it ran. */
 /**
- * How a TCP stream ended (src/load/tcp-stream.ts):
- * - closed: the backend announced its drain (`bye`), then closed after echoing every message;
+ * How a stream ended (src/load/tcp-stream.ts, websocket.ts, sse.ts):
+ * - closed: the backend closed it the protocol's proper way for a drain, everything answered: TCP
+ *   streams after `bye`, WebSocket with close code 1001 (going away), SSE by ending the body cleanly;
  * - stopped: the load ended it, after every message was echoed;
- * - eof: the backend closed it without announcing, or with messages unanswered;
- * - reset, refused, stall (an outstanding message got no echo for the load's stallMs), error.
+ * - eof: the backend closed it without announcing (WebSocket 1006, an SSE body aborted), or with
+ *   messages unanswered;
+ * - reset, refused, stall (an outstanding message or the next event did not come for the load's
+ *   stallMs), error (a failed handshake, another WebSocket close code: see closeCode).
  */
 export type StreamEnding = 'closed' | 'stopped' | 'eof' | 'reset' | 'refused' | 'stall' | 'error';
 
-/** One long-lived TCP stream of a stream load, accounted message by message but stored compactly. */
+/** One long-lived stream of a stream load, accounted message by message but stored compactly. */
 export interface StreamRecord {
   load: string;
+  /** The load's kind (which protocol's close is proper); tcp-stream when absent. */
+  kind?: 'tcp-stream' | 'websocket' | 'sse';
   stream: number;
   localPort?: number;
-  /** The pod that served it, as its greeting said. */
+  /** The pod that served it, as its greeting (TCP) or its response header (WebSocket, SSE) said. */
   pod?: string;
   start: number;
   end: number;
   ending: StreamEnding;
+  /** Messages sent (TCP, WebSocket); SSE: events received. */
   sent: number;
-  /** Messages echoed back in order. */
+  /** Messages echoed back in order; SSE: events received in order. */
   echoed: number;
-  /** Sent and never echoed. */
+  /** Sent and never echoed (WebSocket: outstanding when the stream closed, less `crossed`). */
   unanswered: number;
+  /**
+   * WebSocket: messages outstanding at the backend's close frame that were sent less than one round
+   * trip (the longest the stream measured) before it arrived: the close may have crossed them on the
+   * wire, so no backend could answer them; the client knows them unanswered and may send them again.
+   */
+  crossed?: number;
   /** Echoes that were not the next expected message (out of order, duplicated or corrupt). */
   mismatched: number;
-  /** When the backend announced its drain. */
+  /** SSE: event ids skipped, counting from the Last-Event-ID the stream resumed from. */
+  lost?: number;
+  /** SSE: events whose id was not past the last one received, counting the Last-Event-ID resumed from. */
+  duplicated?: number;
+  /** When the backend announced its drain (TCP `bye`; WebSocket: its close frame; SSE: its `retry` hint before the end). */
   byeAt?: number;
+  /** WebSocket: the close code the client saw (1001 going away, 1006 abnormal: no close frame). */
+  closeCode?: number;
+  /** SSE: the Last-Event-ID the stream was opened with, and the last `retry` the server sent, ms. */
+  resumedFrom?: string;
+  retryMs?: number;
   lastEchoAt?: number;
   error?: string;
 }

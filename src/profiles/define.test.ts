@@ -89,7 +89,7 @@ describe('defineProfile', () => {
     expect(bad).toThrow(UsageError);
     expect(bad).toThrow(/unknown field "colour"/);
     expect(bad).toThrow(/\.name = "My Proxy": must be lower case letters, digits and -/);
-    expect(bad).toThrow(/\.protocols\[0\] = "http3": must be one of http, h2c, tcp-stream, udp, turn/);
+    expect(bad).toThrow(/\.protocols\[0\] = "http3": must be one of http, h2c, tcp-stream, websocket, sse, udp, turn/);
     expect(bad).toThrow(/\.stopSignal = "QUIT": must be a signal name like SIGTERM/);
   });
 

@@ -148,6 +148,9 @@ export const MESH_TOLERATES: Readonly<Record<string, Readonly<Record<string, str
     'backend-idle-exit': 'no traffic: the proxy refuses new requests at SIGTERM, and none come',
     'backend-long-request': 'its one request is in flight before SIGTERM, and the proxy lets existing requests complete; no other connection comes',
     'backend-delete-tcp-stream': 'every stream is open before the delete and reconnects only once the backend has closed it, past deprogramming; the proxy keeps existing connections',
+    'backend-delete-websocket': 'every WebSocket is open before the delete and reconnects only once the backend has closed it, past deprogramming; the proxy keeps existing connections',
+    'backend-rollout-websocket': 'every WebSocket is open before the restart and reconnects only once an old pod has closed it, past deprogramming; the proxy keeps existing connections',
+    'backend-delete-sse': 'every event stream is a request made before the delete, which the proxy lets complete; reconnects come after the backend ended it, past deprogramming',
   },
   'istio-ambient-naive': {
     '*': "the scenario deletes backend pods, never ztunnel: the twin's 2 s ztunnel grace period is never used",

@@ -10,16 +10,20 @@ import type { AblationOf, DrainSetting } from './ablation.ts';
 /** `ablation`: a drain-correct profile with one of its drain settings taken out (ablation.ts). */
 export type ProfileKind = 'reference' | 'mutant' | 'system' | 'naive' | 'ablation';
 
+/** What a backend serves. */
+export type BackendProtocol = 'http' | 'tcp-stream' | 'websocket' | 'sse';
+
 /** What a scenario tells a profile about the backend it needs. */
 export interface BackendRequest {
   /** Container port the backend must listen on (HTTP). */
   port: number;
   /**
    * What the backend serves: HTTP (the default), or long-lived TCP echo streams in the line
-   * protocol of fixtures/reference-stream-echo.mjs. A profile that cannot serve it throws
+   * protocol of fixtures/reference-stream-echo.mjs, or WebSocket echo and Server-Sent Events as
+   * fixtures/reference-stream-app.mjs serves them. A profile that cannot serve it throws
    * ProfileCannotPlay.
    */
-  protocol?: 'http' | 'tcp-stream';
+  protocol?: BackendProtocol;
 }
 
 /**

@@ -11,6 +11,7 @@ import { referenceGateway, referenceGatewayDrainSettings } from './reference-gat
 
 export const REFERENCE_BACKEND = 'fixtures/reference-backend.mjs';
 export const REFERENCE_STREAM_ECHO = 'fixtures/reference-stream-echo.mjs';
+export const REFERENCE_STREAM_APP = 'fixtures/reference-stream-app.mjs';
 export const REFERENCE_UDP_RELAY = 'fixtures/reference-udp-relay.mjs';
 /** HTTP port of the reference UDP relay's /healthz (ready once its first endpoint list succeeded). */
 export const RELAY_HEALTH_PORT = 8086;
@@ -23,12 +24,21 @@ interface App {
   readiness: ReadinessDefinition;
 }
 
-/** The reference backend (HTTP), or its TCP echo for long-lived streams, in one drain mode. */
+/** The protocols the reference backend and its mutants serve. */
+const BACKEND_PROTOCOLS = ['http', 'tcp-stream', 'websocket', 'sse'] as const;
+
+/** The reference backend (HTTP), its TCP echo for long-lived streams, or its WebSocket and SSE app, in one drain mode. */
 function backendApp(pod: PodContext, mode: DrainMode): App {
-  return pod.protocol === 'tcp-stream'
-    ? // A TCP connect that sends nothing: the echo does not count it as a stream.
-      { command: ['node', REFERENCE_STREAM_ECHO], env: { DRAIN_MODE: mode }, readiness: { tcpSocket: {} } }
-    : { command: ['node', REFERENCE_BACKEND], env: { DRAIN_MODE: mode }, readiness: { httpGet: { path: '/healthz' } } };
+  switch (pod.protocol) {
+    case 'tcp-stream':
+      // A TCP connect that sends nothing: the echo does not count it as a stream.
+      return { command: ['node', REFERENCE_STREAM_ECHO], env: { DRAIN_MODE: mode }, readiness: { tcpSocket: {} } };
+    case 'websocket':
+    case 'sse':
+      return { command: ['node', REFERENCE_STREAM_APP], env: { DRAIN_MODE: mode }, readiness: { httpGet: { path: '/healthz' } } };
+    default:
+      return { command: ['node', REFERENCE_BACKEND], env: { DRAIN_MODE: mode }, readiness: { httpGet: { path: '/healthz' } } };
+  }
 }
 
 /**
@@ -57,7 +67,7 @@ export const referenceProfile = defineProfile({
   name: 'reference',
   kind: 'reference',
   role: ['backend', 'gateway'],
-  protocols: { backend: ['http', 'tcp-stream'], gateway: ['udp', 'http', 'h2c'] },
+  protocols: { backend: [...BACKEND_PROTOCOLS], gateway: ['udp', 'http', 'h2c'] },
   description: 'Correct drain: keeps accepting after SIGTERM, closes keep-alive connections politely, exits once idle.',
   directory: packageRoot,
   command: (pod) => referenceApp(pod).command,
@@ -76,7 +86,7 @@ const backendMutant = (name: string, mode: DrainMode, description: string): Prof
     name,
     kind: 'mutant',
     role: 'backend',
-    protocols: ['http', 'tcp-stream'],
+    protocols: [...BACKEND_PROTOCOLS],
     description,
     directory: packageRoot,
     command: (pod) => backendApp(pod, mode).command,
@@ -92,6 +102,19 @@ export const mutantProfiles: Profile[] = [
     'Stops listening at SIGTERM (the old Linkerd behaviour): peers that have not seen the endpoint removal are refused.',
   ),
   backendMutant('mutant-hang-until-killed', 'hang-until-killed', 'Ignores SIGTERM and never exits: runs out the grace period and is SIGKILLed mid-request.'),
+  defineProfile({
+    name: 'mutant-sse-no-resume',
+    kind: 'mutant',
+    role: 'backend',
+    // It only breaks event streams.
+    protocols: ['sse'],
+    description:
+      'Ends its event streams cleanly when it drains, with a retry hint, but ignores Last-Event-ID: a client that resumes on another pod is sent every event again from the first.',
+    directory: packageRoot,
+    command: ['node', REFERENCE_STREAM_APP],
+    env: { DRAIN_MODE: 'graceful', SSE_RESUME: 'ignore' },
+    readiness: { httpGet: { path: '/healthz' } },
+  }),
   defineProfile({
     name: 'mutant-endpoints-api',
     kind: 'mutant',

@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { RequestTable } from '../model/request-table.ts';
-import type { ConnectionRecord, RequestRecord, StreamEnding, Timeline } from '../model/timeline.ts';
+import { streamIntact } from '../assert/streams-intact.ts';
+import type { ConnectionRecord, RequestRecord, Timeline } from '../model/timeline.ts';
 import type { AssertionResult, Verdict } from '../model/verdict.ts';
 import { readConnectionsFile, readRecordsFile, RECORDS_FORMAT, RECORDS_FORMATS_READ, writeConnectionsFile, writeRecordsFile, type RecordsStream } from './records-file.ts';
 
@@ -23,7 +24,7 @@ export interface Counts {
   connections: number;
   /** Packet loads (UDP flows): packets by what became of them; absent when none ran. */
   packets?: { flows: number; sent: number; received: number; lost: number; duplicated: number; reordered: number };
-  /** Stream loads (long-lived TCP streams): how many ran, and how many ended broken (eof, reset, refused, stall, error). */
+  /** Stream loads (TCP, WebSocket, SSE): how many ran, and how many broke (streamsIntact's rule: a bad ending, or anything unanswered, lost or repeated). */
   streams?: { streams: number; broken: number; messages: number; unanswered: number };
   /**
    * Of `failed`, the requests of loads the scenario does not judge (overlong requests, cut at the
@@ -115,7 +116,7 @@ export function countsOf(timeline: Timeline, notJudged: readonly string[] = []):
   if (timeline.streams && timeline.streams.length > 0) {
     const streams = { streams: timeline.streams.length, broken: 0, messages: 0, unanswered: 0 };
     for (const st of timeline.streams) {
-      if (!CLEAN_STREAM_ENDINGS.has(st.ending)) streams.broken++;
+      if (!streamIntact(st)) streams.broken++;
       streams.messages += st.sent;
       streams.unanswered += st.unanswered;
     }
@@ -123,9 +124,6 @@ export function countsOf(timeline: Timeline, notJudged: readonly string[] = []):
   }
   return counts;
 }
-
-/** Endings of a stream that lost nothing: the backend announced its close, or the load stopped it. */
-const CLEAN_STREAM_ENDINGS: ReadonlySet<StreamEnding> = new Set(['closed', 'stopped']);
 
 /** One phrase per kind of load that ran, with what it dropped, e.g. "50 flows, 0 of 60,000 packets lost". */
 export function countParts(counts: Counts): { text: string; dropped: number }[] {

@@ -2,7 +2,7 @@
 // behind one Service, reached by the harness through the Service's load balancer.
 
 import type { Topology, Workload } from '../model/workload.ts';
-import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
+import { ProfileCannotPlay, type BackendProtocol, type Profile } from '../profiles/profile.ts';
 import { checkHarnessFiles } from '../profiles/limits.ts';
 import { denseConnections, denseTraffic, denseTrafficDefaults, type DenseTrafficOptions } from './dense-traffic.ts';
 import type { LoadPhase } from '../model/scenario.ts';
@@ -19,7 +19,7 @@ export interface BackendTopologyOptions {
   maxSurge?: number;
   maxUnavailable?: number;
   /** What the backends serve (BackendRequest.protocol); HTTP when omitted. */
-  protocol?: 'http' | 'tcp-stream';
+  protocol?: BackendProtocol;
 }
 
 export function backendTopology(profile: Profile, o: BackendTopologyOptions): Topology {

@@ -5,10 +5,10 @@
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
 
-export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'control-plane';
+export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'websocket' | 'sse' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'control-plane';
 
 /** Seed discussions (src/scenarios/seeds.ts), by their number. */
-export type Seed = '000' | '001' | '002' | '003' | '004';
+export type Seed = '000' | '001' | '002' | '003' | '004' | '005';
 
 export type OptionValues = Record<string, number>;
 

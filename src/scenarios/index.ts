@@ -2,12 +2,15 @@
 // report rows and CLI filters.
 
 import backendDeleteHttp from './backend-delete-http.ts';
+import backendDeleteSse from './backend-delete-sse.ts';
 import backendDeleteTcpStream from './backend-delete-tcp-stream.ts';
+import backendDeleteWebsocket from './backend-delete-websocket.ts';
 import backendIdleExit from './backend-idle-exit.ts';
 import backendScaleToZeroUdp from './backend-scale-to-zero-udp.ts';
 import backendScaleToZeroTurn from './backend-scale-to-zero-turn.ts';
 import backendLongRequest from './backend-long-request.ts';
 import backendRolloutHttp from './backend-rollout-http.ts';
+import backendRolloutWebsocket from './backend-rollout-websocket.ts';
 import backendSigtermKeepsAccepting from './backend-sigterm-keeps-accepting.ts';
 import forceDelete from './force-delete.ts';
 import gatewayBackendRolloutHttp from './gateway-backend-rollout-http.ts';
@@ -29,6 +32,9 @@ export const catalog: readonly ScenarioDefinition[] = [
   backendIdleExit,
   backendLongRequest,
   backendDeleteTcpStream,
+  backendDeleteWebsocket,
+  backendDeleteSse,
+  backendRolloutWebsocket,
   backendScaleToZeroUdp,
   backendScaleToZeroTurn,
   gatewayDeleteHttp,

@@ -1,0 +1,111 @@
+// The WebSocket stream generator against the reference stream app (fixtures/reference-stream-app.mjs)
+// as a real process: the close code and the messages outstanding are what happened on the wire.
+
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import type { WebSocketLoadSpec } from '../model/load.ts';
+import { Recorder } from '../observe/recorder.ts';
+import { killFixtureApps, startFixtureApp, streamsAcross } from './fixture-app.ts';
+import { startWebSocketLoad } from './websocket.ts';
+
+afterEach(killFixtureApps);
+
+const startApp = (mode: string) => startFixtureApp('reference-stream-app.mjs', mode, { STREAM_CLOSE_AFTER_MS: '100', DRAIN_IDLE_MS: '50' });
+const SPEC: WebSocketLoadSpec = { kind: 'websocket', service: 'app', streams: 2, ratePerStream: 100, stallMs: 500, reopen: false };
+
+describe('startWebSocketLoad', () => {
+  it('records streams stopped by the load (1000) with every message echoed, and the serving pod', async () => {
+    const app = await startApp('graceful');
+    const recorder = new Recorder();
+    const load = startWebSocketLoad('ws', SPEC, { host: '127.0.0.1', port: app.port }, recorder);
+    await delay(300);
+    const summary = await load.stop();
+    const streams = recorder.timeline.streams ?? [];
+    expect(streams).toHaveLength(2);
+    for (const s of streams) expect(s).toMatchObject({ kind: 'websocket', ending: 'stopped', closeCode: 1000, pod: 'app-graceful', unanswered: 0, mismatched: 0 });
+    expect(summary.sent).toBe(summary.completed);
+    expect(summary.sent).toBeGreaterThan(40);
+  });
+
+  it('records the drain close (1001) after every message was echoed, and reopens the stream', async () => {
+    const app = await startApp('graceful');
+    const streams = await streamsAcross(app, (target, recorder) => startWebSocketLoad('ws', { ...SPEC, reopen: true }, target, recorder), 'SIGTERM', { beforeMs: 200, afterMs: 0 });
+    const first = streams.filter((s) => s.stream <= 2);
+    expect(first).toHaveLength(2);
+    for (const s of first) {
+      expect(s).toMatchObject({ ending: 'closed', closeCode: 1001, unanswered: 0 });
+      expect(s.byeAt).toBeDefined();
+      expect(s.echoed).toBe(s.sent);
+    }
+    // The replacements found the app closing (a new stream is closed after its first echo) or gone.
+    expect(streams.length).toBeGreaterThan(2);
+  });
+
+  it('records 1006 (eof) when the app dies at SIGTERM, and opens no replacement for a broken stream', async () => {
+    const app = await startApp('exit-on-sigterm');
+    const streams = await streamsAcross(app, (target, recorder) => startWebSocketLoad('ws', { ...SPEC, reopen: true }, target, recorder), 'SIGTERM', { beforeMs: 200, afterMs: 50 });
+    expect(streams).toHaveLength(2);
+    for (const s of streams) {
+      expect(['eof', 'reset']).toContain(s.ending);
+      expect(s.closeCode).toBe(1006);
+      expect(s.byeAt).toBeUndefined();
+    }
+  });
+
+  it('records a stall when the app stops echoing', async () => {
+    const app = await startApp('hang-until-killed');
+    const [stream] = await streamsAcross(app, (target, recorder) => startWebSocketLoad('ws', { ...SPEC, streams: 1, stallMs: 200 }, target, recorder), 'SIGSTOP', { beforeMs: 150, afterMs: 400 });
+    expect(stream).toMatchObject({ ending: 'stall' });
+    expect(stream!.unanswered).toBeGreaterThan(0);
+  });
+
+  it('counts a message the backend held past every round trip and then closed on with 1001 as unanswered, not crossed', async () => {
+    // A backend that stops echoing, then closes 1001 well after the last message reached it.
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    let received = 0;
+    server.on('connection', (ws) => {
+      ws.on('message', (data) => {
+        if (++received <= 10) ws.send(data, { binary: false });
+        else if (received === 11) setTimeout(() => ws.close(1001), 400);
+      });
+    });
+    try {
+      const recorder = new Recorder();
+      const load = startWebSocketLoad('ws', { ...SPEC, streams: 1, ratePerStream: 100, stallMs: 2000 }, { host: '127.0.0.1', port: (server.address() as AddressInfo).port }, recorder);
+      await delay(800);
+      await load.stop();
+      const [stream] = recorder.timeline.streams ?? [];
+      expect(stream).toMatchObject({ ending: 'closed', closeCode: 1001, echoed: 10 });
+      // Sent within one round trip of the close: those crossed it; the rest the backend had and dropped.
+      expect(stream!.unanswered).toBeGreaterThan(0);
+      expect(stream!.unanswered + (stream!.crossed ?? 0)).toBe(stream!.sent - 10);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('talks to a reference app that echoes every frame length unchanged, fragmented or not, and answers a ping', async () => {
+    const app = await startApp('graceful');
+    const ws = new WebSocket(`ws://127.0.0.1:${app.port}/echo`, { perMessageDeflate: false });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const echoes: Buffer[] = [];
+    ws.on('message', (data) => echoes.push(Buffer.from(data as Buffer)));
+    const pong = new Promise((resolve) => ws.once('pong', resolve));
+    const messages = [Buffer.alloc(5, 'a'), Buffer.alloc(300, 'b'), Buffer.alloc(70_000, 'c')];
+    for (const m of messages) ws.send(m, { binary: true });
+    ws.send('fr', { fin: false });
+    ws.send('agment', { fin: true });
+    ws.ping();
+    await pong;
+    await vi.waitFor(() => expect(echoes).toHaveLength(4));
+    expect(echoes.map((e) => e.length)).toEqual([5, 300, 70_000, 8]);
+    expect(echoes[3]!.toString()).toBe('fragment');
+    ws.close(1000);
+    const [code] = (await once(ws, 'close')) as [number];
+    expect(code).toBe(1000);
+  });
+});

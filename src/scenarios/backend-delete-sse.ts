@@ -1,0 +1,16 @@
+import { defineScenario } from './definition.ts';
+import { buildStreamDelete, streamDeleteDefaults, streamDeleteNightly, streamDeleteOptionDocs, streamDeleteTolerates } from './stream-delete.ts';
+
+export default defineScenario({
+  id: 'backend-delete-sse',
+  description:
+    'Server-Sent Events streams (events numbered by id at a fixed rate) run through the Service while one of the backends is deleted (preStop sleep, grace period). Each stream on that backend must run until the backend ends its body cleanly (with a retry hint); the client then reconnects with Last-Event-ID, a new stream that must succeed and continue with the next event: none lost, none repeated. No body cut short, no stall. The backend must exit on its own, not at SIGKILL.',
+  features: ['sse', 'backend'],
+  seeds: ['005'],
+  role: 'backend',
+  tolerates: streamDeleteTolerates,
+  defaults: streamDeleteDefaults,
+  nightly: streamDeleteNightly,
+  optionDocs: { ...streamDeleteOptionDocs, ratePerStream: 'events per second on each stream', stallMs: 'no event for this long is a stall' },
+  build: (profile, o) => buildStreamDelete('backend-delete-sse', 'sse', profile, o),
+});

@@ -1,0 +1,16 @@
+import { defineScenario } from './definition.ts';
+import { buildStreamDelete, streamDeleteDefaults, streamDeleteNightly, streamDeleteOptionDocs, streamDeleteTolerates } from './stream-delete.ts';
+
+export default defineScenario({
+  id: 'backend-delete-websocket',
+  description:
+    'Long-lived WebSocket echo streams (sequence-numbered messages at a fixed rate) run through the Service while one of the backends is deleted (preStop sleep, grace period). Each stream on that backend must stay open until the backend closes it with 1001 (going away), every message it was sent echoed; no 1006 (a connection cut without a close frame), no other close code, no stall. Streams it closed reconnect, as new streams, to the other backend, and every reconnect must succeed. The backend must exit on its own, not at SIGKILL.',
+  features: ['websocket', 'backend'],
+  seeds: ['005'],
+  role: 'backend',
+  tolerates: streamDeleteTolerates,
+  defaults: streamDeleteDefaults,
+  nightly: streamDeleteNightly,
+  optionDocs: streamDeleteOptionDocs,
+  build: (profile, o) => buildStreamDelete('backend-delete-websocket', 'websocket', profile, o),
+});

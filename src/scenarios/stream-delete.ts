@@ -1,0 +1,75 @@
+// What the backend scenarios of long-lived streams share (TCP, WebSocket, SSE): streams
+// spread over the backends, one backend deleted while they run, and the same judgement whatever
+// the protocol: every stream runs to its end or is closed by its backend the protocol's proper way,
+// nothing lost, every reconnect served (streamsIntact), and the pod exits on its own (notKilled).
+
+import type { StreamLoadSpec } from '../model/load.ts';
+import type { Scenario } from '../model/scenario.ts';
+import type { Profile } from '../profiles/profile.ts';
+import { backendOptionDocs, backendTopology, BACKEND, pick } from './backend-topology.ts';
+
+/** The options of every backend stream scenario (the rollout's too). */
+export const streamDefaults = {
+  replicas: 2,
+  preStopSeconds: 1,
+  graceSeconds: 5,
+  programmingDelayMs: 200,
+  streams: 4,
+  ratePerStream: 50,
+  stallMs: 1000,
+  settleMs: 500,
+};
+
+export const streamNightly: Partial<typeof streamDefaults> = {
+  preStopSeconds: 15,
+  graceSeconds: 60,
+  programmingDelayMs: 5000,
+  streams: 50,
+  settleMs: 5000,
+};
+
+export const streamOptionDocs = {
+  ...pick(backendOptionDocs, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'settleMs']),
+  streams: 'concurrent long-lived streams (spread round robin over the backends)',
+  ratePerStream: 'messages per second on each stream',
+  stallMs: 'an outstanding message with no echo for this long is a stall',
+} as const;
+
+export const streamDeleteDefaults = { ...streamDefaults, deleteAtMs: 1000 };
+export type StreamDeleteOptions = typeof streamDeleteDefaults;
+export const streamDeleteNightly: Partial<StreamDeleteOptions> = { ...streamNightly, deleteAtMs: 10_000 };
+export const streamDeleteOptionDocs = { ...streamOptionDocs, deleteAtMs: 'when the pod is deleted, after load starts' } as const;
+
+/** Why the stream scenarios pass the mutant that stops listening at SIGTERM. */
+export const streamDeleteTolerates = {
+  'mutant-refuse-after-sigterm':
+    'a preStop sleep outlasts deprogramming, so no new connection reaches the pod after SIGTERM (backend-sigterm-keeps-accepting catches it)',
+};
+
+export function buildStreamDelete(id: string, kind: StreamLoadSpec['kind'], profile: Profile, o: StreamDeleteOptions): Scenario {
+  return {
+    id,
+    profile: profile.name,
+    topology: backendTopology(profile, {
+      replicas: o.replicas,
+      preStopSeconds: o.preStopSeconds,
+      graceSeconds: o.graceSeconds,
+      programmingDelayMs: o.programmingDelayMs,
+      protocol: kind,
+    }),
+    loads: [
+      {
+        id: 'streams',
+        startMs: 0,
+        spec: { kind, service: BACKEND, streams: o.streams, ratePerStream: o.ratePerStream, stallMs: o.stallMs, reopen: true },
+      },
+    ],
+    steps: [{ id: 'delete', when: { atMs: o.deleteAtMs }, action: { kind: 'delete-pod', workload: BACKEND, pick: 'oldest' } }],
+    end: { podGone: { step: 'delete' }, settleMs: o.settleMs },
+    maxDurationMs: o.deleteAtMs + o.graceSeconds * 1000 + o.settleMs + 15_000,
+    expectations: [
+      { assert: 'streamsIntact', load: 'streams', pod: { step: 'delete' } },
+      { assert: 'notKilled', pod: { step: 'delete' } },
+    ],
+  };
+}

@@ -11,6 +11,7 @@ import { startHeyLoad } from './external/hey.ts';
 import { startIperf3Load } from './external/iperf3.ts';
 import type { NameHeaders } from './http1-response.ts';
 import { startHttpLoad, type LoadSummary } from './http.ts';
+import { startGrpcLoad } from './grpc.ts';
 import { startHttp2Load } from './http2.ts';
 import { startTcpStreamLoad } from './tcp-stream.ts';
 import { startTurnLoad } from './turn/transport.ts';
@@ -61,6 +62,8 @@ export function startLoad(
       return startHttp2Load(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });
     case 'tcp-stream':
       return startTcpStreamLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
+    case 'grpc':
+      return startGrpcLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });
     case 'http':
     case 'single': {
       // A provider whose Service balancer records no connections: the load records its own.

@@ -15,11 +15,11 @@ export interface BackendRequest {
   /** Container port the backend must listen on (HTTP). */
   port: number;
   /**
-   * What the backend serves: HTTP (the default), or long-lived TCP echo streams in the line
-   * protocol of fixtures/reference-stream-echo.mjs. A profile that cannot serve it throws
-   * ProfileCannotPlay.
+   * What the backend serves: HTTP (the default), long-lived TCP echo streams in the line protocol
+   * of fixtures/reference-stream-echo.mjs, or the gRPC service of fixtures/drain.proto (cleartext
+   * HTTP/2). A profile that cannot serve it throws ProfileCannotPlay.
    */
-  protocol?: 'http' | 'tcp-stream';
+  protocol?: 'http' | 'tcp-stream' | 'grpc';
 }
 
 /**

@@ -11,6 +11,7 @@ import { referenceGateway, referenceGatewayDrainSettings } from './reference-gat
 
 export const REFERENCE_BACKEND = 'fixtures/reference-backend.mjs';
 export const REFERENCE_STREAM_ECHO = 'fixtures/reference-stream-echo.mjs';
+export const REFERENCE_GRPC = 'fixtures/reference-grpc.mjs';
 export const REFERENCE_UDP_RELAY = 'fixtures/reference-udp-relay.mjs';
 /** HTTP port of the reference UDP relay's /healthz (ready once its first endpoint list succeeded). */
 export const RELAY_HEALTH_PORT = 8086;
@@ -23,12 +24,17 @@ interface App {
   readiness: ReadinessDefinition;
 }
 
-/** The reference backend (HTTP), or its TCP echo for long-lived streams, in one drain mode. */
+/** The reference backend (HTTP), its TCP echo for long-lived streams, or its gRPC server, in one drain mode. */
 function backendApp(pod: PodContext, mode: DrainMode): App {
-  return pod.protocol === 'tcp-stream'
-    ? // A TCP connect that sends nothing: the echo does not count it as a stream.
-      { command: ['node', REFERENCE_STREAM_ECHO], env: { DRAIN_MODE: mode }, readiness: { tcpSocket: {} } }
-    : { command: ['node', REFERENCE_BACKEND], env: { DRAIN_MODE: mode }, readiness: { httpGet: { path: '/healthz' } } };
+  if (pod.protocol === 'tcp-stream') {
+    // A TCP connect that sends nothing: the echo does not count it as a stream.
+    return { command: ['node', REFERENCE_STREAM_ECHO], env: { DRAIN_MODE: mode }, readiness: { tcpSocket: {} } };
+  }
+  if (pod.protocol === 'grpc') {
+    // A TCP connect: a probe opens no call, so it never holds the drain.
+    return { command: ['node', REFERENCE_GRPC], env: { DRAIN_MODE: mode }, readiness: { tcpSocket: {} } };
+  }
+  return { command: ['node', REFERENCE_BACKEND], env: { DRAIN_MODE: mode }, readiness: { httpGet: { path: '/healthz' } } };
 }
 
 /**
@@ -57,7 +63,7 @@ export const referenceProfile = defineProfile({
   name: 'reference',
   kind: 'reference',
   role: ['backend', 'gateway'],
-  protocols: { backend: ['http', 'tcp-stream'], gateway: ['udp', 'http', 'h2c'] },
+  protocols: { backend: ['http', 'tcp-stream', 'grpc'], gateway: ['udp', 'http', 'h2c'] },
   description: 'Correct drain: keeps accepting after SIGTERM, closes keep-alive connections politely, exits once idle.',
   directory: packageRoot,
   command: (pod) => referenceApp(pod).command,
@@ -76,7 +82,7 @@ const backendMutant = (name: string, mode: DrainMode, description: string): Prof
     name,
     kind: 'mutant',
     role: 'backend',
-    protocols: ['http', 'tcp-stream'],
+    protocols: ['http', 'tcp-stream', 'grpc'],
     description,
     directory: packageRoot,
     command: (pod) => backendApp(pod, mode).command,

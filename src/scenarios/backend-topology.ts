@@ -19,13 +19,13 @@ export interface BackendTopologyOptions {
   maxSurge?: number;
   maxUnavailable?: number;
   /** What the backends serve (BackendRequest.protocol); HTTP when omitted. */
-  protocol?: 'http' | 'tcp-stream';
+  protocol?: 'http' | 'tcp-stream' | 'grpc';
 }
 
 export function backendTopology(profile: Profile, o: BackendTopologyOptions): Topology {
   if (!profile.backend) throw new ProfileCannotPlay(`profile ${profile.name} provides no backend`);
   const plan = profile.backend({ port: BACKEND_PORT, ...(o.protocol ? { protocol: o.protocol } : {}) });
-  const portName = o.protocol === 'tcp-stream' ? 'stream' : 'http';
+  const portName = o.protocol === 'tcp-stream' ? 'stream' : o.protocol === 'grpc' ? 'grpc' : 'http';
   const preStop = plan.preStop ?? (o.preStopSeconds > 0 ? { sleep: { seconds: o.preStopSeconds } } : undefined);
   const workload: Workload = {
     name: BACKEND,

@@ -26,10 +26,12 @@ function fault(s: StreamRecord): string {
   return s.unanswered > 0 ? 'unanswered' : 'mismatched';
 }
 
-export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): AssertionResult {
-  const name = 'streamsIntact';
-  const { load } = expectation;
-  const streams = (ctx.timeline.streams ?? []).filter((s) => s.load === load);
+/**
+ * The load's streams, when each pod the PodRef names was deleted, and the streams that were open on
+ * one of them at that moment (the ones its drain was tested on).
+ */
+export function streamsAtDelete(expectation: { load: string; pod: StreamsIntact['pod'] }, ctx: AssertContext): { streams: StreamRecord[]; deleted: Map<string, number>; onDeleted: StreamRecord[] } {
+  const streams = (ctx.timeline.streams ?? []).filter((s) => s.load === expectation.load);
   const deleted = new Map<string, number>();
   for (const pod of resolvePods(expectation.pod, ctx.timeline)) {
     const del = ctx.timeline.events.find((e) => e.kind === 'delete-issued' && e.pod === pod);
@@ -39,6 +41,13 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
     const t = s.pod !== undefined ? deleted.get(s.pod) : undefined;
     return t !== undefined && s.start <= t && s.end >= t;
   });
+  return { streams, deleted, onDeleted };
+}
+
+export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): AssertionResult {
+  const name = 'streamsIntact';
+  const { load } = expectation;
+  const { streams, deleted, onDeleted } = streamsAtDelete(expectation, ctx);
   const broken = streams.filter((s) => !intact(s)).sort((a, b) => a.end - b.end);
   const details: Record<string, unknown> = {
     streams: streams.length,

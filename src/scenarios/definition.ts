@@ -5,7 +5,7 @@
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
 
-export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain';
+export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'grpc';
 
 /** Seed discussions (src/scenarios/seeds.ts), by their number. */
 export type Seed = '000' | '001' | '002' | '003' | '004';

@@ -1,6 +1,7 @@
 // The catalog, in the order `zerodrop list` and reports show it. Ids are stable: they name tests,
 // report rows and CLI filters.
 
+import backendDeleteGrpc from './backend-delete-grpc.ts';
 import backendDeleteHttp from './backend-delete-http.ts';
 import backendDeleteTcpStream from './backend-delete-tcp-stream.ts';
 import backendIdleExit from './backend-idle-exit.ts';
@@ -27,6 +28,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   backendIdleExit,
   backendLongRequest,
   backendDeleteTcpStream,
+  backendDeleteGrpc,
   backendScaleToZeroUdp,
   gatewayDeleteHttp,
   gatewayDeleteHttpNoKeepalive,

@@ -1,6 +1,6 @@
 // grpcStreamsComplete: every gRPC server stream of a load (src/load/grpc.ts) either runs to its end
 // (every message it asked for, then OK) or is ended early with OK by a pod that is being deleted
-// (kubernetes-sigs/gateway-api#5014: a draining backend may end a stream, but at a message boundary
+// (seed 005, kubernetes-sigs/gateway-api#5014: a draining backend may end a stream, but at a message boundary
 // and with a status the client can tell from a failure); within a stream no message is lost,
 // duplicated or reordered. A stream cut with UNAVAILABLE, INTERNAL or any other status fails, with
 // the phase of its pod when it broke, as does a stream that a pod not being deleted cut short. A

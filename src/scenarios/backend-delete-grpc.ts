@@ -1,5 +1,5 @@
-// kubernetes-sigs/gateway-api#5014 asks what draining means for gRPC streams while a backend
-// terminates. The answer this scenario holds any system to: a unary call never fails; a server
+// seed 005 (kubernetes-sigs/gateway-api#5014) asks what draining means for long-lived gRPC streams
+// while a backend terminates. The answer this scenario holds any system to: a unary call never fails; a server
 // stream either runs to its end or is ended by the draining pod with OK between two messages; no
 // message of a stream is lost or duplicated; the pod says GOAWAY so that new calls go elsewhere.
 
@@ -11,7 +11,7 @@ export default defineScenario({
   description:
     'gRPC over cleartext HTTP/2 (grpc-js channels, retries off): unary calls on every channel and server-streaming calls of sequence-numbered messages run through the Service while one of the backends is deleted (preStop sleep, grace period). Every unary call must succeed; every stream must run to its last message or be ended early with OK, at a message boundary, by the draining pod, with no message lost or duplicated; the pod must send GOAWAY and later calls be served by another pod; it must exit on its own, not at SIGKILL.',
   features: ['grpc', 'http2', 'backend'],
-  seeds: [],
+  seeds: ['005'],
   role: 'backend',
   tolerates: {
     'mutant-refuse-after-sigterm':

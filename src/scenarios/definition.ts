@@ -8,7 +8,7 @@ import type { Profile } from '../profiles/profile.ts';
 export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'grpc';
 
 /** Seed discussions (src/scenarios/seeds.ts), by their number. */
-export type Seed = '000' | '001' | '002' | '003' | '004';
+export type Seed = '000' | '001' | '002' | '003' | '004' | '005';
 
 export type OptionValues = Record<string, number>;
 

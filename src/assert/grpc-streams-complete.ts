@@ -12,8 +12,8 @@ import type { Expectation } from '../model/scenario.ts';
 import type { StreamRecord } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
 import { phaseAt } from '../observe/phase.ts';
-import { allOf, at, count, describeRef, FIRST_FAILURES, plural, tally, type AssertContext } from './common.ts';
-import { streamsAtDelete } from './streams-intact.ts';
+import { allOf, at, count, FIRST_FAILURES, plural, tally, type AssertContext } from './common.ts';
+import { streamsAtDelete, untestedStreams } from './streams-intact.ts';
 
 export type GrpcStreamsComplete = Extract<Expectation, { assert: 'grpcStreamsComplete' }>;
 
@@ -69,17 +69,8 @@ export function grpcStreamsComplete(expectation: GrpcStreamsComplete, ctx: Asser
       },
     };
   }
-  if (deleted.size === 0) {
-    return { name, verdict: 'inconclusive', message: `${describeRef(expectation.pod)} deleted no pod: no stream was tested against a drain`, details };
-  }
-  if (onDeleted.length === 0) {
-    return {
-      name,
-      verdict: 'inconclusive',
-      message: `no stream of load "${load}" was open on ${[...deleted.keys()].join(', ')} when it was deleted: nothing was tested`,
-      details,
-    };
-  }
+  const untested = untestedStreams(name, expectation, { deleted, onDeleted }, details);
+  if (untested) return untested;
   const early = streams.filter((s) => s.ending === 'closed' && s.expected !== undefined && s.sent < s.expected);
   const toEnd = onDeleted.filter((s) => !early.includes(s) && s.ending === 'closed').length;
   const earlyText = early.length > 0 ? `${plural(early.length, 'stream was', 'streams were')} ended early by the draining pod with OK at a message boundary` : 'no stream was ended early';

@@ -44,6 +44,25 @@ export function streamsAtDelete(expectation: { load: string; pod: StreamsIntact[
   return { streams, deleted, onDeleted };
 }
 
+/** Inconclusive when no pod was deleted or no stream of the load was open on one when it was: the drain was not tested. */
+export function untestedStreams(
+  name: string,
+  expectation: { load: string; pod: StreamsIntact['pod'] },
+  { deleted, onDeleted }: { deleted: ReadonlyMap<string, number>; onDeleted: readonly StreamRecord[] },
+  details: Record<string, unknown>,
+): AssertionResult | undefined {
+  if (deleted.size === 0) {
+    return { name, verdict: 'inconclusive', message: `${describeRef(expectation.pod)} deleted no pod: no stream was tested against a drain`, details };
+  }
+  if (onDeleted.length > 0) return undefined;
+  return {
+    name,
+    verdict: 'inconclusive',
+    message: `no stream of load "${expectation.load}" was open on ${[...deleted.keys()].join(', ')} when it was deleted: nothing was tested`,
+    details,
+  };
+}
+
 export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): AssertionResult {
   const name = 'streamsIntact';
   const { load } = expectation;
@@ -76,17 +95,8 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
       },
     };
   }
-  if (deleted.size === 0) {
-    return { name, verdict: 'inconclusive', message: `${describeRef(expectation.pod)} deleted no pod: no stream was tested against a drain`, details };
-  }
-  if (onDeleted.length === 0) {
-    return {
-      name,
-      verdict: 'inconclusive',
-      message: `no stream of load "${load}" was open on ${[...deleted.keys()].join(', ')} when it was deleted: nothing was tested`,
-      details,
-    };
-  }
+  const untested = untestedStreams(name, expectation, { deleted, onDeleted }, details);
+  if (untested) return untested;
   const closed = onDeleted.filter((s) => s.ending === 'closed');
   const echoed = onDeleted.reduce((n, s) => n + s.echoed, 0);
   const closedText =

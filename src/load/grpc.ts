@@ -30,6 +30,7 @@ import type { Recorder } from '../observe/recorder.ts';
 import { packageRoot } from '../paths.ts';
 import type { HttpLoadOptions, LoadSummary, LoadTarget, LoadHandle } from './http.ts';
 import { DEFAULT_NAME_HEADERS } from './http1-response.ts';
+import { recordGoaway, type Goaway } from './http2.ts';
 import { nextDue, RequestLoad, requestRecord } from './request-load.ts';
 
 export const GRPC_PROTO = 'fixtures/drain.proto';
@@ -68,7 +69,7 @@ function loadMethods(): Methods {
 interface SessionInfo {
   localPort?: number;
   calls: number;
-  goaway?: { t: number; lastStreamId: number; errorCode: number };
+  goaway?: Goaway;
   /** The pod that answered on it last. */
   pod?: string;
 }
@@ -175,15 +176,7 @@ class GrpcLoad extends RequestLoad {
       const fresh: SessionInfo = { calls: 0, ...(session.socket?.localPort !== undefined ? { localPort: session.socket.localPort } : {}) };
       info = fresh;
       this.sessions.set(session, fresh);
-      session.once('goaway', (errorCode: number, lastStreamId: number) => {
-        const t = this.recorder.now();
-        fresh.goaway ??= { t, lastStreamId, errorCode };
-        this.recorder.event('goaway', {
-          ...(fresh.pod !== undefined ? { pod: fresh.pod } : {}),
-          message: `load ${this.id}: GOAWAY (last stream id ${lastStreamId}, error code ${errorCode})`,
-          detail: { load: this.id, localPort: fresh.localPort, lastStreamId, errorCode },
-        });
-      });
+      session.on('goaway', (errorCode: number, lastStreamId: number) => recordGoaway(this.recorder, this.id, fresh, errorCode, lastStreamId));
     }
     wire.newConnection = info.calls === 0;
     info.calls++;

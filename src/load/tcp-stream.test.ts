@@ -1,41 +1,22 @@
 // The TCP stream generator against the reference stream echo (fixtures/reference-stream-echo.mjs) as
 // a real process: how a stream ends is recorded as what happened on the wire.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startReferenceApp, type ReferenceApp } from '../../suites/helpers/reference-app.ts';
 import type { TcpStreamLoadSpec } from '../model/load.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { startTcpStreamLoad } from './tcp-stream.ts';
 
-const SCRIPT = fileURLToPath(new URL('../../fixtures/reference-stream-echo.mjs', import.meta.url));
 const children: ChildProcess[] = [];
 
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-async function startEcho(mode: string): Promise<{ child: ChildProcess; port: number; exited: Promise<unknown> }> {
-  const child = spawn(process.execPath, [SCRIPT], {
-    env: { ...process.env, POD_IP: '127.0.0.1', PORT: '0', POD_NAME: `echo-${mode}`, DRAIN_MODE: mode, STREAM_CLOSE_AFTER_MS: '100', DRAIN_IDLE_MS: '50' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('echo did not start')), 5000);
-    lines.on('line', (line) => {
-      const ev = JSON.parse(line) as { ev: string; port?: number };
-      if (ev.ev === 'listening' && ev.port !== undefined) {
-        clearTimeout(timer);
-        resolve(ev.port);
-      }
-    });
-  });
-  return { child, port, exited };
+function startEcho(mode: string): Promise<ReferenceApp> {
+  return startReferenceApp('reference-stream-echo.mjs', { POD_NAME: `echo-${mode}`, DRAIN_MODE: mode, STREAM_CLOSE_AFTER_MS: '100', DRAIN_IDLE_MS: '50' }, children);
 }
 
 const SPEC: TcpStreamLoadSpec = { kind: 'tcp-stream', service: 'echo', streams: 2, ratePerStream: 100, stallMs: 500, reopen: false };

@@ -75,7 +75,9 @@ describe('startGrpcLoad', () => {
     await server.exited;
     const goaways = recorder.timeline.events.filter((e) => e.kind === 'goaway');
     expect(goaways.length).toBeGreaterThan(0);
-    expect(goaways[0]).toMatchObject({ pod: 'grpc-graceful', detail: { load: 'grpc', errorCode: 0 } });
+    // Two per connection: the announcement, which refuses nothing, then the final one.
+    expect(goaways[0]).toMatchObject({ pod: 'grpc-graceful', detail: { load: 'grpc', errorCode: 0, lastStreamId: 2 ** 31 - 1 } });
+    expect(goaways.some((e) => (e.detail?.['lastStreamId'] as number) < 2 ** 31 - 1)).toBe(true);
     const drained = (recorder.timeline.streams ?? []).filter((s) => s.start < sigterm);
     expect(drained).toHaveLength(2);
     for (const s of drained) {

@@ -26,7 +26,7 @@ export default defineScenario({
     ratePerChannel: 20,
     requestMs: 20,
     streams: 4,
-    messagesPerStream: 100,
+    messagesPerStream: 75,
     messageIntervalMs: 20,
     deadlineMarginMs: 2000,
     deleteAtMs: 1000,
@@ -39,7 +39,8 @@ export default defineScenario({
     ratePerChannel: 'unary calls per second on each channel, one at a time',
     requestMs: 'server time of each unary call',
     streams: 'concurrent server-streaming calls (round robin over the channels; each ended one is followed by a new one)',
-    messagesPerStream: 'messages each stream asks for',
+    messagesPerStream:
+      'messages each stream asks for: by default a stream lasts 1.5 s, so the one open on the pod at its delete ends between the delete and the SIGTERM, and the next, on the same connection, is in flight when the drain ends streams early (500 ms after SIGTERM)',
     messageIntervalMs: 'time between two messages of a stream',
     deadlineMarginMs: "each call's deadline beyond its expected length",
     deleteAtMs: 'when the pod is deleted, after load starts',

@@ -89,6 +89,24 @@ describe('startGrpcLoad', () => {
     expect(recorder.timeline.requests.toArray().filter((r) => r.outcome !== 'ok')).toEqual([]);
   });
 
+  it('fails no call under a graceful drain at a high rate: a call GOAWAY overtook before it was written is sent on a fresh connection', async () => {
+    const server = await startServer('graceful');
+    const recorder = new Recorder();
+    const spec: GrpcLoadSpec = { ...SPEC, channels: 4, unaryRatePerChannel: 300, unaryMs: 0, streams: 0 };
+    const load = startGrpcLoad('grpc', spec, { host: '127.0.0.1', port: server.port }, recorder);
+    await delay(300);
+    server.child.kill('SIGTERM');
+    // Longer than the PING of the shutdown notice takes, shorter than the server's idle exit.
+    await delay(30);
+    await load.stop();
+    const requests = recorder.timeline.requests.toArray();
+    expect(requests.length).toBeGreaterThan(100);
+    expect(requests.filter((r) => r.outcome !== 'ok')).toEqual([]);
+    // Every note of a call sent again names a connection that received GOAWAY.
+    const goawayPorts = new Set(recorder.timeline.events.filter((e) => e.kind === 'goaway').map((e) => e.detail?.['localPort']));
+    for (const note of recorder.timeline.events.filter((e) => e.kind === 'note' && e.detail?.['unsent'])) expect(goawayPorts).toContain(note.detail?.['localPort']);
+  });
+
   it('records streams cut by a server that dies at SIGTERM as UNAVAILABLE, with the messages they were owed', async () => {
     const server = await startServer('exit-on-sigterm');
     const recorder = new Recorder();

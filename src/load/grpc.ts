@@ -6,7 +6,11 @@
 //
 // Each channel is told explicitly what it may do on its own (docs/scenarios.md, "The grpc load"):
 // - `grpc.enable_retries: 0`: no retry, not even grpc-js's transparent retry of a call the server
-//   refused or that never left the client; such a call is recorded with the status it got.
+//   refused; such a call is recorded with the status it got. One case only is sent again, by the
+//   load, as the h2c load does: a call whose HEADERS were never written, because a GOAWAY reached
+//   the client between grpc-js starting the call and nghttp2 writing it (nghttp2 then reports it
+//   refused). The server never saw it, so sending it on a fresh connection hides nothing; a gRPC
+//   client's transparent retry does the same.
 // - `grpc.use_local_subchannel_pool: 1`: each channel has its own connection, not one shared by
 //   every channel of the process, so that channels spread over the Service's pods.
 // - After GOAWAY (or a dropped connection) a channel goes idle and its next call opens a new
@@ -39,8 +43,10 @@ const SERVICE = 'zerodrop.drain.v1.Drain';
 const LOAD_HEADER = 'x-zerodrop-load';
 const CALL_HEADER = 'x-zerodrop-call';
 const STREAM_CREATED = 'http2.client.stream.created';
+const HEADERS_FRAME = 1;
 const MAX_CHANNELS = 1_000;
 const MAX_STREAMS = 10_000;
+const CONNECT_WAIT_MS = 2_000;
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.enable_retries': 0,
@@ -79,6 +85,8 @@ interface CallWire {
   stream?: ClientHttp2Stream;
   session?: SessionInfo;
   newConnection: boolean;
+  /** Its HEADERS frame was never written: the server never saw the call. */
+  unsent?: boolean;
 }
 
 /** The outcome class of a gRPC status; `goaway` when the server refused a stream its GOAWAY did not cover. */
@@ -140,8 +148,24 @@ class GrpcLoad extends RequestLoad {
 
   protected schedule(): void {
     diagnostics.subscribe(STREAM_CREATED, this.onStreamCreated);
-    for (let c = 0; c < this.spec.channels; c++) this.loops.push(this.unaryLoop(c));
-    for (let s = 0; s < this.spec.streams; s++) this.loops.push(this.streamLoop(s % this.spec.channels));
+    this.loops.push(this.run());
+  }
+
+  /**
+   * Every channel connects before the first call, and the rate the load must hold is counted from
+   * then: a grpc-js channel's first connection takes tens of milliseconds (more on a busy machine),
+   * which on a run of a few seconds cost the closed loops 2 to 3 % of their calls. A channel that
+   * cannot connect within CONNECT_WAIT_MS starts anyway: its calls fail on the record.
+   */
+  private async run(): Promise<void> {
+    const deadline = Date.now() + CONNECT_WAIT_MS;
+    await Promise.all(this.channels.map((channel) => new Promise<void>((resolve) => channel.waitForReady(deadline, () => resolve()))));
+    if (this.stopping) return;
+    this.startedAt = this.recorder.now();
+    const loops: Promise<void>[] = [];
+    for (let c = 0; c < this.spec.channels; c++) loops.push(this.unaryLoop(c));
+    for (let s = 0; s < this.spec.streams; s++) loops.push(this.streamLoop(s % this.spec.channels));
+    await Promise.all(loops);
   }
 
   /** Open streams are ended by the load: what they received so far is their record. */
@@ -169,6 +193,9 @@ class GrpcLoad extends RequestLoad {
     const wire = this.wires.get(Number(headers[CALL_HEADER]));
     if (!wire) return;
     wire.stream = stream;
+    stream.on('frameError', (type: number) => {
+      if (type === HEADERS_FRAME) wire.unsent = true;
+    });
     const session = stream.session;
     if (!session) return;
     let info = this.sessions.get(session);
@@ -194,6 +221,17 @@ class GrpcLoad extends RequestLoad {
     return { n, metadata, wire };
   }
 
+  /** Whether the call failed without ever leaving the client; if so it is noted, to be sent again. */
+  private unsent(n: number, status: grpc.StatusObject, wire: CallWire): boolean {
+    // A HEADERS frame can also go unwritten because the connection died: that call fails on the record.
+    if (status.code === grpc.status.OK || wire.unsent !== true || wire.session?.goaway === undefined) return false;
+    this.recorder.event('note', {
+      message: `load ${this.id}: call ${n} was not written before GOAWAY (${grpcStatusName(status.code)}: ${status.details}); sending it on a fresh connection`,
+      detail: { load: this.id, localPort: wire.session?.localPort, unsent: true },
+    });
+    return true;
+  }
+
   private podOf(metadata: grpc.Metadata, wire: CallWire): string | undefined {
     if (this.podHeader === undefined) return undefined;
     const value = metadata.get(this.podHeader)[0];
@@ -216,10 +254,9 @@ class GrpcLoad extends RequestLoad {
     }
   }
 
-  /** One unary call, recorded as a request. Never rejects. */
-  private unary(channel: number): Promise<void> {
+  /** One unary call, recorded as a request. Never rejects. `start` is the first attempt's for a call that was never written. */
+  private unary(channel: number, start = this.recorder.now()): Promise<void> {
     const { n, metadata, wire } = this.newCall();
-    const start = this.recorder.now();
     const method = this.methods.unary;
     let pod: string | undefined;
     let resolveDone!: () => void;
@@ -237,6 +274,12 @@ class GrpcLoad extends RequestLoad {
     this.inFlight.add(entry);
     call.on('metadata', (md) => (pod = this.podOf(md, wire)));
     call.on('status', (status: grpc.StatusObject) => {
+      this.wires.delete(n);
+      this.inFlight.delete(entry);
+      if (this.unsent(n, status, wire)) {
+        void this.unary(channel, start).then(resolveDone);
+        return;
+      }
       const afterGoaway = wire.session?.goaway !== undefined;
       const outcome = grpcOutcome(status.code, status.details, afterGoaway);
       const rec = requestRecord(this.recorder, { load: this.id, start, outcome, newConnection: wire.newConnection, path: method.path, service: this.spec.service });
@@ -246,8 +289,6 @@ class GrpcLoad extends RequestLoad {
       if (outcome !== 'ok') rec.error = `${grpcStatusName(status.code)}: ${status.details}`;
       this.recorder.request(rec);
       this.count(outcome);
-      this.wires.delete(n);
-      this.inFlight.delete(entry);
       resolveDone();
     });
     return done;
@@ -296,6 +337,10 @@ class GrpcLoad extends RequestLoad {
       call.on('status', (status: grpc.StatusObject) => {
         this.openStreams.delete(call);
         this.wires.delete(n);
+        if (this.unsent(n, status, wire)) {
+          void this.stream(channel).then(resolve);
+          return;
+        }
         record.end = this.recorder.now();
         record.status = grpcStatusName(status.code);
         if (wire.session?.localPort !== undefined) record.localPort = wire.session.localPort;

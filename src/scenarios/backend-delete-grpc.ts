@@ -24,7 +24,7 @@ export default defineScenario({
     programmingDelayMs: 200,
     channels: 4,
     ratePerChannel: 20,
-    requestMs: 20,
+    requestMs: 10,
     streams: 4,
     messagesPerStream: 75,
     messageIntervalMs: 20,

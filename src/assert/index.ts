@@ -25,6 +25,7 @@ import { podExitWithin } from './pod-exit-within.ts';
 import { preStopOutlastsDeprogramming } from './prestop-outlasts-deprogramming.ts';
 import { rolloutCompletesWithin } from './rollout-completes-within.ts';
 import { streamsIntact } from './streams-intact.ts';
+import { grpcStreamsComplete } from './grpc-streams-complete.ts';
 
 export { acceptsNewConnectionsAfterSigterm } from './accepts-new-connections-after-sigterm.ts';
 export { allocationsKeepRelaying } from './allocations-keep-relaying.ts';
@@ -44,6 +45,7 @@ export { podExitWithin } from './pod-exit-within.ts';
 export { preStopOutlastsDeprogramming } from './prestop-outlasts-deprogramming.ts';
 export { rolloutCompletesWithin } from './rollout-completes-within.ts';
 export { streamsIntact } from './streams-intact.ts';
+export { grpcStreamsComplete } from './grpc-streams-complete.ts';
 export { harnessResponsive, loadHeld, type LoadSummary } from './validity.ts';
 
 export function assertOne(expectation: Expectation, ctx: AssertContext): AssertionResult {
@@ -72,6 +74,8 @@ export function assertOne(expectation: Expectation, ctx: AssertContext): Asserti
       return http2Goaway(expectation, ctx);
     case 'streamsIntact':
       return streamsIntact(expectation, ctx);
+    case 'grpcStreamsComplete':
+      return grpcStreamsComplete(expectation, ctx);
     case 'allocationsKeepRelaying':
       return allocationsKeepRelaying(expectation, ctx);
     case 'newAllocationsSucceed':

@@ -45,10 +45,12 @@ function protocolWords(kind: StreamRecord['kind']): { message: string; delivered
   return { message: 'echoed message', delivered: (n) => `${count(n)} messages echoed`, close: kind === 'websocket' ? 'close 1001, ' : '', every: 'every message echoed' };
 }
 
-export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): AssertionResult {
-  const name = 'streamsIntact';
-  const { load } = expectation;
-  const streams = (ctx.timeline.streams ?? []).filter((s) => s.load === load);
+/**
+ * The load's streams, when each pod the PodRef names was deleted, and the streams that were open on
+ * one of them at that moment (the ones its drain was tested on).
+ */
+export function streamsAtDelete(expectation: { load: string; pod: StreamsIntact['pod'] }, ctx: AssertContext): { streams: StreamRecord[]; deleted: Map<string, number>; onDeleted: StreamRecord[] } {
+  const streams = (ctx.timeline.streams ?? []).filter((s) => s.load === expectation.load);
   const deleted = new Map<string, number>();
   for (const pod of resolvePods(expectation.pod, ctx.timeline)) {
     const del = ctx.timeline.events.find((e) => e.kind === 'delete-issued' && e.pod === pod);
@@ -58,6 +60,32 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
     const t = s.pod !== undefined ? deleted.get(s.pod) : undefined;
     return t !== undefined && s.start <= t && s.end >= t;
   });
+  return { streams, deleted, onDeleted };
+}
+
+/** Inconclusive when no pod was deleted or no stream of the load was open on one when it was: the drain was not tested. */
+export function untestedStreams(
+  name: string,
+  expectation: { load: string; pod: StreamsIntact['pod'] },
+  { deleted, onDeleted }: { deleted: ReadonlyMap<string, number>; onDeleted: readonly StreamRecord[] },
+  details: Record<string, unknown>,
+): AssertionResult | undefined {
+  if (deleted.size === 0) {
+    return { name, verdict: 'inconclusive', message: `${describeRef(expectation.pod)} deleted no pod: no stream was tested against a drain`, details };
+  }
+  if (onDeleted.length > 0) return undefined;
+  return {
+    name,
+    verdict: 'inconclusive',
+    message: `no stream of load "${expectation.load}" was open on ${[...deleted.keys()].join(', ')} when it was deleted: nothing was tested`,
+    details,
+  };
+}
+
+export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): AssertionResult {
+  const name = 'streamsIntact';
+  const { load } = expectation;
+  const { streams, deleted, onDeleted } = streamsAtDelete(expectation, ctx);
   const broken = streams.filter((s) => !streamIntact(s)).sort((a, b) => a.end - b.end);
   const details: Record<string, unknown> = {
     streams: streams.length,
@@ -94,17 +122,8 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
       },
     };
   }
-  if (deleted.size === 0) {
-    return { name, verdict: 'inconclusive', message: `${describeRef(expectation.pod)} deleted no pod: no stream was tested against a drain`, details };
-  }
-  if (onDeleted.length === 0) {
-    return {
-      name,
-      verdict: 'inconclusive',
-      message: `no stream of load "${load}" was open on ${[...deleted.keys()].join(', ')} when it was deleted: nothing was tested`,
-      details,
-    };
-  }
+  const untested = untestedStreams(name, expectation, { deleted, onDeleted }, details);
+  if (untested) return untested;
   const closed = onDeleted.filter((s) => s.ending === 'closed');
   const echoed = onDeleted.reduce((n, s) => n + s.echoed, 0);
   const words = protocolWords(onDeleted[0]?.kind);

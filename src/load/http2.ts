@@ -29,10 +29,35 @@ interface Session {
   /** Streams started on it so far. */
   streams: number;
   /** Set once GOAWAY arrived: no new stream goes on this connection. */
-  goaway?: { t: number; lastStreamId: number; errorCode: number };
+  goaway?: Goaway;
   /** The pod that answered on it last (gateway header first). */
   pod?: string;
   closed: boolean;
+}
+
+export interface Goaway {
+  t: number;
+  lastStreamId: number;
+  errorCode: number;
+}
+
+/**
+ * Keeps the first GOAWAY a connection received on it, and puts each on the Timeline as a `goaway`
+ * event of the load, with the pod that last answered on the connection and its local port.
+ */
+export function recordGoaway(
+  recorder: Recorder,
+  load: string,
+  connection: { goaway?: Goaway; pod?: string; localPort?: number | undefined },
+  errorCode: number,
+  lastStreamId: number,
+): void {
+  connection.goaway ??= { t: recorder.now(), lastStreamId, errorCode };
+  recorder.event('goaway', {
+    ...(connection.pod !== undefined ? { pod: connection.pod } : {}),
+    message: `load ${load}: GOAWAY (last stream id ${lastStreamId}, error code ${errorCode})`,
+    detail: { load, localPort: connection.localPort, lastStreamId, errorCode },
+  });
 }
 
 export function startHttp2Load(id: string, spec: Http2LoadSpec, target: LoadTarget, recorder: Recorder, opts: HttpLoadOptions = {}): LoadHandle {
@@ -109,15 +134,7 @@ class Http2Load extends RequestLoad {
       s.openedAt = this.recorder.now();
       s.localPort = session.socket?.localPort;
     });
-    session.on('goaway', (errorCode: number, lastStreamId: number) => {
-      const t = this.recorder.now();
-      s.goaway ??= { t, lastStreamId, errorCode };
-      this.recorder.event('goaway', {
-        ...(s.pod !== undefined ? { pod: s.pod } : {}),
-        message: `load ${this.id}: GOAWAY (last stream id ${lastStreamId}, error code ${errorCode})`,
-        detail: { load: this.id, localPort: s.localPort, lastStreamId, errorCode },
-      });
-    });
+    session.on('goaway', (errorCode: number, lastStreamId: number) => recordGoaway(this.recorder, this.id, s, errorCode, lastStreamId));
     // Errors reach the streams that were on the session; the session's own event only closes it.
     session.on('error', () => undefined);
     session.once('close', () => {

@@ -11,6 +11,7 @@ import { startHeyLoad } from './external/hey.ts';
 import { startIperf3Load } from './external/iperf3.ts';
 import type { NameHeaders } from './http1-response.ts';
 import { startHttpLoad, type LoadSummary } from './http.ts';
+import { startGrpcLoad } from './grpc.ts';
 import { startHttp2Load } from './http2.ts';
 import { startSseLoad } from './sse.ts';
 import { startTcpStreamLoad } from './tcp-stream.ts';
@@ -74,6 +75,8 @@ export function startLoad(
       return startWebSocketLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
     case 'sse':
       return startSseLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
+    case 'grpc':
+      return startGrpcLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });
     case 'http':
     case 'single': {
       // A provider whose Service balancer records no connections: the load records its own.

@@ -152,7 +152,28 @@ export interface TurnLoadSpec extends Omit<UdpLoadSpec, 'kind'> {
   password: string;
 }
 
-export type LoadSpec = HttpLoadSpec | SingleRequestSpec | Http2LoadSpec | UdpLoadSpec | TcpStreamLoadSpec | WebSocketLoadSpec | SseLoadSpec | TurnLoadSpec;
+/**
+ * gRPC over cleartext HTTP/2 (src/load/grpc.ts) to the service of fixtures/drain.proto, on
+ * @grpc/grpc-js with retries off: `channels` channels, each with a connection of its own. On each
+ * channel one unary call at a time, at most `unaryRatePerChannel` per second (a closed loop with a
+ * rate cap), each answered after `unaryMs`; beside them `streams` server-streaming calls (spread
+ * round robin over the channels), each asking for `messagesPerStream` sequence-numbered messages
+ * one every `messageIntervalMs`, and followed by a new call when it ends. Each call's deadline is
+ * its expected length plus `timeoutMs`.
+ */
+export interface GrpcLoadSpec {
+  kind: 'grpc';
+  service: string;
+  channels: number;
+  unaryRatePerChannel: number;
+  unaryMs: number;
+  streams: number;
+  messagesPerStream: number;
+  messageIntervalMs: number;
+  timeoutMs: number;
+}
+
+export type LoadSpec = HttpLoadSpec | SingleRequestSpec | Http2LoadSpec | UdpLoadSpec | TcpStreamLoadSpec | WebSocketLoadSpec | SseLoadSpec | TurnLoadSpec | GrpcLoadSpec;
 
 /** The loads of long-lived streams, recorded one StreamRecord per stream. */
 export type StreamLoadSpec = TcpStreamLoadSpec | WebSocketLoadSpec | SseLoadSpec;

@@ -94,6 +94,7 @@ export type Expectation =
    * stall, no unannounced close. Needs at least one stream open on a pod `pod` names at its delete.
    */
   | { assert: 'streamsIntact'; load: string; pod: PodRef }
+  | { assert: 'grpcStreamsComplete'; load: string; pod: PodRef }
   /**
    * TURN (seed 000): allocations of `load` held by the gateway pod `pod` names keep relaying, every
    * packet echoed, until their flow ends or the pod's grace period expires (delete + grace).

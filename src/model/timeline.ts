@@ -192,7 +192,14 @@ export interface ActiveConnectionsSample {
  */
 export type StreamEnding = 'closed' | 'stopped' | 'eof' | 'reset' | 'refused' | 'stall' | 'error';
 
-/** One long-lived stream of a stream load, accounted message by message but stored compactly. */
+/**
+ * One long-lived stream of a stream load, accounted message by message but stored compactly: a TCP
+ * echo stream (src/load/tcp-stream.ts), a WebSocket or an SSE stream (src/load/websocket.ts,
+ * src/load/sse.ts), or a gRPC server-streaming call (src/load/grpc.ts), where `sent` and `echoed`
+ * are the messages received and those received in sequence, `byeAt` is the GOAWAY its connection
+ * received, `status` its gRPC status and `expected` the messages it asked for; `unanswered` is what
+ * a broken call was still owed. A gRPC stream that ended with OK is `closed`.
+ */
 export interface StreamRecord {
   load: string;
   /** The load's kind (which protocol's close is proper); tcp-stream when absent. */
@@ -231,6 +238,10 @@ export interface StreamRecord {
   retryMs?: number;
   lastEchoAt?: number;
   error?: string;
+  /** gRPC: the call's status code name (OK, UNAVAILABLE, CANCELLED, ...). */
+  status?: string;
+  /** gRPC: messages the call asked for. */
+  expected?: number;
 }
 
 /** One TURN allocation of a TURN load (one per flow), as the client saw it. */

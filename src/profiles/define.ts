@@ -21,7 +21,7 @@ import { packageRoot } from '../paths.ts';
 import { compileDrainSetting, DRAIN_SETTING_SCHEMA, type DrainSettingDefinition } from './drain-setting.ts';
 import { ProfileCannotPlay, type Attribution, type BackendPlan, type GatewayPlan, type Profile, type ProfileKind, type Requirement } from './profile.ts';
 
-export const PROTOCOLS = ['http', 'h2c', 'tcp-stream', 'websocket', 'sse', 'udp', 'turn'] as const;
+export const PROTOCOLS = ['http', 'h2c', 'tcp-stream', 'websocket', 'sse', 'udp', 'turn', 'grpc'] as const;
 export type ProfileProtocol = (typeof PROTOCOLS)[number];
 
 /** What a scenario tells a profile about the pod it needs; fields given as functions receive it. */

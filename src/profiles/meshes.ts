@@ -138,7 +138,8 @@ const DESCRIPTIONS: Record<string, string> = {
  *   complete" (https://linkerd.io/2/tasks/graceful-shutdown/), and it has no preStop, so it gets
  *   SIGTERM at the delete while the backend's preStop keeps the pod programmed: new requests in
  *   that window fail (backend-delete-http, -rollout-http, -sigterm-keeps-accepting, node-drain-http
- *   catch it). A scenario whose connections all exist before the delete meets no refusal.
+ *   catch it, and backend-delete-grpc, whose channels keep starting calls on their connections). A
+ *   scenario whose connections all exist before the delete, and carry no new request, meets no refusal.
  * - istio-ambient-naive: the twin cuts ztunnel's grace period, which only a ztunnel restart uses;
  *   every scenario of the catalog deletes backend pods, never ztunnel, so none can tell the twin
  *   apart (MESH_AWAITING_SCENARIO).

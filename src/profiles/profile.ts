@@ -11,17 +11,17 @@ import type { AblationOf, DrainSetting } from './ablation.ts';
 export type ProfileKind = 'reference' | 'mutant' | 'system' | 'naive' | 'ablation';
 
 /** What a backend serves. */
-export type BackendProtocol = 'http' | 'tcp-stream' | 'websocket' | 'sse';
+export type BackendProtocol = 'http' | 'tcp-stream' | 'websocket' | 'sse' | 'grpc';
 
 /** What a scenario tells a profile about the backend it needs. */
 export interface BackendRequest {
   /** Container port the backend must listen on (HTTP). */
   port: number;
   /**
-   * What the backend serves: HTTP (the default), or long-lived TCP echo streams in the line
-   * protocol of fixtures/reference-stream-echo.mjs, or WebSocket echo and Server-Sent Events as
-   * fixtures/reference-stream-app.mjs serves them. A profile that cannot serve it throws
-   * ProfileCannotPlay.
+   * What the backend serves: HTTP (the default), long-lived TCP echo streams in the line protocol
+   * of fixtures/reference-stream-echo.mjs, WebSocket echo and Server-Sent Events as
+   * fixtures/reference-stream-app.mjs serves them, or the gRPC service of fixtures/drain.proto
+   * (cleartext HTTP/2). A profile that cannot serve it throws ProfileCannotPlay.
    */
   protocol?: BackendProtocol;
 }

@@ -12,6 +12,7 @@ import { referenceGateway, referenceGatewayDrainSettings } from './reference-gat
 export const REFERENCE_BACKEND = 'fixtures/reference-backend.mjs';
 export const REFERENCE_STREAM_ECHO = 'fixtures/reference-stream-echo.mjs';
 export const REFERENCE_STREAM_APP = 'fixtures/reference-stream-app.mjs';
+export const REFERENCE_GRPC = 'fixtures/reference-grpc.mjs';
 export const REFERENCE_UDP_RELAY = 'fixtures/reference-udp-relay.mjs';
 /** HTTP port of the reference UDP relay's /healthz (ready once its first endpoint list succeeded). */
 export const RELAY_HEALTH_PORT = 8086;
@@ -25,9 +26,9 @@ interface App {
 }
 
 /** The protocols the reference backend and its mutants serve. */
-const BACKEND_PROTOCOLS = ['http', 'tcp-stream', 'websocket', 'sse'] as const;
+const BACKEND_PROTOCOLS = ['http', 'tcp-stream', 'websocket', 'sse', 'grpc'] as const;
 
-/** The reference backend (HTTP), its TCP echo for long-lived streams, or its WebSocket and SSE app, in one drain mode. */
+/** The reference backend (HTTP), its TCP echo for long-lived streams, its WebSocket and SSE app, or its gRPC server, in one drain mode. */
 function backendApp(pod: PodContext, mode: DrainMode): App {
   switch (pod.protocol) {
     case 'tcp-stream':
@@ -36,6 +37,9 @@ function backendApp(pod: PodContext, mode: DrainMode): App {
     case 'websocket':
     case 'sse':
       return { command: ['node', REFERENCE_STREAM_APP], env: { DRAIN_MODE: mode }, readiness: { httpGet: { path: '/healthz' } } };
+    case 'grpc':
+      // A TCP connect: a probe opens no call, so it never holds the drain.
+      return { command: ['node', REFERENCE_GRPC], env: { DRAIN_MODE: mode }, readiness: { tcpSocket: {} } };
     default:
       return { command: ['node', REFERENCE_BACKEND], env: { DRAIN_MODE: mode }, readiness: { httpGet: { path: '/healthz' } } };
   }

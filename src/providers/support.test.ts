@@ -5,9 +5,9 @@ import { findProfile } from '../profiles/index.ts';
 import { runMatrix } from '../runner/run-matrix.ts';
 import { runScenario } from '../runner/run-scenario.ts';
 import { findScenario } from '../scenarios/index.ts';
+import { optionsFor } from '../runner/run-matrix.ts';
 import type { DrainNodeOptions, PodInfo, Provider } from './provider.ts';
 import { unsupported } from './support.ts';
-import { optionsFor } from '../runner/run-matrix.ts';
 
 describe('scenarios a provider cannot run are skipped with the reason', () => {
   it('on the local provider: a Helm gateway (no chart), before anything is deployed', async () => {
@@ -32,6 +32,18 @@ describe('scenarios a provider cannot run are skipped with the reason', () => {
     // The reference backend has no gateway; envoy-gateway no backend.
     expect(by('node-drain-http', 'envoy-gateway')?.verdict).toBe('skipped');
     expect(performance.now() - started).toBeLessThan(15_000);
+  });
+});
+
+describe('a reference app that needs npm packages', () => {
+  it('runs on the local provider only: on a cluster the gRPC scenario is skipped with why', () => {
+    const def = findScenario('backend-delete-grpc');
+    const reference = findProfile('reference');
+    if (!def || !reference) throw new Error('catalog changed');
+    const scenario = def.build(reference, optionsFor(def, {}, false));
+    const cluster = { name: 'kind', capabilities: { multiNode: true, udp: true, containerStopSignals: true } };
+    expect(unsupported(scenario, cluster)).toMatch(/runs fixtures\/reference-grpc\.mjs, which needs @grpc\/grpc-js: .* local provider only/);
+    expect(unsupported(scenario, { ...cluster, name: 'local' })).toBeUndefined();
   });
 });
 

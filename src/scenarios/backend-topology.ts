@@ -25,7 +25,7 @@ export interface BackendTopologyOptions {
 export function backendTopology(profile: Profile, o: BackendTopologyOptions): Topology {
   if (!profile.backend) throw new ProfileCannotPlay(`profile ${profile.name} provides no backend`);
   const plan = profile.backend({ port: BACKEND_PORT, ...(o.protocol ? { protocol: o.protocol } : {}) });
-  const portName = o.protocol === 'tcp-stream' ? 'stream' : 'http';
+  const portName = o.protocol === 'tcp-stream' ? 'stream' : o.protocol === 'grpc' ? 'grpc' : 'http';
   const preStop = plan.preStop ?? (o.preStopSeconds > 0 ? { sleep: { seconds: o.preStopSeconds } } : undefined);
   const workload: Workload = {
     name: BACKEND,

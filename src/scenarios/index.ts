@@ -1,6 +1,7 @@
 // The catalog, in the order `zerodrop list` and reports show it. Ids are stable: they name tests,
 // report rows and CLI filters.
 
+import backendDeleteGrpc from './backend-delete-grpc.ts';
 import backendDeleteHttp from './backend-delete-http.ts';
 import backendDeleteSse from './backend-delete-sse.ts';
 import backendDeleteTcpStream from './backend-delete-tcp-stream.ts';
@@ -35,6 +36,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   backendDeleteWebsocket,
   backendDeleteSse,
   backendRolloutWebsocket,
+  backendDeleteGrpc,
   backendScaleToZeroUdp,
   backendScaleToZeroTurn,
   gatewayDeleteHttp,

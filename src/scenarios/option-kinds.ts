@@ -35,6 +35,10 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   streams: count(1, 1_000),
   sessions: count(1, 1_000),
   streamsPerSession: count(1, 1_000),
+  channels: count(1, 1_000),
+  messagesPerStream: count(1, 1_000_000),
+  messageIntervalMs: ms(1, 60_000),
+  deadlineMarginMs: ms(1),
   flows: count(1, 1_000),
   newFlows: count(1, 1_000),
   // Kubernetes: terminationGracePeriodSeconds is an integer; 0 means SIGKILL at once.
@@ -68,6 +72,7 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   rate: rate(100_000),
   ratePerClient: rate(10_000),
   ratePerStream: rate(10_000),
+  ratePerChannel: rate(10_000),
   ratePerFlow: rate(100_000),
 };
 

@@ -28,7 +28,7 @@ export interface RunCallbacks {
   onOpening?: (plan: RunPlan) => void;
   /** A scenario x profile pair starts recording; its timeline fills while it runs. */
   onStart?: (pair: { scenario: string; profile: string; timeline: Timeline }) => void;
-  /** A pair moves to another phase (deploying, load, chaos, draining, judging...). */
+  /** A pair moves to another phase (deploying, running, settling, evaluating). */
   onProgress?: (progress: ScenarioProgress) => void;
   /** A pair has its verdict. */
   onResult?: (result: ScenarioResult) => void;

@@ -4,7 +4,7 @@
 // Bodies are counted, never kept. It is fed the bytes of one connection, one response at a time.
 //
 // Why our own rather than a client library's: the generator records every request, and at the
-// benchmark's rates (issue 7: at least 0.9x autocannon) the cost of a general client (promises,
+// benchmark's rates (the target: at least 0.9x autocannon, docs/benchmarks.md) the cost of a general client (promises,
 // header objects, body streams, retry bookkeeping) is most of the generator's CPU.
 
 /** Refuse a response whose status line and headers are larger than this: it is not a real server. */

@@ -1,5 +1,5 @@
 // A profile says how to run one system under test as a pod. Scenarios ask a profile for the role
-// they exercise (a backend today; a gateway with the real-gateway profiles) and build the rest of
+// they exercise (`backend`, or `gateway`: the pods in front of the backends) and build the rest of
 // the topology around it. A profile that cannot play a role, or whose binary is missing, makes the
 // scenario `skipped` with the reason, never `fail`.
 

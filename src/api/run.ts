@@ -7,9 +7,9 @@
 // a progress view on top, nothing else.
 
 import { resolve } from 'node:path';
-import { parseRunArgs, type RunArgs } from '../cli/args.ts';
-import { configArgs, definedProfiles, validateConfig, type ZerodropConfig } from '../cli/config.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { parseRunArgs, type RunArgs } from '../config/args.ts';
+import { configArgs, definedProfiles, validateConfig, type ZerodropConfig } from '../config/config.ts';
+import { UsageError } from '../config/usage-error.ts';
 import type { Timeline } from '../model/timeline.ts';
 import { missingPrerequisites, openSession, type ProviderSession } from '../providers/index.ts';
 import { writeReports, type ReporterName } from '../report/reporters/index.ts';

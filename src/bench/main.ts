@@ -19,8 +19,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { parseFlags } from '../cli/flags.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { parseFlags } from '../config/flags.ts';
+import { UsageError } from '../config/usage-error.ts';
 import { AddressPool } from '../providers/local/addresses.ts';
 import { packageRoot } from '../paths.ts';
 import { formatSelfTime } from './cpu-profile.ts';

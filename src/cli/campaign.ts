@@ -12,16 +12,16 @@ import { resolve } from 'node:path';
 import type { Verdict } from '../model/verdict.ts';
 import { ablatedProfiles, profiles as allProfiles } from '../profiles/index.ts';
 import { isDefinedProfile } from '../profiles/define.ts';
-import { configFlag, definedProfiles, loadConfig, type ZerodropConfig } from './config.ts';
+import { configFlag, definedProfiles, loadConfig, type ZerodropConfig } from '../config/config.ts';
 import { openRun, planRun } from '../api/run.ts';
 import type { ScenarioResult } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
-import { UsageError } from './usage-error.ts';
-import { parseFlags } from './flags.ts';
-import { profilesNamed, scenariosNamed } from './args.ts';
+import { UsageError } from '../config/usage-error.ts';
+import { parseFlags } from '../config/flags.ts';
+import { profilesNamed, scenariosNamed } from '../config/args.ts';
 import type { Profile } from '../profiles/profile.ts';
 import type { ScenarioDefinition } from '../scenarios/definition.ts';
-import { reportDirProblem } from './checks.ts';
+import { reportDirProblem } from '../config/checks.ts';
 import { expectedVerdict, type JudgedVerdict } from '../scenarios/expected.ts';
 
 export interface CampaignRow {

@@ -12,7 +12,7 @@ import { LABELS } from '../providers/kube/manifests.ts';
 import { runsDir } from '../state/run-record.ts';
 import { clean } from './clean.ts';
 import { HELP } from './help.ts';
-import { UsageError } from './usage-error.ts';
+import { UsageError } from '../config/usage-error.ts';
 
 let dir: string;
 let server: FakeApiServer;

@@ -6,9 +6,9 @@ import { loadClusterConfig } from '../providers/cluster/cluster.ts';
 import { KubeClient } from '../providers/kube/client.ts';
 import { kubeconfigMissing } from '../providers/kube/prerequisites.ts';
 import { onPath } from '../profiles/requirements.ts';
-import { durationMs, durationProblem } from './checks.ts';
-import { parseFlags } from './flags.ts';
-import { UsageError } from './usage-error.ts';
+import { durationMs, durationProblem } from '../config/checks.ts';
+import { parseFlags } from '../config/flags.ts';
+import { UsageError } from '../config/usage-error.ts';
 
 export async function clean(argv: string[]): Promise<number> {
   const { values } = parseFlags('clean', argv, {

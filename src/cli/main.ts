@@ -7,7 +7,7 @@ import { inspect } from 'node:util';
 import { redact } from '../observe/redact.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
 import { HELP } from './help.ts';
-import { UsageError } from './usage-error.ts';
+import { UsageError } from '../config/usage-error.ts';
 
 // Each command loads what it needs when it runs (`await import`), so `--help` and `list` answer
 // at once and a local run never loads the cluster client.
@@ -47,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
 
 /** `zerodrop list`: the catalog, with the profiles the config file defines. */
 async function list(rest: string[]): Promise<number> {
-  const [{ listCatalog }, { loadConfig, configFlag, definedProfiles }] = await Promise.all([import('./list.ts'), import('./config.ts')]);
+  const [{ listCatalog }, { loadConfig, configFlag, definedProfiles }] = await Promise.all([import('./list.ts'), import('../config/config.ts')]);
   const flag = configFlag(rest);
   const extra = rest.filter((arg, i) => !(arg === '--config' || arg.startsWith('--config=') || (i > 0 && rest[i - 1] === '--config')));
   if (extra.length > 0) throw new UsageError(`list: unexpected argument "${extra[0]}"; list takes only --config FILE`);
@@ -116,7 +116,7 @@ async function runCommand(rest: string[]): Promise<number> {
 // Apart from runCommand: tsc leaves `.ts` specifiers unrewritten in a function it downlevels for
 // `using` (scripts/build.ts checks the build for any that remain).
 function loadRunModules() {
-  return Promise.all([import('../api/run.ts'), import('./config.ts'), import('./progress.ts')]);
+  return Promise.all([import('../api/run.ts'), import('../config/config.ts'), import('./progress.ts')]);
 }
 
 function printWritten(written: Partial<Record<ReporterName, string>>): void {
@@ -140,7 +140,7 @@ async function openReport(html: string | undefined): Promise<void> {
 /** `zerodrop report DIR`: re-renders the derived reports from DIR/results.json. */
 async function report(argv: string[]): Promise<number> {
   const [{ parseFlags }, { writeReports }, { readResults, RESULTS_FILE }] = await Promise.all([
-    import('./flags.ts'),
+    import('../config/flags.ts'),
     import('../report/reporters/index.ts'),
     import('../report/results.ts'),
   ]);

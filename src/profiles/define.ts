@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../config/usage-error.ts';
 import type { DrainEnd } from '../model/scenario.ts';
 import { defaultProbe, type PreStop, type ProbeHandler } from '../model/workload.ts';
 import { packageRoot } from '../paths.ts';

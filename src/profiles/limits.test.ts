@@ -2,8 +2,8 @@
 // the harness can carry are refused (ProfileCannotCarry, exit 2 in the CLI), never judged.
 
 import { describe, expect, it } from 'vitest';
-import { parseRunArgs } from '../cli/args.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { parseRunArgs } from '../config/args.ts';
+import { UsageError } from '../config/usage-error.ts';
 import { coturnProfiles } from './coturn.ts';
 import { gatewayProfiles } from './gateways.ts';
 import { checkHarnessFiles, openFileLimit } from './limits.ts';

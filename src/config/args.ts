@@ -1,5 +1,6 @@
-// Parses and validates the command line before anything starts, so that a typo costs nothing:
-// every error names the flag, the value and what is allowed.
+// Parses and validates the run flags before anything starts, so that a typo costs nothing: every
+// error names the flag, the value and what is allowed. The flags are the one form a run's settings
+// take: `zerodrop run` passes its command line, run() and planRun() the config as flags (configArgs).
 
 import { MAX_NODES } from '../providers/netns/address-plan.ts';
 import { findProfile, profiles } from '../profiles/index.ts';
@@ -75,7 +76,7 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
   const providerSettings = { ...providerSettingsOf(provider as ProviderName, values), ...clusterSystemSettings(provider, values) };
 
   const scenarios = scenariosNamed(values.scenario ?? []);
-  // --driver narrows an unnamed selection to the scenarios it can load (src/cli/driver.ts).
+  // --driver narrows an unnamed selection to the scenarios it can load (src/config/driver.ts).
   const { driver, scenarios: selected } = chooseDriver(values.driver, scenarios.length > 0 ? scenarios : catalog.filter((s) => !s.control), scenarios.length > 0);
 
   const named = profilesNamed(values.profile ?? ['reference'], defined);

@@ -7,6 +7,7 @@ import { inspect } from 'node:util';
 import { redact } from '../observe/redact.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
 import { HELP } from './help.ts';
+import { REPORT_FLAGS } from './command-flags.ts';
 import { UsageError } from '../config/usage-error.ts';
 
 // Each command loads what it needs when it runs (`await import`), so `--help` and `list` answer
@@ -144,7 +145,7 @@ async function report(argv: string[]): Promise<number> {
     import('../report/reporters/index.ts'),
     import('../report/results.ts'),
   ]);
-  const { values, positionals } = parseFlags('report', argv, { reporter: { type: 'string', multiple: true }, open: { type: 'boolean', default: false } }, true);
+  const { values, positionals } = parseFlags('report', argv, REPORT_FLAGS, true);
   if (positionals.length !== 1) throw new UsageError('report: expects one directory, e.g. zerodrop report reports');
   const derived = REPORTER_NAMES.filter((n) => n !== 'json');
   const names = (values.reporter ?? derived).flatMap((r) => r.split(',')).map((name) => {

@@ -29,6 +29,15 @@ export interface BackendRequest {
  */
 export type Attribution = { header: string } | 'connection';
 
+/** Header by which reference apps and gateway configs say which pod served a request. */
+export const POD_HEADER = 'x-zerodrop-pod';
+/**
+ * Header by which gateway configs say which gateway pod forwarded a request. When present, the
+ * request's `pod` is that gateway pod (the client-facing pod whose drain is under test) and the
+ * backend's x-zerodrop-pod goes to `backendPod`.
+ */
+export const GATEWAY_HEADER = 'x-zerodrop-gateway';
+
 /** The parts of a Workload a profile decides; the scenario decides replicas, grace and preStop. */
 export interface BackendPlan {
   command: string[];

@@ -43,4 +43,11 @@ export const REPORT_FLAGS = {
 
 export const LIST_FLAGS = {
   config: { ...CONFIG, help: 'settings file (default: ./zerodrop.config.ts if present): the profiles it defines are listed too' },
+  scenario: { type: 'string', value: 'ID', help: 'with --manifests: the scenario whose objects to print' },
+  profile: { type: 'string', value: 'P', help: "with --manifests: the system under test in the scenario's role (default: reference)" },
+  manifests: {
+    type: 'boolean',
+    default: false,
+    help: "print what --scenario deploys on a cluster instead of the catalog: the Kubernetes objects the kube providers render for it with --profile and the scenario's default options, as YAML, in apply order (a charted profile's Helm release as a comment)",
+  },
 } as const satisfies FlagTable;

@@ -53,6 +53,7 @@ ${EXIT_CODES}`,
 
 Usage:
   zerodrop list [--config FILE]
+  zerodrop list --scenario ID [--profile P] --manifests
 
 Options:
 ${flagHelp(LIST_FLAGS)}

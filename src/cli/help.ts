@@ -22,6 +22,7 @@ export const HELP: Record<'main' | 'run' | 'list' | 'report' | 'clean' | 'campai
 Usage:
   zerodrop run [options]     run scenarios against profiles, write the reports
   zerodrop list              the scenario catalog (descriptions, options, seeds) and the profiles
+                             (--scenario ID --manifests: what a scenario deploys on a cluster)
   zerodrop campaign [options] the selection run again and again, every verdict counted; --ablations
                              proves each drain setting of the selected profiles necessary
   zerodrop report DIR        rebuild index.html (and junit.xml, conformance.yaml) from DIR/results.json and DIR/records/

@@ -2,6 +2,7 @@
 // full of timers, sockets and child processes (a forgotten await is a leaked pod).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './eslint-rules/layers.js';
 
 export default tseslint.config(
   // examples/ is an adopter's repository in miniature, linted and type-checked where it is installed (suites/package.test.ts).
@@ -18,6 +19,8 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // The layers of src/ import downwards only (docs/architecture.md, "Layers").
+  { files: ['src/**/*.ts'], plugins: { zerodrop: layers }, rules: { 'zerodrop/layers': 'error' } },
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: {

@@ -2,8 +2,8 @@
 // (`import { run, defineConfig } from 'zerodrop'`). The CLI is a thin layer over the same calls.
 
 export { run, planRun, openRun, runPlan, type RunOptions, type RunCallbacks, type RunPlan, type OpenRun } from './api/run.ts';
-export { defineConfig, type ZerodropConfig } from './cli/config.ts';
-export { UsageError } from './cli/usage-error.ts';
+export { defineConfig, type ZerodropConfig } from './config/config.ts';
+export { UsageError } from './config/usage-error.ts';
 export { catalog, findScenario } from './scenarios/index.ts';
 export type { ScenarioDefinition, OptionValues } from './scenarios/definition.ts';
 export { profiles, findProfile } from './profiles/index.ts';

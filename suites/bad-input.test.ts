@@ -9,11 +9,11 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRunArgs } from '../src/cli/args.ts';
+import { parseRunArgs } from '../src/config/args.ts';
 import { parseBenchArgs } from '../src/bench/main.ts';
 import { parseCampaignArgs } from '../src/cli/campaign.ts';
-import { loadConfig, validateConfig } from '../src/cli/config.ts';
-import { UsageError } from '../src/cli/usage-error.ts';
+import { loadConfig, validateConfig } from '../src/config/config.ts';
+import { UsageError } from '../src/config/usage-error.ts';
 import { leftoverProcesses } from './helpers/leftovers.ts';
 
 const MAIN = resolve('src/cli/main.ts');

@@ -107,4 +107,12 @@ describe('zerodrop list', () => {
     expect(r.stdout).toMatch(/\n {2}haproxy-without-http-server-close +fails gateway-backend-rollout-http\n/);
     expect(r.stdout).toMatch(/\n {2}reference-without-prestop +fails gateway-http2-goaway\n/);
   });
+  it('--scenario ID --manifests prints what the scenario deploys on a cluster, as YAML; exits 2 without --scenario', async () => {
+    const r = await zerodrop(['list', '--scenario', 'backend-delete-http', '--manifests']);
+    expect(r.code, r.stderr).toBe(0);
+    expect([...r.stdout.matchAll(/^kind: (\w+)$/gm)].map((m) => m[1])).toEqual(['Namespace', 'ConfigMap', 'Role', 'RoleBinding', 'Service', 'Deployment', 'PodDisruptionBudget']);
+    const bad = await zerodrop(['list', '--manifests']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--manifests needs --scenario ID/);
+  });
 });

@@ -19,7 +19,7 @@ import { Recorder } from '../src/observe/recorder.ts';
 import { redact, registerSecret } from '../src/observe/redact.ts';
 import { KubeClient } from '../src/providers/kube/client.ts';
 import { deleteRunNamespace } from '../src/providers/kube/apply.ts';
-import { FakeApiServer } from '../src/providers/kube/fake-api-server.ts';
+import { FakeApiServer } from '../test-support/fake-api-server.ts';
 import { LocalApiServer, NAMESPACE } from '../src/providers/local/api-server.ts';
 import { EndpointStore } from '../src/providers/local/endpoints.ts';
 import { reporters, writeReports, REPORTER_NAMES } from '../src/report/reporters/index.ts';
@@ -372,7 +372,7 @@ describe('(e) the TURN secret is in no process argument, environment or file', (
   });
 
   it.skipIf(!hasCommand('turnserver'))('coturn gets its credential from a deleted file: a TURN allocation works, and ps, /proc and TMPDIR show nothing', async () => {
-    const { startCoturn } = await import('../src/load/turn/testing.ts');
+    const { startCoturn } = await import('../test-support/turn.ts');
     const { TurnClient } = await import('../src/load/turn/client.ts');
     const { TURN_PASSWORD, TURN_USER } = await import('../src/profiles/coturn.ts');
     const tmp = await mkdtemp(join(scratch, 'turn-tmp-'));

@@ -7,9 +7,9 @@
 // a progress view on top, nothing else.
 
 import { resolve } from 'node:path';
-import { parseRunArgs, type RunArgs } from '../cli/args.ts';
-import { configArgs, definedProfiles, validateConfig, type ZerodropConfig } from '../cli/config.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { parseRunArgs, type RunArgs } from '../config/args.ts';
+import { configArgs, definedProfiles, validateConfig, type ZerodropConfig } from '../config/config.ts';
+import { UsageError } from '../config/usage-error.ts';
 import type { Timeline } from '../model/timeline.ts';
 import { missingPrerequisites, openSession, type ProviderSession } from '../providers/index.ts';
 import { writeReports, type ReporterName } from '../report/reporters/index.ts';
@@ -28,7 +28,7 @@ export interface RunCallbacks {
   onOpening?: (plan: RunPlan) => void;
   /** A scenario x profile pair starts recording; its timeline fills while it runs. */
   onStart?: (pair: { scenario: string; profile: string; timeline: Timeline }) => void;
-  /** A pair moves to another phase (deploying, load, chaos, draining, judging...). */
+  /** A pair moves to another phase (deploying, running, settling, evaluating). */
   onProgress?: (progress: ScenarioProgress) => void;
   /** A pair has its verdict. */
   onResult?: (result: ScenarioResult) => void;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Expectation } from '../model/scenario.ts';
-import { drainScenario, evaluateOne, TimelineBuilder } from './testing.ts';
+import { drainScenario, evaluateOne, TimelineBuilder } from '../../test-support/assert.ts';
 
 const step = { step: 'delete' };
 const bounds = (o: Partial<Extract<Expectation, { assert: 'drainTiming' }>> = {}): Expectation => ({

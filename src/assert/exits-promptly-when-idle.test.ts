@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drainScenario, evaluateOne } from './testing.ts';
+import { drainScenario, evaluateOne } from '../../test-support/assert.ts';
 
 const pod = { step: 'delete' };
 

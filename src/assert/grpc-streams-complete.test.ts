@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamRecord } from '../model/timeline.ts';
-import { drainScenario, evaluateOne, SCENARIO, type TimelineBuilder } from './testing.ts';
+import { drainScenario, evaluateOne, SCENARIO, type TimelineBuilder } from '../../test-support/assert.ts';
 
 const EXPECT = { assert: 'grpcStreamsComplete', load: 'grpc', pod: { step: SCENARIO.step } } as const;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Expectation } from '../model/scenario.ts';
 import { RequestTable } from '../model/request-table.ts';
-import { evaluateOne, TimelineBuilder } from './testing.ts';
+import { evaluateOne, TimelineBuilder } from '../../test-support/assert.ts';
 
 const expectation: Expectation = { assert: 'http2Goaway', pod: { step: 'delete' }, load: 'h2' };
 

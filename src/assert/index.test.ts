@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Expectation } from '../model/scenario.ts';
 import { evaluate, resolvePods } from './index.ts';
-import { drainScenario, TimelineBuilder } from './testing.ts';
+import { drainScenario, TimelineBuilder } from '../../test-support/assert.ts';
 
 describe('resolvePods', () => {
   it('resolves a step to the pod it deleted', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drainScenario, evaluateOne } from './testing.ts';
+import { drainScenario, evaluateOne } from '../../test-support/assert.ts';
 
 const expectation = { assert: 'keepAliveClosedPolitely', idleTimeoutMs: 1000 } as const;
 
@@ -11,7 +11,7 @@ describe('keepAliveClosedPolitely', () => {
     });
   });
 
-  it('fails a gateway that closes idle keep-alive connections at its stop signal (the mutant of issue 19), counting each', () => {
+  it('fails a gateway that closes idle keep-alive connections at its stop signal (the keep-alive race mutant), counting each', () => {
     const b = drainScenario('correct');
     for (let i = 0; i < 12; i++) b.event(2001 + i, 'unannounced-close', { pod: 'backend-2', detail: { load: 'http', localPort: 40_000 + i, idleMs: 40, how: 'fin' } });
     const result = evaluateOne(expectation, b.build());

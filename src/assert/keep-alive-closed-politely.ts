@@ -1,6 +1,6 @@
 // keepAliveClosedPolitely: a server ends an HTTP/1.1 keep-alive connection only after saying so
 // (`Connection: close` on a response, RFC 9112 section 9.6), never between two requests: such a
-// close races the client's next request, which fails when it is already on the wire (issue 19). Whether
+// close races the client's next request, which fails when it is already on the wire. Whether
 // a request did cross a close is luck (how late the close reaches the client); that the server closed
 // unannounced is not, so each one counts here, with the phase of the pod that closed it. A
 // connection idle longer than `idleTimeoutMs` may be closed: that is a keep-alive timeout, which a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateOne, TimelineBuilder } from './testing.ts';
+import { evaluateOne, TimelineBuilder } from '../../test-support/assert.ts';
 
 const expectation = { assert: 'noIdleUpstreamAtDrain', pod: { workload: 'backend' }, usedWithinMs: 900 } as const;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { FlowRecord, LossRange } from '../model/timeline.ts';
 import { noLostPackets, packetPhase, type LostPackets } from './no-lost-packets.ts';
-import { evaluateOne, TimelineBuilder } from './testing.ts';
+import { evaluateOne, TimelineBuilder } from '../../test-support/assert.ts';
 
 /** A flow sending one packet every 10 ms from t=200 (seq k at 200 + 10 k), served by `pod`; packets sent in `lostWhen` windows are lost. */
 function flow(index: number, pod: string | undefined, packets: number, lostWhen: [number, number][] = []): FlowRecord {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drainScenario, evaluateOne, TimelineBuilder } from './testing.ts';
+import { drainScenario, evaluateOne, TimelineBuilder } from '../../test-support/assert.ts';
 
 const expectation = { assert: 'noNewConnectionsAfterDeprogram', pod: { step: 'delete' } } as const;
 

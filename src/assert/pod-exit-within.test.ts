@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drainScenario, evaluateOne, TimelineBuilder } from './testing.ts';
+import { drainScenario, evaluateOne, TimelineBuilder } from '../../test-support/assert.ts';
 
 const step = { step: 'delete' };
 

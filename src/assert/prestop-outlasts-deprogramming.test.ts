@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateOne, TimelineBuilder } from './testing.ts';
+import { evaluateOne, TimelineBuilder } from '../../test-support/assert.ts';
 
 const expectation = { assert: 'preStopOutlastsDeprogramming', pod: { step: 'delete' }, programmingDelayMs: 5000, spreadMs: 1000 } as const;
 

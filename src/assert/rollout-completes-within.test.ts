@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TimelineBuilder } from './testing.ts';
-import { evaluateOne } from './testing.ts';
+import { TimelineBuilder } from '../../test-support/assert.ts';
+import { evaluateOne } from '../../test-support/assert.ts';
 
 function rollout(complete?: number) {
   const b = new TimelineBuilder().pod('backend-1');

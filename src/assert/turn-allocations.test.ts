@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AllocationRecord, FlowRecord, LossRange } from '../model/timeline.ts';
 import { lostBefore } from './allocations-keep-relaying.ts';
-import { evaluateOne, TimelineBuilder, type DrainSpec } from './testing.ts';
+import { evaluateOne, TimelineBuilder, type DrainSpec } from '../../test-support/assert.ts';
 
 const GW = { workload: 'gateway', service: 'gateway' } as const;
 const KEEP = { assert: 'allocationsKeepRelaying', load: 'allocations', pod: { step: 'delete' } } as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TimelineBuilder } from './testing.ts';
+import { TimelineBuilder } from '../../test-support/assert.ts';
 import { harnessResponsive, loadHeld } from './validity.ts';
 
 describe('loadHeld', () => {

@@ -3,7 +3,7 @@
 // process of its own, as the other tools run in theirs) and autocannon, hey and wrk, one after the
 // other, with the same connection count and duration, keep-alive, on loopback. A last row, the
 // node:net floor (http-floor.ts), is no tool: it is the most any generator on node:net does here.
-// Target of issue 7: zerodrop at least 0.9x autocannon and 2x hey.
+// The target (docs/benchmarks.md): zerodrop at least 0.9x autocannon and 2x hey.
 
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';

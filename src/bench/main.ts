@@ -1,4 +1,4 @@
-// `npm run bench`: every benchmark of issue 7 and the full UDP figure of issue 3 in one run, on this
+// `npm run bench`: every benchmark and the full zero-false-loss UDP figure (docs/benchmarks.md) in one run, on this
 // machine, loopback only, each load bounded in time. Prints one table and writes reports/bench.json
 // with the machine it ran on, and the table in Markdown (reports/bench.md). A tool that is not
 // installed is a row saying so, not a failure.
@@ -19,8 +19,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { parseFlags } from '../cli/flags.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { parseFlags } from '../config/flags.ts';
+import { UsageError } from '../config/usage-error.ts';
 import { AddressPool } from '../providers/local/addresses.ts';
 import { packageRoot } from '../paths.ts';
 import { formatSelfTime } from './cpu-profile.ts';

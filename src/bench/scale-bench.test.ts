@@ -1,5 +1,5 @@
 // The `scale` bench section with a short run (seconds, not the default 300): every row is there and
-// measured, and its figures are the ones the issue's targets are about.
+// measured, and its figures are the ones the targets in docs/benchmarks.md are about.
 
 import { describe, expect, it } from 'vitest';
 import { AddressPool } from '../providers/local/addresses.ts';

@@ -1,4 +1,4 @@
-// The `scale` bench (issue 23): what a long, heavy run costs. (a) A run through the local gateway
+// The `scale` bench (docs/benchmarks.md): what a long, heavy run costs. (a) A run through the local gateway
 // topology (nginx, gateway-delete-http) at `gatewayRate` requests/s for `seconds`, as the CLI runs
 // it; (b) zerodrop's generator alone at `generatorRate` against nginx for as long. For each: the
 // process's peak resident memory, bytes per recorded request in memory and on disk, the time to
@@ -37,7 +37,7 @@ const SCENARIO = 'gateway-delete-http';
 const PROFILE = 'nginx';
 const MB = 1024 * 1024;
 
-/** The gateway run's --set overrides: 20 clients (the issue's measurement), each at gatewayRate / 20. */
+/** The gateway run's --set overrides: 20 clients (the measurement docs/benchmarks.md reports), each at gatewayRate / 20. */
 export function gatewayOverrides(o: Pick<ScaleBenchOptions, 'seconds' | 'gatewayRate'>): Record<string, number> {
   const clients = 20;
   return { clients, ratePerClient: Math.max(1, Math.round(o.gatewayRate / clients)), deleteAtMs: Math.max(1000, o.seconds * 1000 - 3000) };

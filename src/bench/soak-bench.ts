@@ -1,4 +1,4 @@
-// The full figure of issue 3: UDP flows through the local Service balancer to the reference echo,
+// The full zero-false-loss figure (docs/benchmarks.md): UDP flows through the local Service balancer to the reference echo,
 // no chaos, run after run; every run must report zero lost packets. A run whose load could not be
 // held or whose harness lagged is inconclusive (counted apart), never a pass.
 

@@ -2,7 +2,7 @@
 // packet sequence-numbered and its echo matched) straight to the reference UDP echo and through the
 // local Service balancer, next to `iperf3 -u` at the same datagram size. Each climbs the same ladder
 // of rates, a few seconds a step, until a step loses a packet or cannot be held; the figure is the
-// highest step with zero loss. The target of issue 7: 100,000 packets/s with zero false loss.
+// highest step with zero loss. The target (docs/benchmarks.md): 100,000 packets/s with zero false loss.
 //
 // Not the same work: iperf3 sends one way and its server counts what arrived; zerodrop's packets
 // are echoed, so every packet is two datagrams and a round trip, on the same cores.
@@ -197,7 +197,7 @@ function ladderRow(tool: string, target: string, flows: number, ladder: Ladder |
   return row;
 }
 
-/** The row of the issue's target: the highest rate at which every loss zerodrop reported was real. */
+/** The row of the target (docs/benchmarks.md): the highest rate at which every loss zerodrop reported was real. */
 function exactRow(flows: number, ladder: Ladder | undefined): BenchRow {
   const row: BenchRow = { bench: 'udp', tool: 'zerodrop', target: 'udp echo, direct: zero false loss', connections: flows, unit: 'pkt/s', status: ladder ? 'ok' : 'failed' };
   const top = ladder?.exact;

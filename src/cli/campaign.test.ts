@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planRun } from '../api/run.ts';
 import { defineProfile } from '../profiles/define.ts';
-import { definedProfiles } from './config.ts';
+import { definedProfiles } from '../config/config.ts';
 import { listCatalog } from './list.ts';
 import { HELP } from './help.ts';
 import { campaignRounds, formatCampaign, parseCampaignArgs, tally, whyOf, type CampaignRow } from './campaign.ts';

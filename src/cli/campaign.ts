@@ -12,16 +12,17 @@ import { resolve } from 'node:path';
 import type { Verdict } from '../model/verdict.ts';
 import { ablatedProfiles, profiles as allProfiles } from '../profiles/index.ts';
 import { isDefinedProfile } from '../profiles/define.ts';
-import { configFlag, definedProfiles, loadConfig, type ZerodropConfig } from './config.ts';
+import { configFlag, definedProfiles, loadConfig, type ZerodropConfig } from '../config/config.ts';
 import { openRun, planRun } from '../api/run.ts';
 import type { ScenarioResult } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
-import { UsageError } from './usage-error.ts';
-import { parseFlags } from './flags.ts';
-import { profilesNamed, scenariosNamed } from './args.ts';
+import { UsageError } from '../config/usage-error.ts';
+import { parseFlags } from '../config/flags.ts';
+import { CAMPAIGN_FLAGS } from './command-flags.ts';
+import { profilesNamed, scenariosNamed } from '../config/args.ts';
 import type { Profile } from '../profiles/profile.ts';
 import type { ScenarioDefinition } from '../scenarios/definition.ts';
-import { reportDirProblem } from './checks.ts';
+import { reportDirProblem } from '../config/checks.ts';
 import { expectedVerdict, type JudgedVerdict } from '../scenarios/expected.ts';
 
 export interface CampaignRow {
@@ -137,15 +138,7 @@ export interface CampaignArgs {
 
 /** The campaign's flags over the config's selection (`config`: zerodrop.config.ts), checked before anything runs. */
 export function parseCampaignArgs(argv: string[], config: ZerodropConfig = {}): CampaignArgs {
-  const { values } = parseFlags('campaign', argv, {
-    runs: { type: 'string', default: '20' },
-    'report-dir': { type: 'string', default: 'reports' },
-    scenario: { type: 'string', multiple: true },
-    profile: { type: 'string', multiple: true },
-    ablations: { type: 'boolean', default: false },
-    // Read before parsing (loadConfig); listed so that strict parsing accepts it.
-    config: { type: 'string' },
-  });
+  const { values } = parseFlags('campaign', argv, CAMPAIGN_FLAGS);
   const runs = /^\d+$/.test(values.runs) ? Number(values.runs) : NaN;
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UsageError(`--runs ${values.runs}: must be a whole number from 1 to 1000`);
   const problem = reportDirProblem(values['report-dir']);

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 
-import { FakeApiServer } from '../providers/kube/fake-api-server.ts';
+import { FakeApiServer } from '../../test-support/fake-api-server.ts';
 import { LABELS } from '../providers/kube/manifests.ts';
 import { runsDir } from '../state/run-record.ts';
 import { clean } from './clean.ts';
 import { HELP } from './help.ts';
-import { UsageError } from './usage-error.ts';
+import { UsageError } from '../config/usage-error.ts';
 
 let dir: string;
 let server: FakeApiServer;

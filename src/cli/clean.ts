@@ -6,19 +6,13 @@ import { loadClusterConfig } from '../providers/cluster/cluster.ts';
 import { KubeClient } from '../providers/kube/client.ts';
 import { kubeconfigMissing } from '../providers/kube/prerequisites.ts';
 import { onPath } from '../profiles/requirements.ts';
-import { durationMs, durationProblem } from './checks.ts';
-import { parseFlags } from './flags.ts';
-import { UsageError } from './usage-error.ts';
+import { durationMs, durationProblem } from '../config/checks.ts';
+import { parseFlags } from '../config/flags.ts';
+import { CLEAN_FLAGS } from './command-flags.ts';
+import { UsageError } from '../config/usage-error.ts';
 
 export async function clean(argv: string[]): Promise<number> {
-  const { values } = parseFlags('clean', argv, {
-    'dry-run': { type: 'boolean', default: false },
-    'local-only': { type: 'boolean', default: false },
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-    'older-than': { type: 'string' },
-    all: { type: 'boolean', default: false },
-  });
+  const { values } = parseFlags('clean', argv, CLEAN_FLAGS);
   const dryRun = values['dry-run'];
   const explicitCluster = values.kubeconfig !== undefined || values.context !== undefined;
   if (values['local-only'] && explicitCluster) throw new UsageError('clean: --local-only and --kubeconfig/--context exclude each other');

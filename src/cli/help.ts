@@ -1,8 +1,20 @@
-// `zerodrop --help` and `zerodrop <command> --help`.
+// `zerodrop --help` and `zerodrop <command> --help`. Each command's Options are printed from the
+// table its parser uses (flagHelp), so the help lists exactly the flags the command takes.
 
-import { REPORTER_FILES, REPORTER_NAMES } from '../report/reporters/reporter.ts';
+import { flagHelp, type FlagTable } from '../config/flags.ts';
+import { RUN_FLAGS } from '../config/run-flags.ts';
+import { CAMPAIGN_FLAGS, CLEAN_FLAGS, LIST_FLAGS, REPORT_FLAGS } from './command-flags.ts';
 
 const EXIT_CODES = 'Exit codes: 0 all passed or skipped, 1 a scenario failed or was inconclusive, 2 bad usage or configuration, 3 internal error (a bug of zerodrop: please report it with the output), 130 interrupted.';
+
+/** Each command's flags, as it parses them; main has none of its own. */
+export const FLAGS: Record<'run' | 'list' | 'report' | 'clean' | 'campaign', FlagTable> = {
+  run: RUN_FLAGS,
+  list: LIST_FLAGS,
+  report: REPORT_FLAGS,
+  clean: CLEAN_FLAGS,
+  campaign: CAMPAIGN_FLAGS,
+};
 
 export const HELP: Record<'main' | 'run' | 'list' | 'report' | 'clean' | 'campaign', string> = {
   main: `zerodrop: prove that gateways and backends drain without dropping a request
@@ -10,6 +22,7 @@ export const HELP: Record<'main' | 'run' | 'list' | 'report' | 'clean' | 'campai
 Usage:
   zerodrop run [options]     run scenarios against profiles, write the reports
   zerodrop list              the scenario catalog (descriptions, options, seeds) and the profiles
+                             (--scenario ID --manifests: what a scenario deploys on a cluster)
   zerodrop campaign [options] the selection run again and again, every verdict counted; --ablations
                              proves each drain setting of the selected profiles necessary
   zerodrop report DIR        rebuild index.html (and junit.xml, conformance.yaml) from DIR/results.json and DIR/records/
@@ -25,37 +38,7 @@ Usage:
                [--set option=value]... [--nightly] [--report-dir DIR] [--reporter NAME]... [--open]
 
 Options:
-  --config      settings file (default: ./zerodrop.config.ts if present); flags override it field by field
-  --provider    where pods run: local (default; real processes on loopback addresses), netns (a real
-                Kubernetes cluster on this machine, nodes and pods as network namespaces; root, Go; see
-                docs/netns-cluster.md), kind, k3s (Docker), or cluster (an existing cluster from a kubeconfig)
-  --kube-version  kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s)
-  --cluster-name  kind: cluster to reuse, or create and delete afterwards (default zerodrop)
-  --nodes       netns: number of nodes of the cluster (default 2; node-drain-http needs 2)
-  --kubeconfig, --context  cluster: which cluster; the run only touches its own namespaces (and, with
-                --gateway-class, the dataplane generated for its own Gateway)
-  --gateway-class  kind, k3s, cluster: a Gateway API implementation installed on the cluster, by its
-                GatewayClass; the run creates a Gateway and routes for it (docs/gateway-class.md)
-  --dataplane-selector  with --gateway-class: KEY=VALUE[,KEY=VALUE] selecting the dataplane pods when
-                neither the gateway-name label (GEP-1762) nor a known controller's labels find them
-  --gateway-timeout  with --gateway-class: NAME=DURATION, repeatable; the waits gatewayClassMustBeAccepted,
-                gatewayMustHaveCondition, gatewayMustHaveAddress (default 180s each, as conformance)
-  --namespace-labels, --namespace-annotations  name=value[,name=value] for the run's namespace, in the
-                conformance suite's syntax (a mesh's enrolment, e.g. linkerd.io/inject=enabled)
-  --profile     system under test, repeatable (default: reference); see \`zerodrop list\`
-  --scenario    scenario id, repeatable (default: the whole catalog except controls)
-  --set         override a scenario option, e.g. --set graceSeconds=30 (see \`zerodrop list\`)
-  --nightly     realistic durations instead of the short defaults
-  --workers     scenarios run at once, each on a provider of its own (default 1; timing-sensitive
-                scenarios may turn inconclusive on a busy machine)
-  --driver      which client sends the load: builtin (default), hey (paced HTTP loads) or iperf3
-                (UDP loads to iperf3 servers); a cross-check of the built-in generators, judged alike
-  --seed        local provider: the seed of the Service load balancers' per-node programming lags,
-                as a failed or inconclusive result prints it: replays that run's lags (default: random)
-  --report-dir  where the reports go (default: reports)
-  --reporter    which reports to write, repeatable or comma-separated (default: all):
-${REPORTER_NAMES.map((n) => `                  ${n.padEnd(12)} ${REPORTER_FILES[n].description}`).join('\n')}
-  --open        open index.html in the browser when the run ends ($BROWSER, else the system's opener)
+${flagHelp(RUN_FLAGS)}
 
 Progress: on a terminal one status line is redrawn in place; with CI set or output redirected,
 plain lines are printed instead.
@@ -71,6 +54,10 @@ ${EXIT_CODES}`,
 
 Usage:
   zerodrop list [--config FILE]
+  zerodrop list --scenario ID [--profile P] --manifests
+
+Options:
+${flagHelp(LIST_FLAGS)}
 
 For each scenario: its id, description, options with their defaults (override with --set) and the
 seed discussions it comes from; then every profile with its kind and what it demonstrates, the
@@ -84,14 +71,7 @@ Usage:
   zerodrop campaign [--config FILE] [--runs N] [--scenario ID]... [--profile NAME]... [--ablations] [--report-dir DIR]
 
 Options:
-  --config          settings file (default: ./zerodrop.config.ts if present): its profiles (its own
-                    defineProfile ones included), scenarios and set are the default selection
-  --runs N          how many times (default 20)
-  --scenario ID     only this scenario, repeatable (default: the config's, else the whole catalog, controls included)
-  --profile NAME    only this profile, repeatable (default: the config's, else every built-in; a missing binary is skipped)
-  --ablations       also each drain setting taken out of the selected profiles (their drainSettings), on
-                    the scenarios that must catch it, expected to fail every run (docs/drain-settings.md)
-  --report-dir DIR  where campaign.json goes, rewritten after every run (default: reports)
+${flagHelp(CAMPAIGN_FLAGS)}
 
 Exit codes: 0 every pair gave the same verdict every run and each judged verdict was the expected one
 (a drain-correct profile passing, a naive twin, mutant or ablation failing), 1 otherwise, 2 bad usage
@@ -107,8 +87,7 @@ DIR/junit.xml and DIR/conformance.yaml again (or only the --reporter ones), e.g.
 zerodrop or from a CI artifact.
 
 Options:
-  --reporter    html, junit or conformance; repeatable or comma-separated (default: all three)
-  --open        open index.html in the browser afterwards
+${flagHelp(REPORT_FLAGS)}
 
 Exit codes: 0 written, 2 DIR has no readable results.json (or records file) or bad usage.`,
 
@@ -133,12 +112,7 @@ cluster-scoped objects (GatewayClass, Dataplane) labelled zerodrop.dev/run are d
 Each thing removed is printed with the rule that allowed it.
 
 Options:
-  --dry-run     list what would be removed, remove nothing
-  --local-only  leave clusters alone (no namespaces looked for)
-  --older-than  delete labelled namespaces older than this, e.g. 2h, 90m, 7d (default 24h; by creationTimestamp)
-  --all         delete every labelled namespace except those of runs still going on this machine
-  --kubeconfig, --context  the cluster whose zerodrop namespaces to delete (default: $KUBECONFIG or
-                ~/.kube/config, its current context; skipped when there is no kubeconfig)
+${flagHelp(CLEAN_FLAGS)}
 
 Exit codes: 0 done, 1 something could not be removed (it is kept for the next clean), 2 bad usage.`,
 };

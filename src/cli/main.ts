@@ -7,7 +7,8 @@ import { inspect } from 'node:util';
 import { redact } from '../observe/redact.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
 import { HELP } from './help.ts';
-import { UsageError } from './usage-error.ts';
+import { LIST_FLAGS, REPORT_FLAGS } from './command-flags.ts';
+import { UsageError } from '../config/usage-error.ts';
 
 // Each command loads what it needs when it runs (`await import`), so `--help` and `list` answer
 // at once and a local run never loads the cluster client.
@@ -45,13 +46,20 @@ async function main(argv: string[]): Promise<number> {
   return runCommand(rest);
 }
 
-/** `zerodrop list`: the catalog, with the profiles the config file defines. */
+/** `zerodrop list`: the catalog, with the profiles the config file defines; or what a scenario deploys (--manifests). */
 async function list(rest: string[]): Promise<number> {
-  const [{ listCatalog }, { loadConfig, configFlag, definedProfiles }] = await Promise.all([import('./list.ts'), import('./config.ts')]);
-  const flag = configFlag(rest);
-  const extra = rest.filter((arg, i) => !(arg === '--config' || arg.startsWith('--config=') || (i > 0 && rest[i - 1] === '--config')));
-  if (extra.length > 0) throw new UsageError(`list: unexpected argument "${extra[0]}"; list takes only --config FILE`);
-  const { config } = await loadConfig(flag);
+  const [{ listCatalog }, { loadConfig, definedProfiles }, { parseFlags }] = await Promise.all([import('./list.ts'), import('../config/config.ts'), import('../config/flags.ts')]);
+  const { values } = parseFlags('list', rest, LIST_FLAGS);
+  if (!values.manifests && (values.scenario !== undefined || values.profile !== undefined)) {
+    throw new UsageError(`list: --${values.scenario !== undefined ? 'scenario' : 'profile'} goes with --manifests, e.g. zerodrop list --scenario backend-delete-http --manifests`);
+  }
+  if (values.manifests && values.scenario === undefined) throw new UsageError('list: --manifests needs --scenario ID, e.g. zerodrop list --scenario backend-delete-http --manifests');
+  const { config } = await loadConfig(values.config);
+  if (values.manifests && values.scenario !== undefined) {
+    const { printManifests } = await import('./manifests.ts');
+    await printManifests(values.scenario, values.profile ?? 'reference', definedProfiles(config), console.log);
+    return 0;
+  }
   listCatalog(console.log, definedProfiles(config));
   return 0;
 }
@@ -116,7 +124,7 @@ async function runCommand(rest: string[]): Promise<number> {
 // Apart from runCommand: tsc leaves `.ts` specifiers unrewritten in a function it downlevels for
 // `using` (scripts/build.ts checks the build for any that remain).
 function loadRunModules() {
-  return Promise.all([import('../api/run.ts'), import('./config.ts'), import('./progress.ts')]);
+  return Promise.all([import('../api/run.ts'), import('../config/config.ts'), import('./progress.ts')]);
 }
 
 function printWritten(written: Partial<Record<ReporterName, string>>): void {
@@ -140,11 +148,11 @@ async function openReport(html: string | undefined): Promise<void> {
 /** `zerodrop report DIR`: re-renders the derived reports from DIR/results.json. */
 async function report(argv: string[]): Promise<number> {
   const [{ parseFlags }, { writeReports }, { readResults, RESULTS_FILE }] = await Promise.all([
-    import('./flags.ts'),
+    import('../config/flags.ts'),
     import('../report/reporters/index.ts'),
     import('../report/results.ts'),
   ]);
-  const { values, positionals } = parseFlags('report', argv, { reporter: { type: 'string', multiple: true }, open: { type: 'boolean', default: false } }, true);
+  const { values, positionals } = parseFlags('report', argv, REPORT_FLAGS, true);
   if (positionals.length !== 1) throw new UsageError('report: expects one directory, e.g. zerodrop report reports');
   const derived = REPORTER_NAMES.filter((n) => n !== 'json');
   const names = (values.reporter ?? derived).flatMap((r) => r.split(',')).map((name) => {

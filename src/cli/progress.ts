@@ -6,10 +6,6 @@ import type { ScenarioProgress } from '../runner/run-scenario.ts';
 
 const ICON: Record<ScenarioResult['verdict'], string> = { pass: 'PASS', fail: 'FAIL', inconclusive: 'INCONCLUSIVE', skipped: 'SKIP' };
 
-export function printProgress(p: ScenarioProgress, out: (line: string) => void = console.log): void {
-  out(`  ${p.scenario} [${p.profile}] ${p.phase}${p.message ? `: ${p.message}` : ''}`);
-}
-
 export function printResult(r: ScenarioResult, out: (line: string) => void = console.log): void {
   const seconds = (r.durationMs / 1000).toFixed(1);
   const counts = describeCounts(r.counts);

@@ -1,4 +1,4 @@
-// The generator's side of issue 19: a keep-alive connection the server closes between two requests,
+// The generator's side of the keep-alive race of a drain: a keep-alive connection the server closes between two requests,
 // without saying Connection: close, is recorded as `unannounced-close` (the race a drain must not
 // run), and one closed after Connection: close is not; a think time paces a worker on a timer; an
 // unpaced load states the rate it must hold.

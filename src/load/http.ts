@@ -88,14 +88,6 @@ export interface HttpLoadOptions {
 /** A request starting later than this after its scheduled time is `late` (open mode). */
 export const LATE_THRESHOLD_MS = 50;
 export { DEFAULT_MAX_DURATION_MS, DEFAULT_MAX_REQUESTS } from './request-load.ts';
-/** Header by which reference apps and gateway configs say which pod served a request. */
-export const POD_HEADER = 'x-zerodrop-pod';
-/**
- * Header by which gateway configs say which gateway pod forwarded a request. When present, the
- * request's `pod` is that gateway pod (the client-facing pod whose drain is under test) and the
- * backend's x-zerodrop-pod goes to `backendPod`.
- */
-export const GATEWAY_HEADER = 'x-zerodrop-gateway';
 
 /** Fills pod, gateway and backendPod of a record from the response's identifying headers. */
 export function attributeResponse(rec: Pick<RequestRecord, 'pod' | 'gateway' | 'backendPod'>, pod: string | undefined, gateway: string | undefined): void {

@@ -4,8 +4,10 @@
 // Bodies are counted, never kept. It is fed the bytes of one connection, one response at a time.
 //
 // Why our own rather than a client library's: the generator records every request, and at the
-// benchmark's rates (issue 7: at least 0.9x autocannon) the cost of a general client (promises,
+// benchmark's rates (the target: at least 0.9x autocannon, docs/benchmarks.md) the cost of a general client (promises,
 // header objects, body streams, retry bookkeeping) is most of the generator's CPU.
+
+import { GATEWAY_HEADER, POD_HEADER } from '../profiles/profile.ts';
 
 /** Refuse a response whose status line and headers are larger than this: it is not a real server. */
 export const MAX_HEAD_BYTES = 64 * 1024;
@@ -41,7 +43,7 @@ export interface NameHeaders {
   pod?: string | undefined;
   gateway?: string | undefined;
 }
-export const DEFAULT_NAME_HEADERS: Readonly<NameHeaders> = { pod: 'x-zerodrop-pod', gateway: 'x-zerodrop-gateway' };
+export const DEFAULT_NAME_HEADERS: Readonly<NameHeaders> = { pod: POD_HEADER, gateway: GATEWAY_HEADER };
 
 export class ResponseParser {
   /** Status of the response, once its head has been read. */

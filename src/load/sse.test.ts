@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SseLoadSpec } from '../model/load.ts';
 import { Recorder } from '../observe/recorder.ts';
-import { killFixtureApps, startFixtureApp, streamsAcross } from './fixture-app.ts';
+import { killFixtureApps, startFixtureApp, streamsAcross } from '../../test-support/fixture-app.ts';
 import { startSseLoad } from './sse.ts';
 
 afterEach(killFixtureApps);

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { WebSocketLoadSpec } from '../model/load.ts';
 import { Recorder } from '../observe/recorder.ts';
-import { killFixtureApps, startFixtureApp, streamsAcross } from './fixture-app.ts';
+import { killFixtureApps, startFixtureApp, streamsAcross } from '../../test-support/fixture-app.ts';
 import { startWebSocketLoad } from './websocket.ts';
 
 afterEach(killFixtureApps);

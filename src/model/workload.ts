@@ -203,8 +203,3 @@ export function defaultProbe(handler: ProbeHandler, overrides: Partial<Omit<Prob
   };
 }
 
-/** The port a probe connects to; undefined for an exec probe. */
-export function probePort(probe: Probe): number | undefined {
-  const h = probe.handler;
-  return 'tcpSocket' in h ? h.tcpSocket.port : 'httpGet' in h ? h.httpGet.port : undefined;
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drainScenario, TimelineBuilder } from '../assert/testing.ts';
+import { drainScenario, TimelineBuilder } from '../../test-support/assert.ts';
 import { formatSeconds, phaseAt, podLifecycle, programmedAt } from './phase.ts';
 
 describe('formatSeconds', () => {

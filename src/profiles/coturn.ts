@@ -108,7 +108,7 @@ const PRESTOP_MARGIN_SECONDS = 1;
 /**
  * Relay ports of a pod: the whole dynamic range (RFC 6335), on the pod's own IP, so no pod or other
  * program competes for them. coturn takes one port per allocation; a range sized below the
- * scenario's allocations made new ones fail with `508 Cannot create socket` (issue 19), a limit
+ * scenario's allocations made new ones fail with `508 Cannot create socket` (docs/drain-settings.md), a limit
  * of ours read as a drain failure.
  */
 export const RELAY_PORTS = { minPort: 49_152, maxPort: 65_535 } as const;

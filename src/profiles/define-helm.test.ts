@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { validateConfig } from '../cli/config.ts';
+import { validateConfig } from '../config/config.ts';
 import { helmInstallArgs } from '../providers/kube/helm.ts';
 import { DATAPLANE_LABEL, defineHelmProfile, perRunName, type HelmProfileDefinition } from './define-helm.ts';
 import { isDefinedProfile } from './define.ts';

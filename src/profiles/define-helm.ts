@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../config/usage-error.ts';
 import { helmProfile, RELEASE_NAME_MAX, type ChartContext, type ChartObject, type HelmProfileSpec } from './helm-charts.ts';
 import { DRAIN_END_SCHEMA, markDefined, type DrainPromise } from './define.ts';
 import type { Profile } from './profile.ts';

@@ -14,12 +14,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { UsageError } from '../cli/usage-error.ts';
+import { UsageError } from '../config/usage-error.ts';
 import type { DrainEnd } from '../model/scenario.ts';
 import { defaultProbe, type PreStop, type ProbeHandler } from '../model/workload.ts';
 import { packageRoot } from '../paths.ts';
 import { compileDrainSetting, DRAIN_SETTING_SCHEMA, type DrainSettingDefinition } from './drain-setting.ts';
-import { ProfileCannotPlay, type Attribution, type BackendPlan, type GatewayPlan, type Profile, type ProfileKind, type Requirement } from './profile.ts';
+import { GATEWAY_HEADER, POD_HEADER, ProfileCannotPlay, type Attribution, type BackendPlan, type GatewayPlan, type Profile, type ProfileKind, type Requirement } from './profile.ts';
 
 export const PROTOCOLS = ['http', 'h2c', 'tcp-stream', 'websocket', 'sse', 'udp', 'turn', 'grpc'] as const;
 export type ProfileProtocol = (typeof PROTOCOLS)[number];
@@ -190,7 +190,7 @@ const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const PLACEHOLDER = /\$\{([A-Z][A-Z0-9_]*)\}/g;
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 /** The header a gateway's, and a backend's, responses name their pod with unless a profile says otherwise. */
-export const DEFAULT_ATTRIBUTION: Readonly<Record<ProfileRole, Attribution>> = { gateway: { header: 'x-zerodrop-gateway' }, backend: { header: 'x-zerodrop-pod' } };
+export const DEFAULT_ATTRIBUTION: Readonly<Record<ProfileRole, Attribution>> = { gateway: { header: GATEWAY_HEADER }, backend: { header: POD_HEADER } };
 
 const perPod = <T extends z.ZodType>(schema: T, error: string) => z.union([schema, z.function()], { error });
 const port = z.number().int().min(1).max(65_535);

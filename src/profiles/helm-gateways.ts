@@ -211,7 +211,7 @@ const stunnerObjects =
         apiVersion: 'gateway.networking.k8s.io/v1alpha2',
         kind: 'UDPRoute',
         metadata: { name: CHART_GATEWAY_NAME, namespace: ctx.namespace },
-        // STUNner ignores the port of a backend Service (l7mp/stunner issue 87); the Gateway API requires one.
+        // STUNner ignores the port of a backend Service (https://github.com/l7mp/stunner/issues/87); the Gateway API requires one.
         spec: { parentRefs: [{ name: CHART_GATEWAY_NAME }], rules: [{ backendRefs: [{ name: ctx.dataplane.routesTo.service, port: ctx.dataplane.routesTo.port }] }] },
       },
     },

@@ -2,8 +2,8 @@
 // the harness can carry are refused (ProfileCannotCarry, exit 2 in the CLI), never judged.
 
 import { describe, expect, it } from 'vitest';
-import { parseRunArgs } from '../cli/args.ts';
-import { UsageError } from '../cli/usage-error.ts';
+import { parseRunArgs } from '../config/args.ts';
+import { UsageError } from '../config/usage-error.ts';
 import { coturnProfiles } from './coturn.ts';
 import { gatewayProfiles } from './gateways.ts';
 import { checkHarnessFiles, openFileLimit } from './limits.ts';
@@ -15,7 +15,7 @@ const HTTP: GatewayRequest = { protocol: 'http', port: 8000, backendService: 'ba
 describe('sized from the scenario', () => {
   it('coturn relays on the whole dynamic port range of its own IP, and refuses more allocations than ports', () => {
     const [coturn] = coturnProfiles;
-    // The 500 flows x 20/s of issue 19 (250 allocations plus new ones on one pod) fit: 256 ports did not.
+    // The 500 flows x 20/s measured in docs/drain-settings.md (250 allocations plus new ones on one pod) fit: 256 ports did not.
     const script = coturn!.gateway!({ ...TURN, peak: 550 }).command.join(' ');
     expect(script).toContain("'--min-port=49152'");
     expect(script).toContain("'--max-port=65535'");

@@ -1,5 +1,5 @@
 // A profile says how to run one system under test as a pod. Scenarios ask a profile for the role
-// they exercise (a backend today; a gateway with the real-gateway profiles) and build the rest of
+// they exercise (`backend`, or `gateway`: the pods in front of the backends) and build the rest of
 // the topology around it. A profile that cannot play a role, or whose binary is missing, makes the
 // scenario `skipped` with the reason, never `fail`.
 
@@ -32,6 +32,15 @@ export interface BackendRequest {
  * balancer's record of each connection).
  */
 export type Attribution = { header: string } | 'connection';
+
+/** Header by which reference apps and gateway configs say which pod served a request. */
+export const POD_HEADER = 'x-zerodrop-pod';
+/**
+ * Header by which gateway configs say which gateway pod forwarded a request. When present, the
+ * request's `pod` is that gateway pod (the client-facing pod whose drain is under test) and the
+ * backend's x-zerodrop-pod goes to `backendPod`.
+ */
+export const GATEWAY_HEADER = 'x-zerodrop-gateway';
 
 /** The parts of a Workload a profile decides; the scenario decides replicas, grace and preStop. */
 export interface BackendPlan {

@@ -61,7 +61,7 @@ describe('records file', () => {
     expect(back.toArray()).toEqual(t.toArray());
   });
 
-  it('costs under 100 bytes a request on disk and 200 in memory (issue 23), chunks and names included', async () => {
+  it('costs under 100 bytes a request on disk and 200 in memory (the scale target, docs/benchmarks.md), chunks and names included', async () => {
     const bytes = await encodeRecords(table);
     console.log(`records: ${(bytes.length / rows.length).toFixed(1)} B/request on disk, ${(table.bytes() / rows.length).toFixed(1)} B/request in memory`);
     expect(bytes.length / rows.length).toBeLessThan(100);

@@ -289,8 +289,6 @@ export class RecordsStream implements AsyncDisposable, TableWatcher {
   }
 }
 
-export const CONNECTIONS_FORMAT = 'zerodrop-connections/1';
-
 /**
  * The balancer's connection records, one JSON object a line, gzip'd: a gateway opens a connection
  * to a backend per request, so a run holds about as many of these as requests. Written in chunks.

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { evaluate } from '../assert/index.ts';
-import { drainScenario, TimelineBuilder } from '../assert/testing.ts';
+import { drainScenario, TimelineBuilder } from '../../test-support/assert.ts';
 import { joinRequestsToConnections } from '../observe/join.ts';
 import { RequestTable } from '../model/request-table.ts';
 import { RECORDS_FORMAT, RecordsStream } from './records-file.ts';

@@ -2,7 +2,7 @@
 // reference UDP echo with no chaos at all. Every packet must come back; a loss here would be the
 // harness's own (balancer, generator, socket buffers), and would make every UDP verdict suspect.
 // The test suite runs it small (suites/udp/zero-false-loss.test.ts); `npm run bench` runs the full
-// figure of the issue (20,000 packets/s across 50 flows for 30 s, 20 runs in a row).
+// figure (docs/benchmarks.md: 20,000 packets/s across 50 flows for 30 s, 20 runs in a row).
 
 import { noLostPackets } from '../assert/no-lost-packets.ts';
 import { harnessResponsive, loadHeld } from '../assert/validity.ts';

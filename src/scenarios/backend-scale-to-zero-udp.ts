@@ -1,4 +1,4 @@
-// STUNner issue 138 (seed 000), reproduced: client -> UDP gateway Service -> relay pod (the profile
+// https://github.com/l7mp/stunner/issues/138 (seed 000), reproduced: client -> UDP gateway Service -> relay pod (the profile
 // under test, which relays only to backend pods it has discovered through the Kubernetes API) ->
 // backend pod (the reference UDP echo). Long-lived flows run through the relay; the backend
 // Deployment is scaled to 0 with a preStop sleep, so its one pod terminates while still serving.

@@ -77,7 +77,7 @@ export function inFlightLoad(o: { connections: number; requestMs: number }) {
 export const backendTrafficDefaults: DenseTrafficOptions = { ...denseTrafficDefaults, ratePerClient: 10 };
 
 /**
- * Dense traffic to the backends beside a scenario's own load (issue 19): keep-alive connections with
+ * Dense traffic to the backends beside a scenario's own load (dense-traffic.ts): keep-alive connections with
  * a think time, fresh connections, and long requests in flight at the SIGTERM (after the preStop)
  * that end halfway to the grace period less 2 s, the reference backend's idle exit (1 s) and a
  * second of margin, so that a correct backend still exits on its own on a busy machine.

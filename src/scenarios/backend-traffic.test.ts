@@ -1,4 +1,4 @@
-// The dense traffic of the backend scenarios (issue 19), as the scenarios build it.
+// The dense traffic of the backend scenarios (dense-traffic.ts), as the scenarios build it.
 
 import { describe, expect, it } from 'vitest';
 import { referenceProfile } from '../profiles/reference.ts';

@@ -1,4 +1,4 @@
-// The dense traffic a stopped pod must carry (issue 19), for gateways and backends alike: many
+// The dense traffic a stopped pod must carry, for gateways and backends alike: many
 // keep-alive connections with a think time, new connections alongside them, and long requests in
 // flight at the stop signal. What each load is for is said at denseTraffic.
 
@@ -51,7 +51,7 @@ export function longRequestStart(stopAtMs: number): number {
  *   and its next request. A server that closes one between two requests (an idle close at its stop
  *   signal) races the client's next request: a request already on the wire fails, and every such
  *   close is counted by keepAliveClosedPolitely whether a request crossed it or not, so the race is
- *   seen every run, not by luck (issue 19). Connections mostly idle are what a graceful stop closes
+ *   seen every run, not by luck. Connections mostly idle are what a graceful stop closes
  *   at once; connections mid-request are closed politely after their response by every system here,
  *   so many connections with a think time show the race more surely than a few busy ones. A polite
  *   drain needs one request on each connection while it drains (a response saying Connection:

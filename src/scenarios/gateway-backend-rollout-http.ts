@@ -1,5 +1,5 @@
 // The backends behind a gateway are rolled while the gateway carries dense keep-alive traffic
-// (issue 19). The gateway pods are never stopped here; the backends drain correctly (the reference
+// (dense-traffic.ts). The gateway pods are never stopped here; the backends drain correctly (the reference
 // backend behind a preStop that outlasts the backend Service's deprogramming, `Connection: close` on
 // every response after SIGTERM), and close a keep-alive connection left idle 30 ms after SIGTERM,
 // nearer to Go's http.Server.Shutdown and Node's server.close(), which close idle connections at

@@ -46,7 +46,7 @@ function topology(profile: Profile, o: Options): Topology {
  * The relayed packet rate the local TURN path carried without loss on a 2-core machine (the
  * harness's TURN clients, two Service balancers, the relay and the echo backends): 5,000 packets/s
  * (500 allocations x 10/s) lost nothing, 10,000 (500 x 20/s, 50 x 200/s) lost 37-76% of its packets
- * on every pod, disturbed or not (issue 19). Beyond it the run would measure the path, not the drain.
+ * on every pod, disturbed or not (docs/drain-settings.md). Beyond it the run would measure the path, not the drain.
  */
 export const TURN_PATH_PACKETS_PER_SECOND = 5000;
 

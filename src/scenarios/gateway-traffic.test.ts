@@ -1,4 +1,4 @@
-// The traffic every HTTP/1.1 gateway scenario carries (issue 19), as the scenarios build it.
+// The traffic every HTTP/1.1 gateway scenario carries (dense-traffic.ts), as the scenarios build it.
 
 import { describe, expect, it } from 'vitest';
 import { findProfile } from '../profiles/index.ts';

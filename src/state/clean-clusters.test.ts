@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 
-import { FakeApiServer } from '../providers/kube/fake-api-server.ts';
+import { FakeApiServer } from '../../test-support/fake-api-server.ts';
 import { KubeClient } from '../providers/kube/client.ts';
 import { helmUninstallArgs } from '../providers/kube/helm.ts';
 import { LABELS } from '../providers/kube/manifests.ts';

@@ -17,7 +17,7 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { openRun, planRun, type OpenRun } from '../api/run.ts';
-import type { ZerodropConfig } from '../cli/config.ts';
+import type { ZerodropConfig } from '../config/config.ts';
 import { writeReports } from '../report/reporters/index.ts';
 import type { RunResult, ScenarioResult } from '../report/results.ts';
 import { checkNameFilter, testNamePattern } from './name-filter.ts';

@@ -1,4 +1,4 @@
-// Cross-validation (issue 7): the same scenario and profile, loaded once by the built-in generator
+// Cross-validation (docs/benchmarks.md): the same scenario and profile, loaded once by the built-in generator
 // and once by an independent client, must come to the same verdict: no failed request on a
 // drain-correct gateway, failed requests on a naive one. hey is the client of the Envoy Gateway
 // seed (004: `hey -c 100 -q 10`); gateway-delete-http has its shape (clients x 10 requests/s).

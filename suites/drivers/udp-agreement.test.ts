@@ -1,4 +1,4 @@
-// Cross-validation of the UDP loss accounting with iperf3 (issue 7). iperf3 needs an iperf3 server
+// Cross-validation of the UDP loss accounting with iperf3 (docs/benchmarks.md). iperf3 needs an iperf3 server
 // on the far side (it echoes nothing) and a TCP control connection to the same port, so the two
 // clients cannot share a backend: the built-in generator sends to the reference UDP echo, iperf3 to
 // an iperf3 server, each the only pod behind a Service whose load balancer carries its traffic

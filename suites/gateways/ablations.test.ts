@@ -1,5 +1,5 @@
-// Every drain setting of a drain-correct profile is proven necessary (issue 19): the profile without
-// it (src/profiles/ablation.ts) fails a scenario that catches it. By default the three edits issue 19
+// Every drain setting of a drain-correct profile is proven necessary: the profile without
+// it (src/profiles/ablation.ts) fails a scenario that catches it. By default the three edits docs/drain-settings.md
 // measured (nginx keepalive_time, HAProxy idle-close-on-response, Caddy's draining Connection:
 // close) on gateway-delete-http, each with its failures counted in tens; ZERODROP_ABLATIONS=all runs
 // every ablation of every installed profile on every scenario that must catch it (docs/drain-settings.md
@@ -23,7 +23,7 @@ describe.skipIf(cases.length === 0)('ablations: a drain-correct profile without 
     const r = await runCase(scenario, name);
     expect(r.verdict, describeResult(r)).toBe('fail');
     if (ISSUE_19.includes(name)) {
-      // The race of issue 19, counted: every keep-alive connection the pod closed unannounced, and
+      // The keep-alive race, counted: every keep-alive connection the pod closed unannounced, and
       // every request that crossed such a close.
       const closes = (r.timeline?.events ?? []).filter((e) => e.kind === 'unannounced-close').length;
       const failed = (r.timeline?.requests ?? []).filter((q) => q.outcome !== 'ok' && !q.load.startsWith('overlong-')).length;

@@ -1,4 +1,4 @@
-// STUNner issue 138 (seed 000): long-lived UDP flows through a relay that discovers its backends;
+// https://github.com/l7mp/stunner/issues/138 (seed 000): long-lived UDP flows through a relay that discovers its backends;
 // the backend is scaled to 0 with a preStop sleep. EndpointSlice discovery keeps the terminating,
 // serving pod and loses nothing; legacy Endpoints drop it at once and the flows break.
 

@@ -15,7 +15,7 @@ import { packetAsker } from '../../src/load/udp-ask.ts';
 import { Recorder } from '../../src/observe/recorder.ts';
 import { LocalApiServer } from '../../src/providers/local/api-server.ts';
 import { EndpointStore, type EndpointSource } from '../../src/providers/local/endpoints.ts';
-import { endpointSource } from '../../src/providers/local/testing.ts';
+import { endpointSource } from '../../test-support/local-provider.ts';
 
 const SCRIPT = fileURLToPath(new URL('../../fixtures/reference-udp-relay.mjs', import.meta.url));
 const cleanups: (() => void)[] = [];

@@ -1,5 +1,5 @@
 // No chaos, no loss: UDP flows through the local Service balancer to the reference echo lose
-// nothing. Small here (2,000 packets/s across 10 flows for 3 s, three runs in a row); the issue's
+// nothing. Small here (2,000 packets/s across 10 flows for 3 s, three runs in a row); the
 // full figure (20,000/s, 50 flows, 30 s, 20 runs) is `npm run bench`, on src/runner/udp-soak.ts.
 
 import { describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@ import { onPath } from '../../profiles/requirements.ts';
 import { AddressPool } from '../../providers/local/addresses.ts';
 import { TurnClient, TurnError } from './client.ts';
 import type { TransportAddress } from './stun.ts';
-import { startCoturn, startUdpEcho, type Coturn } from './testing.ts';
+import { startCoturn, startUdpEcho, type Coturn } from '../../../test-support/turn.ts';
 
 const hasCoturn = onPath('turnserver');
 

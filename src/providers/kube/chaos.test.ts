@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { deleteRunNamespace, serverSideApply } from './apply.ts';
 import { cordon, deletePod, drainNode, evictPod, RESTARTED_AT, rolloutRestart, scaleDeployment } from './chaos.ts';
 import { KubeClient } from './client.ts';
-import { FakeApiServer, type RecordedRequest } from './fake-api-server.ts';
+import { FakeApiServer, type RecordedRequest } from '../../../test-support/fake-api-server.ts';
 
 const NS = 'zerodrop-abcd1234';
 

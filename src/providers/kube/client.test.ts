@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KubeClient } from './client.ts';
-import { FakeApiServer } from './fake-api-server.ts';
+import { FakeApiServer } from '../../../test-support/fake-api-server.ts';
 
 describe('KubeClient', () => {
   it('sends every request over one pooled connection, not a new one per request', async () => {

@@ -13,7 +13,7 @@ import { CONFORMANCE_TIMEOUTS } from '../cluster-system.ts';
 import { localSession } from '../index.ts';
 import { kubeSession } from '../kube-session.ts';
 import { KubeClient } from './client.ts';
-import { FakeApiServer } from './fake-api-server.ts';
+import { FakeApiServer } from '../../../test-support/fake-api-server.ts';
 import { KubeProvider } from './kube-provider.ts';
 import { gatewayClassProfile } from '../../scenarios/gateway-class-profile.ts';
 

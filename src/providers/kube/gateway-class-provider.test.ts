@@ -18,7 +18,7 @@ import { ProfileCannotPlay } from '../../profiles/profile.ts';
 import type { GatewayClassSettings } from '../cluster-system.ts';
 import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
 import { KubeClient, PATCH } from './client.ts';
-import { FakeApiServer, selects } from './fake-api-server.ts';
+import { FakeApiServer, selects } from '../../../test-support/fake-api-server.ts';
 import { KubeProvider } from './kube-provider.ts';
 
 const RUN = 'c1a55e00';

@@ -11,7 +11,7 @@ import { catalog } from '../../scenarios/index.ts';
 import type { Topology } from '../../model/workload.ts';
 import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
 import { KubeClient } from './client.ts';
-import { FakeApiServer } from './fake-api-server.ts';
+import { FakeApiServer } from '../../../test-support/fake-api-server.ts';
 import type { helmInstall } from './helm.ts';
 import { KubeProvider } from './kube-provider.ts';
 

@@ -6,7 +6,7 @@ import { referenceProfile } from '../../profiles/reference.ts';
 import { optionsFor } from '../../runner/run-matrix.ts';
 import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
 import { KubeClient } from './client.ts';
-import { FakeApiServer } from './fake-api-server.ts';
+import { FakeApiServer } from '../../../test-support/fake-api-server.ts';
 import { KubeProvider, type KubeProviderOptions, type Exposure } from './kube-provider.ts';
 
 const RUN = 'feedbeef';

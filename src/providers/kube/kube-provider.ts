@@ -4,8 +4,6 @@
 // one namespace labelled with the run id; teardown deletes that namespace and nothing else.
 
 import type { ClusterProviderName } from '../kube-session.ts';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Topology } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
 import type { Scenario } from '../../model/scenario.ts';
@@ -22,7 +20,7 @@ import { chartInstalls } from './helm-gateway.ts';
 import { enrolledNamespace, ensureMesh, type carryOutMeshInstall } from './mesh-install.ts';
 import type { MeshSpec } from '../../profiles/meshes.ts';
 import type { KubeObject } from './list-watch.ts';
-import { fixturesOf, LABELS, namespaceFor, renderTopology, validateManifests } from './manifests.ts';
+import { LABELS, namespaceFor, readFixtures, renderTopology, validateManifests } from './manifests.ts';
 import { KUBE_PROXY_PROGRAMMING_BOUND_MS, observeNamespace, type NamespaceObservers } from './observers.ts';
 
 /** How the harness reaches Services from the host. */
@@ -177,8 +175,7 @@ export class KubeProvider implements Provider {
     this.deployed = full;
     const signal = opts.signal ? AbortSignal.any([opts.signal, this.stopping.signal]) : this.stopping.signal;
     if (classWorkload && listeners) await this.checkGatewayClass(listeners, signal);
-    const fixtures: Record<string, string> = {};
-    for (const path of fixturesOf(topology)) fixtures[path] = await readFile(join(this.opts.cwd, path), 'utf8');
+    const fixtures = await readFixtures(topology, this.opts.cwd);
     const nodePorts = KubeProvider.assignNodePorts(topology, this.opts.exposure);
     const objects = renderTopology(topology, {
       namespace: this.namespace,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient } from './client.ts';
-import { FakeApiServer } from './fake-api-server.ts';
+import { FakeApiServer } from '../../../test-support/fake-api-server.ts';
 import { CollectionMissing, ListWatch, type Change, type KubeObject } from './list-watch.ts';
 
 const PODS = '/api/v1/namespaces/ns/pods';

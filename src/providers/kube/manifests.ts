@@ -9,6 +9,8 @@
 // fields are named after core/v1 and apps/v1 and map one to one; where Kubernetes is coarser than the
 // local provider (probe periods in whole seconds, minimum 1) the value is rounded up.
 
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Service as ServiceModel } from 'kubernetes-models/v1/Service';
@@ -104,6 +106,13 @@ export function fixturesOf(topology: Topology): string[] {
   }
   if ([...paths].some((p) => REFERENCE_APP.test(p))) paths.add(FIXTURE_SHARED_MODULE);
   return [...paths].sort();
+}
+
+/** The contents of the fixtures the topology names (fixturesOf), read below `root`: RenderOptions.fixtures. */
+export async function readFixtures(topology: Topology, root: string): Promise<Record<string, string>> {
+  const fixtures: Record<string, string> = {};
+  for (const path of fixturesOf(topology)) fixtures[path] = await readFile(join(root, path), 'utf8');
+  return fixtures;
 }
 
 /** ConfigMap keys allow only [-._a-zA-Z0-9]: `fixtures/gateways/nginx/nginx.conf` -> `gateways__nginx__nginx.conf`. */

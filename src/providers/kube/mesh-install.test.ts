@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GATEWAY_API_CRDS, ISTIO_VERSION, LINKERD_VERSION, MESHES, meshProfiles, meshUnsupported, WAIT_BEFORE_EXIT } from '../../profiles/meshes.ts';
 import { linkerdIdentityProblems } from '../../profiles/linkerd-certs.ts';
 import { KubeClient } from './client.ts';
-import { FakeApiServer } from './fake-api-server.ts';
+import { FakeApiServer } from '../../../test-support/fake-api-server.ts';
 import { carryOutMeshInstall, enrolledNamespace, MeshUnavailable, planMeshInstall } from './mesh-install.ts';
 
 const NS = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'zerodrop-abcd1234', labels: { 'zerodrop.dev/run': 'abcd1234' } } };

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Recorder } from '../../observe/recorder.ts';
 import type { TimelineEvent } from '../../model/timeline.ts';
 import { KubeClient } from './client.ts';
-import { FakeApiServer } from './fake-api-server.ts';
+import { FakeApiServer } from '../../../test-support/fake-api-server.ts';
 import { observeNamespace, signalOfExitCode, type NamespaceObservers } from './observers.ts';
 
 const NS = 'zerodrop-test';

@@ -70,10 +70,6 @@ export async function kindVersionProblem(): Promise<{ refuse?: string; warn?: st
   }
 }
 
-export function helmMissing(): string | undefined {
-  return onPath('helm') ? undefined : `helm not found on PATH (install: ${INSTALL.helm})`;
-}
-
 /** The kubeconfig file a cluster provider would read: --kubeconfig, else $KUBECONFIG's first entry, else ~/.kube/config. */
 export function kubeconfigPath(explicit?: string, env = process.env): string {
   if (explicit) return explicit;

@@ -4,7 +4,7 @@ import { findScenario } from '../../scenarios/index.ts';
 import { optionsFor } from '../../runner/run-matrix.ts';
 import { unsupported } from '../support.ts';
 import { KubeClient } from './client.ts';
-import { FakeApiServer } from './fake-api-server.ts';
+import { FakeApiServer } from '../../../test-support/fake-api-server.ts';
 import { executableOf, statedStopSignal } from './stop-signal.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Recorder } from '../../observe/recorder.ts';
 import { LocalApiServer, parseLabelSelector } from './api-server.ts';
 import { EndpointStore, type EndpointSource } from './endpoints.ts';
-import { endpointSource } from './testing.ts';
+import { endpointSource } from '../../../test-support/local-provider.ts';
 
 const service = {
   name: 'media-plane',

@@ -14,7 +14,7 @@
 // for it: HTTP 200 and one ERROR event whose object is a Status with code 410 and reason Expired
 // ("too old resource version: N (M)"); the client re-lists. Every write is refused with 405.
 //
-// Semantics of the two APIs (the point of STUNner issue 138, seed 000):
+// Semantics of the two APIs (the point of https://github.com/l7mp/stunner/issues/138, seed 000):
 // - EndpointSlice (discovery.k8s.io/v1) lists every endpoint of the Service with its conditions;
 //   a terminating pod stays listed as `ready:false, serving:<readiness>, terminating:true` until it
 //   is removed (https://kubernetes.io/docs/concepts/services-networking/endpoint-slices/#conditions).

@@ -11,7 +11,7 @@ import { eventsOf, firstEvent } from '../../model/timeline.ts';
 import type { Recorder } from '../../observe/recorder.ts';
 import type { BalancerFault } from './balancer.ts';
 import type { LocalProvider } from './local-provider.ts';
-import { alive, dial, newProvider, refuses, roundTrip, sleep, tcpService, tcpWorkload, whoServes } from './testing.ts';
+import { alive, dial, newProvider, refuses, roundTrip, sleep, tcpService, tcpWorkload, whoServes } from '../../../test-support/local-provider.ts';
 
 let current: LocalProvider | undefined;
 afterEach(async () => {
@@ -260,7 +260,7 @@ describe('teardown', () => {
     const script = `
       import { Recorder } from ${JSON.stringify(path.join(here, '../../observe/recorder.ts'))};
       import { LocalProvider } from ${JSON.stringify(path.join(here, 'local-provider.ts'))};
-      import { tcpService, tcpWorkload } from ${JSON.stringify(path.join(here, 'testing.ts'))};
+      import { tcpService, tcpWorkload } from ${JSON.stringify(path.join(here, '../../../test-support/local-provider.ts'))};
       const provider = new LocalProvider({ recorder: new Recorder(), runId: 'loop', cwd: process.cwd() });
       await provider.deploy({ workloads: [tcpWorkload('web', { replicas: 2, preStop: { sleep: { seconds: 30 } } })], services: [tcpService('web', 'web')] }, { timeoutMs: 10000 });
       await provider.deletePod('web-1');

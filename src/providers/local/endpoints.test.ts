@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { Recorder } from '../../observe/recorder.ts';
 import { EndpointStore, endpointConditions, type EndpointSource, type EndpointWatchEvent } from './endpoints.ts';
-import { endpointSource, tcpService } from './testing.ts';
+import { endpointSource, tcpService } from '../../../test-support/local-provider.ts';
 
 function pod(overrides: Partial<EndpointSource> = {}): EndpointSource {
   return endpointSource('web-1', 'web', '127.9.9.9', overrides);

@@ -7,7 +7,7 @@ import { eventsOf, firstEvent, type TimelineEvent } from '../../model/timeline.t
 import { Recorder } from '../../observe/recorder.ts';
 import type { LeftoverTracker } from '../../state/run-record.ts';
 import { LocalProvider } from './local-provider.ts';
-import { alive, httpWorkload, newProvider, tcpService, tcpWorkload } from './testing.ts';
+import { alive, httpWorkload, newProvider, tcpService, tcpWorkload } from '../../../test-support/local-provider.ts';
 import { watchLoop } from '../../../suites/helpers/loop-watch.ts';
 
 let current: LocalProvider | undefined;

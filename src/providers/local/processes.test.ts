@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import { AddressPool } from './addresses.ts';
 import { containerEnv, portEnvName, resolveArgv } from './processes.ts';
-import { refuses, tcpWorkload } from './testing.ts';
+import { refuses, tcpWorkload } from '../../../test-support/local-provider.ts';
 
 describe('processes', () => {
   it('runs `node` as this Node.js and resolves relative programs against cwd', () => {

@@ -11,7 +11,7 @@ import type { Service } from '../../model/workload.ts';
 import { udpEchoTopology } from '../../runner/udp-soak.ts';
 import type { ServiceAddress } from '../provider.ts';
 import type { LocalProvider } from './local-provider.ts';
-import { newProvider, sleep } from './testing.ts';
+import { newProvider, sleep } from '../../../test-support/local-provider.ts';
 
 let current: LocalProvider | undefined;
 const sockets: dgram.Socket[] = [];

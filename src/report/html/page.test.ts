@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TimelineBuilder } from '../../assert/testing.ts';
+import { TimelineBuilder } from '../../../test-support/assert.ts';
 import type { Timeline } from '../../model/timeline.ts';
 import { countsOf, type RunResult, type ScenarioResult } from '../results.ts';
 import { renderContext } from './context.ts';

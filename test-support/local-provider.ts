@@ -3,13 +3,13 @@
 
 import net from 'node:net';
 
-import { defaultProbe, type Service, type Workload } from '../../model/workload.ts';
-import { Recorder } from '../../observe/recorder.ts';
-import { readProcStat, runs } from '../../state/proc-stat.ts';
-import type { ServiceAddress } from '../provider.ts';
-import type { BalancerFault } from './balancer.ts';
-import type { EndpointSource } from './endpoints.ts';
-import { LocalProvider } from './local-provider.ts';
+import { defaultProbe, type Service, type Workload } from '../src/model/workload.ts';
+import { Recorder } from '../src/observe/recorder.ts';
+import { readProcStat, runs } from '../src/state/proc-stat.ts';
+import type { ServiceAddress } from '../src/providers/provider.ts';
+import type { BalancerFault } from '../src/providers/local/balancer.ts';
+import type { EndpointSource } from '../src/providers/local/endpoints.ts';
+import { LocalProvider } from '../src/providers/local/local-provider.ts';
 
 /**
  * A TCP pod: greets each connection with its pod name and a newline, then echoes. Knobs (env):

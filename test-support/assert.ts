@@ -2,10 +2,10 @@
 // chosen (correct or broken) behaviour, and steady traffic routed the way the Service's balancer
 // would route it. Not used at run time.
 
-import type { Expectation } from '../model/scenario.ts';
-import type { AssertionResult } from '../model/verdict.ts';
-import { programmedAt, podLifecycle } from '../observe/phase.ts';
-import { evaluate } from './index.ts';
+import type { Expectation } from '../src/model/scenario.ts';
+import type { AssertionResult } from '../src/model/verdict.ts';
+import { programmedAt, podLifecycle } from '../src/observe/phase.ts';
+import { evaluate } from '../src/assert/index.ts';
 import {
   emptyTimeline,
   type ConnectionRecord,
@@ -13,8 +13,8 @@ import {
   type RequestRecord,
   type Timeline,
   type TimelineEvent,
-} from '../model/timeline.ts';
-import { RequestTable } from '../model/request-table.ts';
+} from '../src/model/timeline.ts';
+import { RequestTable } from '../src/model/request-table.ts';
 
 export interface PodSpec {
   workload?: string;

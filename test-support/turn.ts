@@ -3,9 +3,9 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
-import { coturnArgs, coturnCredentialEnv, coturnScript, RELAY_PORTS, TURN_PASSWORD, TURN_USER } from '../../profiles/coturn.ts';
-import { TurnClient } from './client.ts';
-import type { TransportAddress } from './stun.ts';
+import { coturnArgs, coturnCredentialEnv, coturnScript, RELAY_PORTS, TURN_PASSWORD, TURN_USER } from '../src/profiles/coturn.ts';
+import { TurnClient } from '../src/load/turn/client.ts';
+import type { TransportAddress } from '../src/load/turn/stun.ts';
 
 export interface Coturn {
   address: TransportAddress;

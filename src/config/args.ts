@@ -1,5 +1,6 @@
-// Parses and validates the command line before anything starts, so that a typo costs nothing:
-// every error names the flag, the value and what is allowed.
+// Parses and validates the run flags before anything starts, so that a typo costs nothing: every
+// error names the flag, the value and what is allowed. The flags are the one form a run's settings
+// take: `zerodrop run` passes its command line, run() and planRun() the config as flags (configArgs).
 
 import { MAX_NODES } from '../providers/netns/address-plan.ts';
 import { findProfile, profiles } from '../profiles/index.ts';
@@ -16,7 +17,8 @@ import { optionProblem } from '../scenarios/option-kinds.ts';
 import { optionsFor } from '../runner/run-matrix.ts';
 import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
-import { CLUSTER_SYSTEM_FLAGS, clusterSystemSettings } from './cluster-system-args.ts';
+import { clusterSystemSettings } from './cluster-system-args.ts';
+import { RUN_FLAGS } from './run-flags.ts';
 import { gatewayClassProfile } from '../scenarios/gateway-class-profile.ts';
 
 /** The providers, as the provider registry names them (one list). */
@@ -46,27 +48,7 @@ export interface RunArgs {
 
 /** `defined`: the profiles a config made with defineProfile, selectable by name like the built-ins. */
 export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): RunArgs {
-  const { values } = parseFlags('run', argv, {
-    provider: { type: 'string', default: 'local' },
-    profile: { type: 'string', multiple: true },
-    scenario: { type: 'string', multiple: true },
-    'report-dir': { type: 'string' },
-    set: { type: 'string', multiple: true },
-    nightly: { type: 'boolean', default: false },
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-    'kube-version': { type: 'string' },
-    'cluster-name': { type: 'string' },
-    nodes: { type: 'string' },
-    // Read before parsing (see config.ts); listed so that strict parsing accepts it.
-    config: { type: 'string' },
-    reporter: { type: 'string', multiple: true },
-    open: { type: 'boolean', default: false },
-    driver: { type: 'string', default: 'builtin' },
-    workers: { type: 'string', default: '1' },
-    seed: { type: 'string' },
-    ...CLUSTER_SYSTEM_FLAGS,
-  });
+  const { values } = parseFlags('run', argv, RUN_FLAGS);
 
   const provider = values.provider;
   if (!(PROVIDERS as readonly string[]).includes(provider)) {
@@ -75,7 +57,7 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
   const providerSettings = { ...providerSettingsOf(provider as ProviderName, values), ...clusterSystemSettings(provider, values) };
 
   const scenarios = scenariosNamed(values.scenario ?? []);
-  // --driver narrows an unnamed selection to the scenarios it can load (src/cli/driver.ts).
+  // --driver narrows an unnamed selection to the scenarios it can load (src/config/driver.ts).
   const { driver, scenarios: selected } = chooseDriver(values.driver, scenarios.length > 0 ? scenarios : catalog.filter((s) => !s.control), scenarios.length > 0);
 
   const named = profilesNamed(values.profile ?? ['reference'], defined);

@@ -5,9 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { StreamRecord } from '../model/timeline.ts';
-import { Recorder } from '../observe/recorder.ts';
-import type { LoadHandle, LoadTarget } from './http.ts';
+import type { StreamRecord } from '../src/model/timeline.ts';
+import { Recorder } from '../src/observe/recorder.ts';
+import type { LoadHandle, LoadTarget } from '../src/load/http.ts';
 
 export interface FixtureApp {
   child: ChildProcess;
@@ -19,7 +19,7 @@ const started: ChildProcess[] = [];
 
 /** Starts `fixtures/<script>` on a free port of 127.0.0.1 and resolves once it listens. */
 export async function startFixtureApp(script: string, mode: string, env: Record<string, string> = {}): Promise<FixtureApp> {
-  const path = fileURLToPath(new URL(`../../fixtures/${script}`, import.meta.url));
+  const path = fileURLToPath(new URL(`../fixtures/${script}`, import.meta.url));
   const child = spawn(process.execPath, [path], {
     env: { ...process.env, POD_IP: '127.0.0.1', PORT: '0', POD_NAME: `app-${mode}`, DRAIN_MODE: mode, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

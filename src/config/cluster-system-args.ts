@@ -9,6 +9,7 @@
 import { CONFORMANCE_TIMEOUTS, RUN_LABEL, type ClusterSystemSettings, type GatewayTimeoutName, type GatewayTimeouts } from '../providers/cluster-system.ts';
 import { durationMs } from './checks.ts';
 import { UsageError } from './usage-error.ts';
+import type { FlagTable } from './flags.ts';
 
 // Kubernetes "Labels and Selectors", Syntax and character set: an optional DNS-subdomain prefix and
 // '/', then a name of at most 63 characters; a value of at most 63 characters, possibly empty.
@@ -90,14 +91,35 @@ export interface ClusterSystemFlags {
   'gateway-timeout'?: string[] | undefined;
 }
 
-/** The flags `zerodrop run` declares for these settings (util.parseArgs options). */
+/** The flags `zerodrop run` declares for these settings (util.parseArgs options, with their help). */
 export const CLUSTER_SYSTEM_FLAGS = {
-  'gateway-class': { type: 'string' },
-  'dataplane-selector': { type: 'string' },
-  'namespace-labels': { type: 'string' },
-  'namespace-annotations': { type: 'string' },
-  'gateway-timeout': { type: 'string', multiple: true },
-} as const;
+  'gateway-class': {
+    type: 'string',
+    value: 'NAME',
+    help: 'kind, k3s, cluster: a Gateway API implementation installed on the cluster, by its GatewayClass; the run creates a Gateway and routes for it (docs/gateway-class.md)',
+  },
+  'dataplane-selector': {
+    type: 'string',
+    value: 'K=V[,K=V]',
+    help: "with --gateway-class: selects the dataplane pods when neither the gateway-name label (GEP-1762) nor a known controller's labels find them",
+  },
+  'namespace-labels': {
+    type: 'string',
+    value: 'K=V[,K=V]',
+    help: "kind, k3s, cluster: labels of the run's namespace, in the conformance suite's syntax (a mesh's enrolment, e.g. istio.io/dataplane-mode=ambient)",
+  },
+  'namespace-annotations': {
+    type: 'string',
+    value: 'K=V[,K=V]',
+    help: "kind, k3s, cluster: annotations of the run's namespace, as --namespace-labels (e.g. linkerd.io/inject=enabled)",
+  },
+  'gateway-timeout': {
+    type: 'string',
+    multiple: true,
+    value: 'NAME=DURATION',
+    help: 'with --gateway-class, repeatable: the waits gatewayClassMustBeAccepted, gatewayMustHaveCondition, gatewayMustHaveAddress (default 180s each, as conformance)',
+  },
+} as const satisfies FlagTable;
 
 /** The settings the flags make, or a UsageError naming the flag and the fix. */
 export function clusterSystemSettings(provider: string, values: ClusterSystemFlags): ClusterSystemSettings {

@@ -1,0 +1,53 @@
+// The flags of campaign, clean, report and list: what each command parses and what its help prints,
+// one table each (run's are src/config/run-flags.ts). Apart from the commands so that `--help`
+// loads none of them.
+
+import type { FlagTable } from '../config/flags.ts';
+
+const CONFIG = { type: 'string', value: 'FILE' } as const;
+
+export const CAMPAIGN_FLAGS = {
+  runs: { type: 'string', default: '20', value: 'N', help: 'how many times (default 20)' },
+  'report-dir': { type: 'string', default: 'reports', value: 'DIR', help: 'where campaign.json goes, rewritten after every run (default: reports)' },
+  scenario: { type: 'string', multiple: true, value: 'ID', help: "only this scenario, repeatable (default: the config's, else the whole catalog, controls included)" },
+  profile: { type: 'string', multiple: true, value: 'NAME', help: "only this profile, repeatable (default: the config's, else every built-in; a missing binary is skipped)" },
+  ablations: {
+    type: 'boolean',
+    default: false,
+    help: 'also each drain setting taken out of the selected profiles (their drainSettings), on the scenarios that must catch it, expected to fail every run (docs/drain-settings.md)',
+  },
+  // Read before parsing (loadConfig); listed so that strict parsing accepts it.
+  config: {
+    ...CONFIG,
+    help: 'settings file (default: ./zerodrop.config.ts if present): its profiles (its own defineProfile ones included), scenarios and set are the default selection',
+  },
+} as const satisfies FlagTable;
+
+export const CLEAN_FLAGS = {
+  'dry-run': { type: 'boolean', default: false, help: 'list what would be removed, remove nothing' },
+  'local-only': { type: 'boolean', default: false, help: 'leave clusters alone (no namespaces looked for)' },
+  kubeconfig: {
+    type: 'string',
+    value: 'FILE',
+    help: 'the cluster whose zerodrop namespaces to delete (default: $KUBECONFIG or ~/.kube/config, its current context; skipped when there is no kubeconfig)',
+  },
+  context: { type: 'string', value: 'NAME', help: "the kubeconfig's context to clean (default: its current one)" },
+  'older-than': { type: 'string', value: 'DURATION', help: 'delete labelled namespaces older than this, e.g. 2h, 90m, 7d (default 24h; by creationTimestamp)' },
+  all: { type: 'boolean', default: false, help: 'delete every labelled namespace except those of runs still going on this machine' },
+} as const satisfies FlagTable;
+
+export const REPORT_FLAGS = {
+  reporter: { type: 'string', multiple: true, value: 'NAME', help: 'html, junit or conformance; repeatable or comma-separated (default: all three)' },
+  open: { type: 'boolean', default: false, help: 'open index.html in the browser afterwards' },
+} as const satisfies FlagTable;
+
+export const LIST_FLAGS = {
+  config: { ...CONFIG, help: 'settings file (default: ./zerodrop.config.ts if present): the profiles it defines are listed too' },
+  scenario: { type: 'string', value: 'ID', help: 'with --manifests: the scenario whose objects to print' },
+  profile: { type: 'string', value: 'P', help: "with --manifests: the system under test in the scenario's role (default: reference)" },
+  manifests: {
+    type: 'boolean',
+    default: false,
+    help: "print what --scenario deploys on a cluster instead of the catalog: the Kubernetes objects the kube providers render for it with --profile and the scenario's default options, as YAML, in apply order (a charted profile's Helm release as a comment)",
+  },
+} as const satisfies FlagTable;

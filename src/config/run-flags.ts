@@ -1,0 +1,59 @@
+// The flags of `zerodrop run`: what parseRunArgs parses (args.ts) and what `zerodrop help run`
+// prints, one table. Apart from args.ts so that `--help` loads no catalog.
+
+import { REPORTER_FILES, REPORTER_NAMES } from '../report/reporters/reporter.ts';
+import { CLUSTER_SYSTEM_FLAGS } from './cluster-system-args.ts';
+import type { FlagTable } from './flags.ts';
+
+export const RUN_FLAGS = {
+  provider: {
+    type: 'string',
+    default: 'local',
+    value: 'NAME',
+    help: 'where pods run: local (default; real processes on loopback addresses), netns (a real Kubernetes cluster on this machine, nodes and pods as network namespaces; root, Go; see docs/netns-cluster.md), kind, k3s (Docker), or cluster (an existing cluster from a kubeconfig)',
+  },
+  'kube-version': { type: 'string', value: 'V', help: 'kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s)' },
+  'cluster-name': { type: 'string', value: 'NAME', help: 'kind: cluster to reuse, or create and delete afterwards (default zerodrop)' },
+  nodes: { type: 'string', value: 'N', help: 'netns: number of nodes of the cluster (default 2; node-drain-http needs 2)' },
+  kubeconfig: {
+    type: 'string',
+    value: 'FILE',
+    help: 'cluster: which cluster; the run only touches its own namespaces (and, with --gateway-class, the dataplane generated for its own Gateway)',
+  },
+  context: { type: 'string', value: 'NAME', help: "cluster: the kubeconfig's context (default: its current one)" },
+  ...CLUSTER_SYSTEM_FLAGS,
+  profile: { type: 'string', multiple: true, value: 'P', help: 'system under test, repeatable (default: reference); see `zerodrop list`' },
+  scenario: { type: 'string', multiple: true, value: 'ID', help: 'scenario id, repeatable (default: the whole catalog except controls)' },
+  set: { type: 'string', multiple: true, value: 'option=value', help: 'override a scenario option, repeatable, e.g. --set graceSeconds=30 (see `zerodrop list`)' },
+  nightly: { type: 'boolean', default: false, help: 'realistic durations instead of the short defaults' },
+  workers: {
+    type: 'string',
+    default: '1',
+    value: 'N',
+    help: 'scenarios run at once, each on a provider of its own (default 1; timing-sensitive scenarios may turn inconclusive on a busy machine)',
+  },
+  driver: {
+    type: 'string',
+    default: 'builtin',
+    value: 'NAME',
+    help: 'which client sends the load: builtin (default), hey (paced HTTP loads) or iperf3 (UDP loads to iperf3 servers); a cross-check of the built-in generators, judged alike',
+  },
+  seed: {
+    type: 'string',
+    value: 'N',
+    help: "local provider: the seed of the Service load balancers' per-node programming lags, as a failed or inconclusive result prints it: replays that run's lags (default: random)",
+  },
+  'report-dir': { type: 'string', value: 'DIR', help: 'where the reports go (default: reports)' },
+  reporter: {
+    type: 'string',
+    multiple: true,
+    value: 'NAME',
+    help: [
+      'which reports to write, repeatable or comma-separated (default: all):',
+      ...REPORTER_NAMES.map((n) => `${n.padEnd(12)} ${REPORTER_FILES[n].description}`),
+    ].join('\n'),
+  },
+  open: { type: 'boolean', default: false, help: "open index.html in the browser when the run ends ($BROWSER, else the system's opener)" },
+  // Read before parsing (see config.ts); listed so that strict parsing accepts it.
+  config: { type: 'string', value: 'FILE', help: 'settings file (default: ./zerodrop.config.ts if present); flags override it field by field' },
+} as const satisfies FlagTable;

@@ -22,6 +22,7 @@ import { noLostPackets } from './no-lost-packets.ts';
 import { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
 import { notKilled } from './not-killed.ts';
 import { podExitWithin } from './pod-exit-within.ts';
+import { reloadSucceeded } from './reload-succeeded.ts';
 import { preStopOutlastsDeprogramming } from './prestop-outlasts-deprogramming.ts';
 import { rolloutCompletesWithin } from './rollout-completes-within.ts';
 import { streamsIntact } from './streams-intact.ts';
@@ -41,6 +42,7 @@ export { noLostPackets, packetPhase, servingPod, type PacketPhase } from './no-l
 export { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
 export { notKilled } from './not-killed.ts';
 export { podExitWithin } from './pod-exit-within.ts';
+export { reloadSucceeded } from './reload-succeeded.ts';
 export { preStopOutlastsDeprogramming } from './prestop-outlasts-deprogramming.ts';
 export { rolloutCompletesWithin } from './rollout-completes-within.ts';
 export { streamsIntact } from './streams-intact.ts';
@@ -82,6 +84,8 @@ export function assertOne(expectation: Expectation, ctx: AssertContext): Asserti
       return noIdleUpstreamAtDrain(expectation, ctx);
     case 'preStopOutlastsDeprogramming':
       return preStopOutlastsDeprogramming(expectation, ctx);
+    case 'reloadSucceeded':
+      return reloadSucceeded(expectation, ctx);
     default: {
       const unknown: never = expectation;
       throw new Error(`unknown assertion ${JSON.stringify(unknown)}`);

@@ -13,6 +13,7 @@ export function listCatalog(out: (line: string) => void = console.log, defined: 
     out(`      options: ${Object.entries(s.defaults).map(([k, v]) => `${k}=${v}`).join(' ')}`);
     // A broken profile passing here is by design, not a harness bug: say so where people look.
     for (const [profile, why] of Object.entries(s.tolerates ?? {})) out(`      passes ${profile} by design: ${why}`);
+    for (const [profile, why] of Object.entries(s.knownFailures ?? {})) out(`      fails ${profile}, a drain-correct profile, by what the system does: ${why}`);
   }
   out('\nOption values (--set key=value, config `set`):');
   for (const [key, kind] of Object.entries(OPTION_KINDS)) out(`  ${key.padEnd(20)} ${describeKind(kind)}`);

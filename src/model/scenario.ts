@@ -31,6 +31,12 @@ export type ChaosAction =
   | { kind: 'scale'; workload: string; replicas: number }
   | { kind: 'rollout-restart'; workload: string }
   /**
+   * The profile's configuration reload of running pods of the workload (its `reload`): `pick` one,
+   * or `all` of them, each at once. `env` overrides pod variables the templates are rendered with
+   * again before the reload (a route moved to another backend Service).
+   */
+  | { kind: 'reload-pod'; workload: string; pick: 'oldest' | 'newest' | 'all'; env?: Record<string, string> }
+  /**
    * `kubectl drain` of the node hosting the workload's oldest running pod: cordon it, then evict its
    * pods through the Eviction API, an eviction a PodDisruptionBudget refuses (429) tried again after a
    * pause. Needs a provider that may cordon and drain nodes (capabilities.nodeDrain).
@@ -76,6 +82,12 @@ export type Expectation =
   | { assert: 'acceptsNewConnectionsAfterSigterm'; pod: PodRef; windowMs: number }
   | { assert: 'noNewConnectionsAfterDeprogram'; pod: PodRef }
   | { assert: 'completesInFlight'; load: string }
+  /**
+   * Every configuration reload of the run's pods took: its command exited 0 (its signal was sent),
+   * and within `retireWithinMs` of it every process it retired was gone (a reload that leaves old
+   * workers running holds their sockets and memory). The message tells each reload's processes.
+   */
+  | { assert: 'reloadSucceeded'; retireWithinMs: number }
   | { assert: 'notKilled'; pod: PodRef }
   | { assert: 'rolloutCompletesWithin'; workload: string; maxMs: number }
   /**

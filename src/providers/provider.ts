@@ -106,6 +106,14 @@ export interface Provider extends AsyncDisposable {
    */
   drainNode?(node: string, opts: DrainNodeOptions): Promise<string[]>;
 
+  /**
+   * Reloads the pod's configuration in place, as its workload's `reload` says, with `env` overriding
+   * the variables its templates are rendered with again; resolves once the reload was issued (a
+   * signal sent, a command started), and records reload-start and reload-end. Providers that
+   * cannot reach into a pod omit it.
+   */
+  reloadPod?(pod: string, opts?: { env?: Record<string, string> }): Promise<void>;
+
   /** `kubectl rollout restart`: returns once the rollout has started. */
   rolloutRestart(workload: string): Promise<void>;
 

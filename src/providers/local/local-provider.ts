@@ -239,6 +239,13 @@ export class LocalProvider implements Provider {
     target.delete(opts.gracePeriodSeconds ?? target.workload.terminationGracePeriodSeconds);
   }
 
+  async reloadPod(pod: string, opts: { env?: Record<string, string> } = {}): Promise<void> {
+    this.assertRunning();
+    const target = this.allPods.get(pod);
+    if (!target || target.removed) throw new Error(`pod ${pod} not found`);
+    await target.reload(opts.env);
+  }
+
   async scale(workload: string, replicas: number): Promise<void> {
     this.assertRunning();
     this.controller(workload).scale(replicas);

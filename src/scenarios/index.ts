@@ -14,6 +14,8 @@ import gatewayDeleteHttp from './gateway-delete-http.ts';
 import gatewayDeleteHttpNoKeepalive from './gateway-delete-http-no-keepalive.ts';
 import gatewayDeleteTurn from './gateway-delete-turn.ts';
 import gatewayHttp2Goaway from './gateway-http2-goaway.ts';
+import gatewayReloadHttp from './gateway-reload-http.ts';
+import gatewayReloadHttpNoKeepalive from './gateway-reload-http-no-keepalive.ts';
 import gatewayRolloutHttp from './gateway-rollout-http.ts';
 import gatewayScaleDown from './gateway-scale-down.ts';
 import gatewaySlowLb from './gateway-slow-lb.ts';
@@ -35,6 +37,8 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewaySlowLb,
   gatewayBackendRolloutHttp,
   gatewayHttp2Goaway,
+  gatewayReloadHttp,
+  gatewayReloadHttpNoKeepalive,
   gatewayDeleteTurn,
   nodeDrainHttp,
   forceDelete,

@@ -23,6 +23,7 @@ import { noNewConnectionsAfterDeprogram } from './no-new-connections-after-depro
 import { notKilled } from './not-killed.ts';
 import { podExitWithin } from './pod-exit-within.ts';
 import { reloadSucceeded } from './reload-succeeded.ts';
+import { routeMoved } from './route-moved.ts';
 import { preStopOutlastsDeprogramming } from './prestop-outlasts-deprogramming.ts';
 import { rolloutCompletesWithin } from './rollout-completes-within.ts';
 import { streamsIntact } from './streams-intact.ts';
@@ -43,6 +44,7 @@ export { noNewConnectionsAfterDeprogram } from './no-new-connections-after-depro
 export { notKilled } from './not-killed.ts';
 export { podExitWithin } from './pod-exit-within.ts';
 export { reloadSucceeded } from './reload-succeeded.ts';
+export { routeMoved } from './route-moved.ts';
 export { preStopOutlastsDeprogramming } from './prestop-outlasts-deprogramming.ts';
 export { rolloutCompletesWithin } from './rollout-completes-within.ts';
 export { streamsIntact } from './streams-intact.ts';
@@ -86,6 +88,8 @@ export function assertOne(expectation: Expectation, ctx: AssertContext): Asserti
       return preStopOutlastsDeprogramming(expectation, ctx);
     case 'reloadSucceeded':
       return reloadSucceeded(expectation, ctx);
+    case 'routeMoved':
+      return routeMoved(expectation, ctx);
     default: {
       const unknown: never = expectation;
       throw new Error(`unknown assertion ${JSON.stringify(unknown)}`);

@@ -33,7 +33,8 @@ export type ChaosAction =
   /**
    * The profile's configuration reload of running pods of the workload (its `reload`): `pick` one,
    * or `all` of them, each at once. `env` overrides pod variables the templates are rendered with
-   * again before the reload (a route moved to another backend Service).
+   * again before the reload (a route moved to another backend Service); a value may name the pod's
+   * own variables as `${NAME}` (`${BACKEND_B_SERVICE_HOST}`).
    */
   | { kind: 'reload-pod'; workload: string; pick: 'oldest' | 'newest' | 'all'; env?: Record<string, string> }
   /**
@@ -88,6 +89,12 @@ export type Expectation =
    * workers running holds their sockets and memory). The message tells each reload's processes.
    */
   | { assert: 'reloadSucceeded'; retireWithinMs: number }
+  /**
+   * A route moved from the backends of workload `from` to those of `to` by step `step`: requests
+   * sent before the step were served by `from`, and requests sent `withinMs` or more after it by
+   * `to` only (a request on a connection an old process still holds may be served by either).
+   */
+  | { assert: 'routeMoved'; step: string; from: string; to: string; withinMs: number }
   | { assert: 'notKilled'; pod: PodRef }
   | { assert: 'rolloutCompletesWithin'; workload: string; maxMs: number }
   /**

@@ -121,9 +121,9 @@ export const haproxy = defineProfile({
   // -W: master-worker (signals go to the master, which drives the worker); -db: foreground.
   command: ['haproxy', '-W', '-db', '-f', '${POD_DIR}/haproxy.cfg'],
   // SIGUSR2 to the master: it re-executes itself on the new configuration and its new worker takes
-  // the old one's listening socket over (the same socket: its inode is unchanged across the reload,
-  // measured with HAProxy 2.6 in master-worker mode, with no `expose-fd listeners` stats socket);
-  // the old worker then finishes what it holds.
+  // the old one's listening socket over through the master's socket pair to it (the new worker runs
+  // with `-x sockpair@N`; the socket's inode is unchanged across the reload, measured with HAProxy
+  // 2.6, with no `expose-fd listeners` stats socket); the old worker then finishes what it holds.
   reload: { signal: 'SIGUSR2' },
   drainSettings: [
     ...gatewayDrainSettings({ stopSignal: 'SIGUSR1' }),
@@ -158,7 +158,7 @@ export const haproxy = defineProfile({
 });
 
 /** The reload scenarios: what a profile broken in its reload only must fail. */
-export const RELOAD_SCENARIOS = ['gateway-reload-http', 'gateway-reload-http-no-keepalive'];
+export const RELOAD_SCENARIOS = ['gateway-reload-http', 'gateway-reload-http-no-keepalive', 'gateway-route-swap-http'];
 
 /**
  * HAProxy drain-correct, reloaded by an entrypoint shell that runs a new haproxy without handing its
@@ -180,6 +180,16 @@ export const haproxyRestart = haproxyReexec('restart', {
   kind: 'mutant',
   caughtBy: RELOAD_SCENARIOS,
   description: 'HAProxy drain-correct, but "reloaded" by a restart: the old process soft-stops and only then does a new one bind, so new connections are refused in between.',
+});
+
+export const haproxyDetachFirst = defineProfile({
+  ...haproxyPod,
+  name: 'haproxy-detach-first',
+  kind: 'mutant',
+  caughtBy: RELOAD_SCENARIOS,
+  description: 'HAProxy drain-correct, its route changes applied detach-first: a reload with no route (404 for everything), then a second later the new route.',
+  command: ['haproxy', '-W', '-db', '-f', '${POD_DIR}/haproxy.cfg'],
+  reload: { exec: { command: ['sh', 'fixtures/gateways/haproxy/reload-detach-first.sh'] } },
 });
 
 export const caddy = defineProfile({
@@ -234,4 +244,4 @@ export const caddy = defineProfile({
   },
 });
 
-export const gatewayProfiles: Profile[] = [nginx, nginx.naive!, haproxy, haproxy.naive!, haproxyRestart, caddy, caddy.naive!];
+export const gatewayProfiles: Profile[] = [nginx, nginx.naive!, haproxy, haproxy.naive!, haproxyRestart, haproxyDetachFirst, caddy, caddy.naive!];

@@ -16,6 +16,7 @@ import gatewayDeleteTurn from './gateway-delete-turn.ts';
 import gatewayHttp2Goaway from './gateway-http2-goaway.ts';
 import gatewayReloadHttp from './gateway-reload-http.ts';
 import gatewayReloadHttpNoKeepalive from './gateway-reload-http-no-keepalive.ts';
+import gatewayRouteSwapHttp from './gateway-route-swap-http.ts';
 import gatewayRolloutHttp from './gateway-rollout-http.ts';
 import gatewayScaleDown from './gateway-scale-down.ts';
 import gatewaySlowLb from './gateway-slow-lb.ts';
@@ -39,6 +40,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewayHttp2Goaway,
   gatewayReloadHttp,
   gatewayReloadHttpNoKeepalive,
+  gatewayRouteSwapHttp,
   gatewayDeleteTurn,
   nodeDrainHttp,
   forceDelete,

@@ -49,6 +49,8 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   rolloutAtMs: ms(0),
   scaleAtMs: ms(0),
   reloadAtMs: ms(0),
+  swapAtMs: ms(0),
+  movedWithinMs: ms(0),
   longRequestMs: ms(1),
   retireWithinMs: ms(1),
   settleMs: ms(0),

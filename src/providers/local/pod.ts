@@ -243,7 +243,10 @@ export class LocalPod {
     const pid = this.pid;
     const how = 'signal' in reload ? reload.signal : reload.exec.command.join(' ');
     this.event('reload-start', { how, ...(Object.keys(env).length > 0 ? { env } : {}) });
-    const podEnv = { ...this.env, ...env, ZERODROP_MAIN_PID: String(pid) };
+    // A value may name the pod's own variables (`${BACKEND_B_SERVICE_HOST}`): what a changed
+    // ConfigMap would say of another Service, resolved where the pod resolves its own.
+    const expanded = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{([A-Z][A-Z0-9_]*)\}/g, (_, name: string) => this.env[name] ?? '')]));
+    const podEnv = { ...this.env, ...expanded, ZERODROP_MAIN_PID: String(pid) };
     if (reload.render) {
       const rendered = await this.runInContainer(reload.render, podEnv);
       if (rendered.exitCode !== 0) {

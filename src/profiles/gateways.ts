@@ -40,8 +40,12 @@ function nginxFitsOpenFiles(pod: PodContext): void {
 const nginxShape = (pod: PodContext) => drainShape(pod, NGINX_KEEPALIVE_TIME_SECONDS * 1000);
 const shape = (pod: PodContext) => drainShape(pod);
 
-/** What the naive twins take back: the package's defaults, no preStop, plain SIGTERM, no promise. */
-const asPackaged = { preStop: undefined, stopSignal: undefined, terminationGracePeriodSeconds: undefined, drain: undefined } as const;
+/**
+ * What the naive twins take back: the package's defaults, no preStop, plain SIGTERM, no promise. And
+ * no reload: a twin is naive in how it stops, and its reload would be the drain-correct profile's
+ * own, which the reload scenarios measure there.
+ */
+const asPackaged = { preStop: undefined, stopSignal: undefined, terminationGracePeriodSeconds: undefined, drain: undefined, reload: undefined } as const;
 
 export const nginx = defineProfile({
   name: 'nginx',

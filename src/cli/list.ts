@@ -8,7 +8,7 @@ import { describeKind, OPTION_KINDS } from '../scenarios/option-kinds.ts';
 export function listCatalog(out: (line: string) => void = console.log, defined: readonly Profile[] = []): void {
   out('Scenarios:');
   for (const s of catalog) {
-    out(`  ${s.id}${s.control ? ' (control: runs only when selected)' : ''}  [seeds ${s.seeds.join(', ')}]`);
+    out(`  ${s.id}${s.control ? ' (control: runs only when selected)' : ''}${s.seeds.length > 0 ? `  [seeds ${s.seeds.join(', ')}]` : ''}`);
     out(`      ${s.description}`);
     out(`      options: ${Object.entries(s.defaults).map(([k, v]) => `${k}=${v}`).join(' ')}`);
     // A broken profile passing here is by design, not a harness bug: say so where people look.

@@ -66,7 +66,7 @@ export function gatewayReloadScenario(shape: GatewayReloadShape): ScenarioDefini
       retireWithinMs: 2500,
       settleMs: 1000,
     },
-    nightly: { gateways: 3, backends: 3, clients: 100, keepAliveConnections: shape.keepAlive ? 100 : 0, reloadAtMs: 10_000, longRequestMs: 10_000, retireWithinMs: 15_000, settleMs: 5000 },
+    nightly: { backends: 3, clients: 100, keepAliveConnections: shape.keepAlive ? 100 : 0, reloadAtMs: 10_000, longRequestMs: 10_000, retireWithinMs: 15_000, settleMs: 5000 },
     optionDocs: {
       ...gatewayOptionDocs,
       longRequests: 'requests in flight across the reload, started 0.5 s before it',

@@ -6,11 +6,11 @@
 // Caddy swaps its configuration in the same process (https://caddyserver.com/docs/api): each
 // through the profile's own `reload`, as a user would define it for theirs.
 
-import type { LoadPhase } from '../model/scenario.ts';
+import type { Expectation, LoadPhase } from '../model/scenario.ts';
 import { ProfileCannotPlay } from '../profiles/profile.ts';
 import { defineScenario, type Feature, type ScenarioDefinition } from './definition.ts';
 import { trafficExpectations } from './dense-traffic.ts';
-import { GATEWAY, gatewayOptionDocs, gatewayTopology, gatewayTraffic, type GatewaySetup } from './gateway-http-topology.ts';
+import { GATEWAY, gatewayOptionDocs, gatewayTopology, gatewayTraffic, type GatewaySetup, type GatewayTrafficOptions } from './gateway-http-topology.ts';
 import type { Profile } from '../profiles/profile.ts';
 
 export interface GatewayReloadShape {
@@ -32,13 +32,38 @@ export function reloadableGateway(profile: Profile, o: Parameters<typeof gateway
 }
 
 /** Requests started before `atMs` and lasting `longRequestMs`: in flight on the old configuration's process when it is replaced. */
-export function longRequestsAcross(atMs: number, o: { longRequests: number; longRequestMs: number }): LoadPhase[] {
+function longRequestsAcross(atMs: number, o: { longRequests: number; longRequestMs: number }): LoadPhase[] {
   const start = Math.max(0, atMs - LONG_LEAD_MS);
   return Array.from({ length: o.longRequests }, (_, i) => ({
     id: `long-${i + 1}`,
     startMs: start,
     spec: { kind: 'single', service: GATEWAY, path: `/delay?ms=${o.longRequestMs}`, timeoutMs: o.longRequestMs + 5_000 },
   }));
+}
+
+export interface ReloadTrafficOptions extends GatewayTrafficOptions {
+  longRequests: number;
+  longRequestMs: number;
+  retireWithinMs: number;
+  settleMs: number;
+}
+
+/**
+ * The load of a reload at `atMs` (the gateway traffic, long requests across the reload), when the
+ * run ends (the long requests done and settled, the retired processes given their time), and what
+ * must hold: no failure, the long requests complete, the reload took.
+ */
+export function reloadTraffic(setup: GatewaySetup, o: ReloadTrafficOptions, atMs: number, keepAlive: boolean): { loads: LoadPhase[]; endMs: number; expectations: Expectation[] } {
+  const loads = [...gatewayTraffic({ ...o, longRequests: 0, keepAlive }, setup, atMs), ...longRequestsAcross(atMs, o)];
+  return {
+    loads,
+    endMs: atMs + Math.max(o.longRequestMs + o.settleMs, o.retireWithinMs),
+    expectations: [
+      ...trafficExpectations(loads, o),
+      ...loads.filter((l) => l.id.startsWith('long-')).map((l) => ({ assert: 'completesInFlight', load: l.id }) as const),
+      { assert: 'reloadSucceeded', retireWithinMs: o.retireWithinMs },
+    ],
+  };
 }
 
 export function gatewayReloadScenario(shape: GatewayReloadShape): ScenarioDefinition {
@@ -77,8 +102,7 @@ export function gatewayReloadScenario(shape: GatewayReloadShape): ScenarioDefini
     },
     build: (profile, o) => {
       const setup = reloadableGateway(profile, o);
-      const loads = [...gatewayTraffic({ ...o, longRequests: 0, keepAlive: shape.keepAlive }, setup, o.reloadAtMs), ...longRequestsAcross(o.reloadAtMs, o)];
-      const endMs = o.reloadAtMs + Math.max(o.longRequestMs + o.settleMs, o.retireWithinMs);
+      const { loads, endMs, expectations } = reloadTraffic(setup, o, o.reloadAtMs, shape.keepAlive);
       return {
         id: shape.id,
         profile: profile.name,
@@ -87,11 +111,7 @@ export function gatewayReloadScenario(shape: GatewayReloadShape): ScenarioDefini
         steps: [{ id: 'reload', when: { atMs: o.reloadAtMs }, action: { kind: 'reload-pod', workload: GATEWAY, pick: 'oldest' } }],
         end: { afterMs: endMs },
         maxDurationMs: endMs + 15_000,
-        expectations: [
-          ...trafficExpectations(loads, o),
-          ...loads.filter((l) => l.id.startsWith('long-')).map((l) => ({ assert: 'completesInFlight', load: l.id }) as const),
-          { assert: 'reloadSucceeded', retireWithinMs: o.retireWithinMs },
-        ],
+        expectations,
       };
     },
   });

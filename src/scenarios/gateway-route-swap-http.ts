@@ -8,9 +8,8 @@
 import { referenceProfile } from '../profiles/reference.ts';
 import { backendTopology } from './backend-topology.ts';
 import { defineScenario } from './definition.ts';
-import { trafficExpectations } from './dense-traffic.ts';
-import { BACKEND_PROGRAMMING_DELAY_MS, GATEWAY, gatewayOptionDocs, gatewayTraffic } from './gateway-http-topology.ts';
-import { longRequestsAcross, reloadableGateway } from './gateway-reload.ts';
+import { BACKEND_PROGRAMMING_DELAY_MS, GATEWAY, gatewayOptionDocs } from './gateway-http-topology.ts';
+import { reloadableGateway, reloadTraffic } from './gateway-reload.ts';
 import { RELOAD_KNOWN_FAILURES } from './gateway-reload-http.ts';
 
 /** The second backend set, where the route moves to; the first is the gateway topology's `backend`. */
@@ -57,8 +56,7 @@ export default defineScenario({
   build: (profile, o) => {
     const setup = reloadableGateway(profile, o);
     const target = backendTopology(referenceProfile, { name: ROUTE_TARGET, replicas: o.backends, preStopSeconds: 1, graceSeconds: 5, programmingDelayMs: BACKEND_PROGRAMMING_DELAY_MS });
-    const loads = [...gatewayTraffic({ ...o, longRequests: 0, keepAlive: true }, setup, o.swapAtMs), ...longRequestsAcross(o.swapAtMs, o)];
-    const endMs = o.swapAtMs + Math.max(o.longRequestMs + o.settleMs, o.retireWithinMs);
+    const { loads, endMs, expectations } = reloadTraffic(setup, o, o.swapAtMs, true);
     const prefix = ROUTE_TARGET.toUpperCase().replace(/-/g, '_');
     return {
       id: 'gateway-route-swap-http',
@@ -76,9 +74,7 @@ export default defineScenario({
       end: { afterMs: endMs },
       maxDurationMs: endMs + 15_000,
       expectations: [
-        ...trafficExpectations(loads, o),
-        ...loads.filter((l) => l.id.startsWith('long-')).map((l) => ({ assert: 'completesInFlight', load: l.id }) as const),
-        { assert: 'reloadSucceeded', retireWithinMs: o.retireWithinMs },
+        ...expectations,
         { assert: 'routeMoved', step: 'swap', from: 'backend', to: ROUTE_TARGET, withinMs: o.movedWithinMs },
       ],
     };

@@ -58,6 +58,8 @@ export interface ProviderCapabilities {
    * as the client saw them (a cluster's kube-proxy shows the harness none).
    */
   serviceConnectionRecords?: boolean;
+  /** Reaches into a running pod to reload its configuration in place (`reloadPod`). Unknown counts as no. */
+  podReload?: boolean;
 }
 
 export interface DrainNodeOptions {

@@ -32,6 +32,9 @@ export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' 
       }
     }
   }
+  if (scenario.steps.some((s) => s.action.kind === 'reload-pod') && !provider.capabilities.podReload) {
+    return `provider ${provider.name} cannot reload a pod's configuration in place (the reload scenarios run on the local provider)`;
+  }
   const drain = scenario.steps.find((s) => s.action.kind === 'drain-node');
   if (drain && !provider.capabilities.nodeDrain) {
     return `provider ${provider.name} may not cordon and drain nodes here (single node, or a cluster zerodrop did not create)`;

@@ -61,10 +61,6 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
   const progress = (phase: ScenarioProgress['phase'], message?: string) =>
     opts.onProgress?.({ scenario: scenario.id, profile: scenario.profile, phase, ...(message ? { message } : {}) });
 
-  // Before anything is deployed: a provider that cannot reach into a pod could only fail the step.
-  if (scenario.steps.some((s) => s.action.kind === 'reload-pod') && !provider.reloadPod) {
-    return { verdict: 'skipped', assertions: [], reason: `provider ${provider.name} cannot reload a pod's configuration in place (the reload scenarios run on the local provider)`, loads: [] };
-  }
   progress('deploying');
   try {
     await provider.deploy(scenario.topology, { signal, timeoutMs: opts.deployTimeoutMs ?? 30_000 });

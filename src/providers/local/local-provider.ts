@@ -84,7 +84,7 @@ function validate(topology: Topology, existingWorkloads: ReadonlySet<string>, ex
 export class LocalProvider implements Provider {
   readonly name = 'local';
   // Nodes are modelled for drains only (nodes.ts): the pods all run on this machine.
-  readonly capabilities: ProviderCapabilities = { multiNode: false, udp: true, nodeDrain: true, containerStopSignals: true, serviceConnectionRecords: true };
+  readonly capabilities: ProviderCapabilities = { multiNode: false, udp: true, nodeDrain: true, containerStopSignals: true, serviceConnectionRecords: true, podReload: true };
   private readonly nodes = new LocalNodes();
   private readonly budgets = new Map<string, DisruptionBudget>();
 

@@ -242,6 +242,7 @@ export class LocalPod {
     if (!this.started || this.exited || this.terminating || this.tornDown || this.pid === undefined) throw new Error(`pod ${this.name} is not running: nothing to reload`);
     const pid = this.pid;
     const how = 'signal' in reload ? reload.signal : reload.exec.command.join(' ');
+    this.processes?.quicken();
     this.event('reload-start', { how, ...(Object.keys(env).length > 0 ? { env } : {}) });
     // A value may name the pod's own variables (`${BACKEND_B_SERVICE_HOST}`): what a changed
     // ConfigMap would say of another Service, resolved where the pod resolves its own.

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { ProcessWatch } from './process-watch.ts';
+import { PROCESS_POLL_MS, ProcessWatch } from './process-watch.ts';
 
 describe.skipIf(process.platform !== 'linux')('ProcessWatch', () => {
   it('records each process of a container as it appears and ends, the main process left out', async () => {
@@ -10,7 +10,7 @@ describe.skipIf(process.platform !== 'linux')('ProcessWatch', () => {
     const events: { kind: string; pid: number; command: string; t: number }[] = [];
     const watch = new ProcessWatch(main.pid!, () => performance.now(), (kind, detail, t) => events.push({ kind, pid: Number(detail['pid']), command: String(detail['command']), t: t ?? performance.now() }));
     try {
-      watch.start();
+      watch.start(PROCESS_POLL_MS);
       await sleep(800);
       process.kill(-main.pid!, 'SIGKILL');
       await new Promise((resolve) => main.once('exit', resolve));

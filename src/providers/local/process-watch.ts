@@ -7,8 +7,13 @@
 
 import { childrenOf, readCommandLine, readProcStat, runs } from '../../state/proc-stat.ts';
 
-/** Often enough to place a worker's start and end within a request's duration, cheap for a few processes. */
+/** Once the pod reloads: often enough to place a worker's start and end within a request's duration. */
 export const PROCESS_POLL_MS = 20;
+/**
+ * Until then only the processes that are there matter, not to the millisecond: every pod of a
+ * profile that can reload is watched, in every scenario, and the harness's event loop pays for it.
+ */
+export const PROCESS_IDLE_POLL_MS = 100;
 
 interface Seen {
   ppid: number;
@@ -23,6 +28,7 @@ type RecordProcess = (kind: 'process-started' | 'process-exited', detail: { [key
 export class ProcessWatch {
   private readonly seen = new Map<number, Seen>();
   private timer?: NodeJS.Timeout;
+  private intervalMs = PROCESS_IDLE_POLL_MS;
 
   private readonly mainPid: number;
   private readonly record: RecordProcess;
@@ -34,9 +40,22 @@ export class ProcessWatch {
     this.record = record;
   }
 
-  start(): void {
+  start(intervalMs = PROCESS_IDLE_POLL_MS): void {
     this.look();
-    this.timer = setInterval(() => this.look(), PROCESS_POLL_MS);
+    this.every(intervalMs);
+  }
+
+  /** Looks every PROCESS_POLL_MS from now on (a reload is under way), starting with one at once. */
+  quicken(): void {
+    if (this.timer === undefined || this.intervalMs === PROCESS_POLL_MS) return;
+    this.look();
+    this.every(PROCESS_POLL_MS);
+  }
+
+  private every(intervalMs: number): void {
+    clearInterval(this.timer);
+    this.intervalMs = intervalMs;
+    this.timer = setInterval(() => this.look(), intervalMs);
     this.timer.unref();
   }
 

@@ -2,7 +2,7 @@ import { gatewayReloadScenario } from './gateway-reload.ts';
 
 /**
  * Drain-correct gateways whose reload with keep-alive clients fails by what the system itself does.
- * Measured: each reload closed 16 to 28 idle client connections at once, none of them announced.
+ * Measured: each reload closed 16 to 30 idle client connections at once, none of them announced.
  */
 export const RELOAD_KNOWN_FAILURES: Record<string, string> = {
   nginx: 'keepAliveClosedPolitely: the old workers close their idle keep-alive connections at once when the reload retires them, unannounced; keepalive_time cannot help, since a reload, unlike a delete, has no preStop to let it act first',

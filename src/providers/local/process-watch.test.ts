@@ -11,7 +11,8 @@ describe.skipIf(process.platform !== 'linux')('ProcessWatch', () => {
     const watch = new ProcessWatch(main.pid!, () => performance.now(), (kind, detail, t) => events.push({ kind, pid: Number(detail['pid']), command: String(detail['command']), t: t ?? performance.now() }));
     try {
       watch.start(PROCESS_POLL_MS);
-      await sleep(800);
+      // Until the second worker has been seen under its own name: a busy machine starts them late.
+      for (const deadline = performance.now() + 5000; performance.now() < deadline && !events.some((e) => e.command === 'sleep 5'); ) await sleep(20);
       process.kill(-main.pid!, 'SIGKILL');
       await new Promise((resolve) => main.once('exit', resolve));
       watch.stop();

@@ -14,13 +14,21 @@ export const PROCESS_POLL_MS = 20;
  * profile that can reload is watched, in every scenario, and the harness's event loop pays for it.
  */
 export const PROCESS_IDLE_POLL_MS = 100;
+/** Looks a new process may keep its parent's command line before it is recorded under it (a worker forked, never renamed). */
+const NAMING_LOOKS = 5;
 
 interface Seen {
   ppid: number;
   command: string;
-  /** When it was first seen; its process-started is recorded at the next look, with this time. */
+  /**
+   * When it was first seen; its process-started is recorded with this time once it has a name of
+   * its own (a fork still carries its parent's command line until it execs or renames itself, later
+   * on a busy machine), or after NAMING_LOOKS looks, or at its end.
+   */
   since: number;
   recorded: boolean;
+  looks: number;
+  parentCommand: string;
 }
 
 type RecordProcess = (kind: 'process-started' | 'process-exited', detail: { [key: string]: unknown }, t?: number) => void;
@@ -93,7 +101,9 @@ export class ProcessWatch {
         const command = readCommandLine(pid);
         if (command !== undefined && command !== '') was.command = command;
       }
-      if (!was.recorded) {
+      was.looks++;
+      const named = was.command !== was.parentCommand || was.looks >= NAMING_LOOKS;
+      if (!was.recorded && (named || !now.has(pid))) {
         was.recorded = true;
         this.record('process-started', { pid, ppid: was.ppid, command: was.command }, was.since);
       }
@@ -104,7 +114,7 @@ export class ProcessWatch {
     const t = this.now();
     for (const [pid, ppid] of now) {
       if (this.seen.has(pid)) continue;
-      this.seen.set(pid, { ppid, command: readCommandLine(pid) ?? '', since: t, recorded: false });
+      this.seen.set(pid, { ppid, command: readCommandLine(pid) ?? '', since: t, recorded: false, looks: 0, parentCommand: readCommandLine(ppid) ?? '' });
     }
   }
 }

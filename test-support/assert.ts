@@ -120,6 +120,20 @@ export class TimelineBuilder {
     return this;
   }
 
+  /** A process of the pod's container (process-started, and process-exited when `exited` is given). */
+  process(pod: string, pid: number, command: string, started: number, exited?: number): this {
+    this.event(started, 'process-started', { pod, detail: { pid, ppid: 1, command } });
+    if (exited !== undefined) this.event(exited, 'process-exited', { pod, detail: { pid, ppid: 1, command } });
+    return this;
+  }
+
+  /** A configuration reload of the pod: reload-start at `at`, reload-end `tookMs` later with `end` as its detail. */
+  reload(pod: string, at: number, tookMs = 10, end: Record<string, unknown> = { signal: 'SIGHUP', sent: true }): this {
+    this.event(at, 'reload-start', { pod, detail: { how: 'SIGHUP' } });
+    this.event(at + tookMs, 'reload-end', { pod, detail: end });
+    return this;
+  }
+
   request(fields: Partial<RequestRecord> & Pick<RequestRecord, 'start' | 'end'>): RequestRecord {
     const record: RequestRecord = { id: this.nextRequestId++, load: 'http', outcome: 'ok', newConnection: true, ...fields };
     this.timeline.requests.push(record);

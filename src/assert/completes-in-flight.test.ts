@@ -45,7 +45,15 @@ describe('completesInFlight', () => {
     none.request({ load: 'long', start: 100, end: 900, pod: 'p' });
     expect(evaluateOne({ assert: 'completesInFlight', load: 'long' }, none.build())).toMatchObject({
       verdict: 'inconclusive',
-      message: 'no pod was deleted: no request of load "long" was in flight at a delete',
+      message: 'no pod was deleted or reloaded: no request of load "long" was in flight at a delete or reload',
     });
+  });
+
+  it('judges the requests in flight at a reload when no pod was deleted: a reload retires what served them', () => {
+    const b = new TimelineBuilder().pod('gateway-1').reload('gateway-1', 1000);
+    b.request({ load: 'long', start: 500, end: 2000, pod: 'gateway-1' });
+    expect(evaluateOne({ assert: 'completesInFlight', load: 'long' }, b.build())).toMatchObject({ verdict: 'pass', message: expect.stringMatching(/in flight at a reload \(t=1\.000 s\)/) });
+    b.request({ load: 'long', start: 600, end: 1100, pod: 'gateway-1', outcome: 'reset' });
+    expect(evaluateOne({ assert: 'completesInFlight', load: 'long' }, b.build()).verdict).toBe('fail');
   });
 });

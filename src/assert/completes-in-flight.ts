@@ -12,16 +12,19 @@ export type CompletesInFlight = Extract<Expectation, { assert: 'completesInFligh
 export function completesInFlight(expectation: CompletesInFlight, ctx: AssertContext): AssertionResult {
   const name = 'completesInFlight';
   const { load } = expectation;
-  const deletes = ctx.timeline.events.filter((e) => e.kind === 'delete-issued').map((e) => e.t).sort((a, b) => a - b);
+  // A configuration reload retires processes as a delete retires a pod: what they hold must finish too.
+  const deleted = ctx.timeline.events.filter((e) => e.kind === 'delete-issued');
+  const disruption = deleted.length > 0 ? 'delete' : 'reload';
+  const deletes = (deleted.length > 0 ? deleted : ctx.timeline.events.filter((e) => e.kind === 'reload-start')).map((e) => e.t).sort((a, b) => a - b);
   if (deletes.length === 0) {
-    return { name, verdict: 'inconclusive', message: `no pod was deleted: no request of load "${load}" was in flight at a delete` };
+    return { name, verdict: 'inconclusive', message: `no pod was deleted or reloaded: no request of load "${load}" was in flight at a delete or reload` };
   }
   const inFlight = ctx.timeline.requests.filter(
     (r) => r.load === load && deletes.some((t) => r.start < t && t <= r.end),
   );
-  const where = `of load "${load}" in flight at a delete (${deletes.map(at).join(', ')})`;
+  const where = `of load "${load}" in flight at a ${disruption} (${deletes.map(at).join(', ')})`;
   if (inFlight.length === 0) {
-    return { name, verdict: 'inconclusive', message: `no request of load "${load}" was in flight at a delete (${deletes.map(at).join(', ')}): nothing was tested`, details: { deletes } };
+    return { name, verdict: 'inconclusive', message: `no request of load "${load}" was in flight at a ${disruption} (${deletes.map(at).join(', ')}): nothing was tested`, details: { deletes } };
   }
   const failed = inFlight.filter((r) => r.outcome !== 'ok');
   if (failed.length === 0) {

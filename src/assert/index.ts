@@ -22,6 +22,8 @@ import { noLostPackets } from './no-lost-packets.ts';
 import { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
 import { notKilled } from './not-killed.ts';
 import { podExitWithin } from './pod-exit-within.ts';
+import { reloadSucceeded } from './reload-succeeded.ts';
+import { routeMoved } from './route-moved.ts';
 import { preStopOutlastsDeprogramming } from './prestop-outlasts-deprogramming.ts';
 import { rolloutCompletesWithin } from './rollout-completes-within.ts';
 import { streamsIntact } from './streams-intact.ts';
@@ -42,6 +44,8 @@ export { noLostPackets, packetPhase, servingPod, type PacketPhase } from './no-l
 export { noNewConnectionsAfterDeprogram } from './no-new-connections-after-deprogram.ts';
 export { notKilled } from './not-killed.ts';
 export { podExitWithin } from './pod-exit-within.ts';
+export { reloadSucceeded } from './reload-succeeded.ts';
+export { routeMoved } from './route-moved.ts';
 export { preStopOutlastsDeprogramming } from './prestop-outlasts-deprogramming.ts';
 export { rolloutCompletesWithin } from './rollout-completes-within.ts';
 export { streamsIntact } from './streams-intact.ts';
@@ -86,6 +90,10 @@ export function assertOne(expectation: Expectation, ctx: AssertContext): Asserti
       return noIdleUpstreamAtDrain(expectation, ctx);
     case 'preStopOutlastsDeprogramming':
       return preStopOutlastsDeprogramming(expectation, ctx);
+    case 'reloadSucceeded':
+      return reloadSucceeded(expectation, ctx);
+    case 'routeMoved':
+      return routeMoved(expectation, ctx);
     default: {
       const unknown: never = expectation;
       throw new Error(`unknown assertion ${JSON.stringify(unknown)}`);

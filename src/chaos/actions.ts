@@ -63,6 +63,24 @@ export async function runChaosAction(provider: Provider, recorder: Recorder, ste
       await provider.restartController(action.workload);
       return;
     }
+    case 'reload-pod': {
+      const pods = action.pick === 'all' ? provider.pods(action.workload).filter((p) => p.phase === 'Running') : [pickPod(provider.pods(action.workload), action.pick)].filter((p) => p !== undefined);
+      if (pods.length === 0) throw new Error(`chaos step ${stepId}: workload ${action.workload} has no running pod to reload`);
+      if (!provider.reloadPod) throw new Error(`chaos step ${stepId}: provider ${provider.name} cannot reload a pod's configuration`);
+      const env = action.env ?? {};
+      const changes = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ');
+      for (const pod of pods) {
+        recorder.event('chaos', {
+          pod: pod.name,
+          workload: action.workload,
+          message: `reload ${pod.name}${changes ? ` with ${changes}` : ''}`,
+          detail: { step: stepId, action: action.kind, ...(action.env ? { env } : {}) },
+        });
+      }
+      // Every pod at once, as a controller applying a changed ConfigMap to each replica would.
+      await Promise.all(pods.map((pod) => provider.reloadPod!(pod.name, { env })));
+      return;
+    }
     case 'rollout-restart': {
       recorder.event('chaos', {
         workload: action.workload,

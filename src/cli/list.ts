@@ -8,12 +8,12 @@ import { describeKind, OPTION_KINDS } from '../scenarios/option-kinds.ts';
 export function listCatalog(out: (line: string) => void = console.log, defined: readonly Profile[] = []): void {
   out('Scenarios:');
   for (const s of catalog) {
-    out(`  ${s.id}${s.control ? ' (control: runs only when selected)' : ''}  [seeds ${s.seeds.join(', ')}]`);
+    out(`  ${s.id}${s.control ? ' (control: runs only when selected)' : ''}${s.seeds.length > 0 ? `  [seeds ${s.seeds.join(', ')}]` : ''}`);
     out(`      ${s.description}`);
     out(`      options: ${Object.entries(s.defaults).map(([k, v]) => `${k}=${v}`).join(' ')}`);
     // A broken profile passing here is by design, not a harness bug: say so where people look.
     for (const [profile, why] of Object.entries(s.tolerates ?? {})) out(`      passes ${profile} by design: ${why}`);
-    for (const [profile, why] of Object.entries(s.reproduces ?? {})) out(`      fails ${profile} by design (a defect it reproduces): ${why}`);
+    for (const [profile, why] of Object.entries(s.knownFailures ?? {})) out(`      fails ${profile}, a drain-correct profile, by what the system does: ${why}`);
   }
   out('\nOption values (--set key=value, config `set`):');
   for (const [key, kind] of Object.entries(OPTION_KINDS)) out(`  ${key.padEnd(20)} ${describeKind(kind)}`);

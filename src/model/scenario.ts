@@ -33,6 +33,13 @@ export type ChaosAction =
   /** `kubectl rollout restart` of the controller that runs the workload (a chart's, ChartedDataplane.controller), not of the workload. */
   | { kind: 'restart-controller'; workload: string }
   /**
+   * The profile's configuration reload of running pods of the workload (its `reload`): `pick` one,
+   * or `all` of them, each at once. `env` overrides pod variables the templates are rendered with
+   * again before the reload (a route moved to another backend Service); a value may name the pod's
+   * own variables as `${NAME}` (`${BACKEND_B_SERVICE_HOST}`).
+   */
+  | { kind: 'reload-pod'; workload: string; pick: 'oldest' | 'newest' | 'all'; env?: Record<string, string> }
+  /**
    * `kubectl drain` of the node hosting the workload's oldest running pod: cordon it, then evict its
    * pods through the Eviction API, an eviction a PodDisruptionBudget refuses (429) tried again after a
    * pause. Needs a provider that may cordon and drain nodes (capabilities.nodeDrain).
@@ -78,6 +85,18 @@ export type Expectation =
   | { assert: 'acceptsNewConnectionsAfterSigterm'; pod: PodRef; windowMs: number }
   | { assert: 'noNewConnectionsAfterDeprogram'; pod: PodRef }
   | { assert: 'completesInFlight'; load: string }
+  /**
+   * Every configuration reload of the run's pods took: its command exited 0 (its signal was sent),
+   * and within `retireWithinMs` of it every process it retired was gone (a reload that leaves old
+   * workers running holds their sockets and memory). The message tells each reload's processes.
+   */
+  | { assert: 'reloadSucceeded'; retireWithinMs: number }
+  /**
+   * A route moved from the backends of workload `from` to those of `to` by step `step`: requests
+   * sent before the step were served by `from`, and requests sent `withinMs` or more after it by
+   * `to` only (a request on a connection an old process still holds may be served by either).
+   */
+  | { assert: 'routeMoved'; step: string; from: string; to: string; withinMs: number }
   | { assert: 'notKilled'; pod: PodRef }
   | { assert: 'rolloutCompletesWithin'; workload: string; maxMs: number }
   /**

@@ -24,6 +24,12 @@ export type EventKind =
   | 'rollout-start'
   | 'rollout-complete'
   | 'chaos' // a chaos step ran; message says which
+  | 'reload-start' // the pod's configuration reload began (signal sent, or command started); detail.how
+  | 'reload-end' // the reload command ended (detail.exitCode), or at once for a signal
+  // a process of the pod's container appeared or ended (recorded for pods that reload): detail.pid,
+  // detail.ppid, detail.command; the main process is the pod's own lifecycle
+  | 'process-started'
+  | 'process-exited'
   | 'load-start'
   | 'load-stop'
   | 'goaway' // an HTTP/2 client received GOAWAY; detail.load, localPort, lastStreamId, errorCode

@@ -35,6 +35,14 @@ export interface Probe {
  */
 export type PreStop = { sleep: { seconds: number } } | { exec: { command: string[] } };
 
+/**
+ * How a running pod's system takes a new configuration without a restart: a signal to its main
+ * process (nginx's SIGHUP, HAProxy's master SIGUSR2) or a command run in the pod (`caddy reload`).
+ * `render`, when set, is run first in the pod: it renders the configuration templates again, with
+ * the reload's variables, into the pod's directory.
+ */
+export type Reload = ({ signal: NodeJS.Signals } | { exec: { command: string[] } }) & { render?: string[] };
+
 export interface RollingUpdate {
   maxSurge: number;
   maxUnavailable: number;
@@ -49,6 +57,8 @@ export interface Workload {
   ports: ContainerPort[];
   readinessProbe?: Probe;
   preStop?: PreStop;
+  /** How the pods reload their configuration in place (the `reload-pod` chaos action). */
+  reload?: Reload;
   terminationGracePeriodSeconds: number;
   strategy: RollingUpdate;
   /** The signal that starts shutdown (the image's STOPSIGNAL); Kubernetes defaults to SIGTERM. */

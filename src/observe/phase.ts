@@ -8,6 +8,7 @@
 // moment was on. Pure functions over the Timeline.
 
 import type { Timeline, TimelineEvent } from '../model/timeline.ts';
+import { reloadPhase } from './processes.ts';
 
 export type Lifecycle =
   | 'starting'
@@ -193,7 +194,22 @@ export function phaseAt(timeline: Timeline, pod: string | undefined, t: number, 
     const lc = podLifecycle(timeline, pod);
     const lifecycle = lifecycleAt(lc, t);
     const programmed = programmedAt(timeline, pod, t);
-    return { pod, lifecycle, programmed, label: describe(lc, lifecycle, programmed, t) };
+    const reload = reloadPhase(timeline, pod, t);
+    // A pod reloaded and never deleted is told by its reload alone ("before delete" says nothing).
+    const label = reload === undefined ? describe(lc, lifecycle, programmed, t) : lifecycle === 'ready' ? reload : `${describe(lc, lifecycle, programmed, t)}, ${reload}`;
+    return { pod, lifecycle, programmed, label };
+  }
+  // A pod reloaded (not deleted) is where a failure with no pod known most likely met its end.
+  const reloaded = lastReloadedBefore(timeline, t);
+  if (reloaded && !timeline.events.some((e) => e.kind === 'delete-issued' && e.t <= t)) {
+    const lc = podLifecycle(timeline, reloaded);
+    return {
+      pod: undefined,
+      lifecycle: lifecycleAt(lc, t),
+      programmed: programmedAt(timeline, reloaded, t),
+      label: `${noPodReason}; ${reloadPhase(timeline, reloaded, t) ?? ''}`,
+      attributedTo: reloaded,
+    };
   }
   let deleted: TimelineEvent | undefined;
   for (const e of timeline.events) {
@@ -208,4 +224,11 @@ export function phaseAt(timeline: Timeline, pod: string | undefined, t: number, 
     label: `${noPodReason}; ${formatSeconds(t - deleted.t)} s after delete of ${deleted.pod}`,
     attributedTo: deleted.pod,
   };
+}
+
+/** The pod whose reload began last at or before `t`. */
+function lastReloadedBefore(timeline: Timeline, t: number): string | undefined {
+  let last: TimelineEvent | undefined;
+  for (const e of timeline.events) if (e.kind === 'reload-start' && e.pod !== undefined && e.t <= t && (!last || e.t >= last.t)) last = e;
+  return last?.pod;
 }

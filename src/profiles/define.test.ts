@@ -33,6 +33,15 @@ const gateway = (over: Partial<ProfileDefinition> = {}): ProfileDefinition => ({
 const request = { protocol: 'http' as const, port: 8080, backendService: 'backend', backendPort: 8080, programmingDelayMs: 2000, graceSeconds: 30 };
 
 describe('defineProfile', () => {
+  it("carries a reload: its templates rendered again into the pod's directory first, a command run like the pod's own", () => {
+    const bySignal = defineProfile(gateway({ reload: { signal: 'SIGHUP' } })).gateway!(request).reload;
+    expect(bySignal).toMatchObject({ signal: 'SIGHUP', render: ['sh', '-c', expect.stringMatching(/render\.mjs' 'proxy\.conf=.*proxy\.conf' >\/dev\/null$/)] });
+    const byCommand = defineProfile(gateway({ reload: { exec: { command: ['my-proxy', 'reload', '--config', '${POD_DIR}/proxy.conf'] } } })).gateway!(request).reload;
+    expect(byCommand && 'exec' in byCommand ? byCommand.exec.command : []).toEqual(['sh', '-c', expect.stringMatching(/exec 'my-proxy' 'reload' '--config' "\$\{POD_DIR\}"'\/proxy\.conf'$/)]);
+    expect(defineProfile(gateway()).gateway!(request).reload).toBeUndefined();
+    expect(() => defineProfile(gateway({ reload: { signal: 'HUP' } as never }))).toThrow(/reload.*must be a signal name like SIGHUP/);
+  });
+
   it('makes a gateway profile whose plan follows the pod: stop signal, preStop and drain from the scenario', () => {
     const p = defineProfile(
       gateway({

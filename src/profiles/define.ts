@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { UsageError } from '../config/usage-error.ts';
 import type { DrainEnd } from '../model/scenario.ts';
-import { defaultProbe, type PreStop, type ProbeHandler } from '../model/workload.ts';
+import { defaultProbe, type PreStop, type ProbeHandler, type Reload } from '../model/workload.ts';
 import { packageRoot } from '../paths.ts';
 import { compileDrainSetting, DRAIN_SETTING_SCHEMA, type DrainSettingDefinition } from './drain-setting.ts';
 import { GATEWAY_HEADER, POD_HEADER, ProfileCannotPlay, type Attribution, type BackendPlan, type GatewayPlan, type Profile, type ProfileKind, type Requirement } from './profile.ts';
@@ -58,6 +58,9 @@ export type PerPod<T> = T | ((pod: PodContext) => T);
  * 0 (run in the pod: its environment and directory). `port` defaults to the pod's `PORT`.
  */
 export type ReadinessDefinition = { httpGet: { path: string; port?: number } } | { tcpSocket: { port?: number } } | { exec: { command: string[] } };
+
+/** defineProfile's `reload`. */
+export type ReloadDefinition = { signal: NodeJS.Signals } | { exec: { command: string[] } };
 
 /** The roles a profile plays. */
 export type ProfileRole = 'gateway' | 'backend';
@@ -110,6 +113,13 @@ export interface ProfileFields {
   preStop?: PerPod<PreStop | undefined>;
   /** The signal that starts the graceful stop (the image's STOPSIGNAL); SIGTERM by default. */
   stopSignal?: NodeJS.Signals;
+  /**
+   * How a running pod takes a new configuration without a restart (the reload scenarios): a signal
+   * to the main process (`{ signal: 'SIGHUP' }`) or a command run in the pod (`{ exec: { command } }`,
+   * with placeholders). The config templates are rendered again into `${POD_DIR}` first, so the
+   * reload reads what a changed ConfigMap would give it. Without it the reload scenarios skip the profile.
+   */
+  reload?: PerPod<ReloadDefinition | undefined>;
   /** The pod's grace period; the scenario's when not set. */
   terminationGracePeriodSeconds?: PerPod<number | undefined>;
   /** The drain the system promises; the timing assertions take their bounds from it. */
@@ -156,6 +166,11 @@ export interface ProfileDefinition extends ProfileFields {
   requires?: Requirement[];
   /** `system` (default: must drain correctly), `reference`, or `mutant` (broken on purpose: must fail). */
   kind?: Exclude<ProfileKind, 'naive'>;
+  /**
+   * A mutant broken in one thing only (its reload, say): the scenarios that must catch it. Elsewhere
+   * it may pass, and nothing is expected of it there.
+   */
+  caughtBy?: string[];
   /**
    * The system as it behaves with its defaults, named `<name>-naive`, declared as the fields that
    * differ. Expected to fail the scenarios that need the drain it lacks.
@@ -214,6 +229,10 @@ const fields = {
     'must be { sleep: { seconds: N } }, { exec: { command: [...] } } or a function of the pod returning one',
   ).optional(),
   stopSignal: z.string().regex(/^SIG[A-Z0-9]+$/, 'must be a signal name like SIGTERM, SIGQUIT, SIGWINCH').optional(),
+  reload: perPod(
+    z.union([z.strictObject({ signal: z.string().regex(/^SIG[A-Z0-9]+$/, 'must be a signal name like SIGHUP, SIGUSR2') }), z.strictObject({ exec: z.strictObject({ command: z.array(z.string()).min(1) }) })]),
+    'must be { signal: "SIGHUP" }, { exec: { command: [...] } } or a function of the pod returning one',
+  ).optional(),
   terminationGracePeriodSeconds: perPod(z.number().min(0), 'must be a number of seconds or a function of the pod returning one').optional(),
   drain: perPod(z.strictObject({ minDrainSeconds: z.number().min(0), drainTimeoutSeconds: z.number().min(0), exits: DRAIN_END_SCHEMA.optional() }), 'must be { minDrainSeconds, drainTimeoutSeconds, exits? } or a function of the pod returning one').optional(),
   check: z.custom<(pod: PodContext) => void>((v) => typeof v === 'function', { error: 'must be a function of the pod that throws ProfileCannotCarry when the scenario asks too much' }).optional(),
@@ -230,6 +249,7 @@ const schema = z.strictObject({
   directory: z.string({ error: 'must be a directory path' }).min(1).optional(),
   requires: z.array(z.strictObject({ binary: z.string().min(1), install: z.string().min(1) }), { error: 'must be [{ binary, install }]' }).optional(),
   kind: z.enum(['system', 'reference', 'mutant'], { error: 'must be "system", "reference" or "mutant"' }).optional(),
+  caughtBy: z.array(z.string().min(1), { error: 'must list scenario ids, e.g. ["gateway-reload-http"]' }).optional(),
   naive: z.strictObject({ ...fields, command: fields.command.optional() }).optional(),
   drainSettings: z.array(DRAIN_SETTING_SCHEMA).optional(),
   ...fields,
@@ -394,15 +414,30 @@ export function shellWord(arg: string): string {
  */
 export function podCommand(command: readonly string[], config: Record<string, string>, directory: string): string[] {
   const inPackage = resolve(directory) === resolve(packageRoot);
+  const steps: string[] = [];
+  const render = renderStep(config, directory);
+  if (render !== undefined) steps.push(`POD_DIR=$(${render}) && export POD_DIR`);
+  if (!inPackage) steps.push(`cd ${shellWord(directory)}`);
+  if (steps.length === 0 && !command.some((arg) => arg.match(PLACEHOLDER))) return [...command];
+  return ['sh', '-c', [...steps, `exec ${command.map(shellWord).join(' ')}`].join(' && ')];
+}
+
+/** The shell command that renders the templates into the pod directory and prints it; undefined without templates. */
+function renderStep(config: Record<string, string>, directory: string): string | undefined {
+  const inPackage = resolve(directory) === resolve(packageRoot);
   const templates = Object.entries(config).map(([file, path]) => {
     const absolute = templatePath(path, directory);
     return shellWord(`${file}=${inPackage && !isAbsolute(path) ? path : absolute}`);
   });
-  const steps: string[] = [];
-  if (templates.length > 0) steps.push(`POD_DIR=$("$ZERODROP_NODE" ${shellWord(inPackage ? RENDER_IN_PACKAGE : RENDER)} ${templates.join(' ')}) && export POD_DIR`);
-  if (!inPackage) steps.push(`cd ${shellWord(directory)}`);
-  if (steps.length === 0 && !command.some((arg) => arg.match(PLACEHOLDER))) return [...command];
-  return ['sh', '-c', [...steps, `exec ${command.map(shellWord).join(' ')}`].join(' && ')];
+  if (templates.length === 0) return undefined;
+  return `"$ZERODROP_NODE" ${shellWord(inPackage ? RENDER_IN_PACKAGE : RENDER)} ${templates.join(' ')}`;
+}
+
+/** The pod's reload as the Workload carries it: the re-render first, an exec run like the command. */
+function reloadPlan(reload: ReloadDefinition, config: Record<string, string>, directory: string): Reload {
+  const render = renderStep(config, directory);
+  const how: Reload = 'signal' in reload ? { signal: reload.signal } : { exec: { command: podCommand(reload.exec.command, {}, directory) } };
+  return render === undefined ? how : { ...how, render: ['sh', '-c', `${render} >/dev/null`] };
 }
 
 function probeHandler(readiness: ReadinessDefinition | undefined, podPort: number): ProbeHandler {
@@ -422,6 +457,7 @@ function toProfile(def: ProfileDefinition, kind: ProfileKind): Profile {
     def.check?.(pod);
     const drain = resolvePerPod(def.drain, pod);
     const preStop = resolvePerPod(def.preStop, pod);
+    const reload = resolvePerPod(def.reload, pod);
     const grace = resolvePerPod(def.terminationGracePeriodSeconds, pod);
     const command = resolvePerPod(def.command, pod) ?? [];
     // The system's own bound on its graceful stop: what the promised drain leaves after the minimum
@@ -438,6 +474,7 @@ function toProfile(def: ProfileDefinition, kind: ProfileKind): Profile {
       ...(JSON.stringify(argv) === JSON.stringify(command) ? {} : { defined: { argv: command, templates: readTemplates(def.config ?? {}, directory) } }),
       ...(preStop ? { preStop } : {}),
       ...(def.stopSignal ? { stopSignal: def.stopSignal } : {}),
+      ...(reload ? { reload: reloadPlan(reload, def.config ?? {}, directory) } : {}),
       ...(grace !== undefined ? { terminationGracePeriodSeconds: grace } : {}),
       ...(drain ? { drain } : {}),
     };
@@ -448,6 +485,7 @@ function toProfile(def: ProfileDefinition, kind: ProfileKind): Profile {
     kind,
     description: def.description,
     requires: def.requires ?? [],
+    ...(def.caughtBy ? { caughtBy: def.caughtBy } : {}),
     ...(roles.includes('gateway')
       ? {
           gateway: (request) =>

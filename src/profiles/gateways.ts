@@ -7,7 +7,7 @@
 // is a drain setting below, proven necessary by its ablation (docs/drain-settings.md).
 
 import { packageRoot } from '../paths.ts';
-import { defineProfile, type PodContext } from './define.ts';
+import { defineProfile, type PodContext, type ProfileDefinition } from './define.ts';
 import { drainShape, gatewayDrainSettings, KEEPALIVE_SCENARIOS, OVERLONG_SCENARIOS, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
 import { openFileLimit } from './limits.ts';
 import { ProfileCannotCarry, type Profile } from './profile.ts';
@@ -40,8 +40,12 @@ function nginxFitsOpenFiles(pod: PodContext): void {
 const nginxShape = (pod: PodContext) => drainShape(pod, NGINX_KEEPALIVE_TIME_SECONDS * 1000);
 const shape = (pod: PodContext) => drainShape(pod);
 
-/** What the naive twins take back: the package's defaults, no preStop, plain SIGTERM, no promise. */
-const asPackaged = { preStop: undefined, stopSignal: undefined, terminationGracePeriodSeconds: undefined, drain: undefined } as const;
+/**
+ * What the naive twins take back: the package's defaults, no preStop, plain SIGTERM, no promise. And
+ * no reload: a twin is naive in how it stops, and its reload would be the drain-correct profile's
+ * own, which the reload scenarios measure there.
+ */
+const asPackaged = { preStop: undefined, stopSignal: undefined, terminationGracePeriodSeconds: undefined, drain: undefined, reload: undefined } as const;
 
 export const nginx = defineProfile({
   name: 'nginx',
@@ -65,6 +69,9 @@ export const nginx = defineProfile({
   preStop: (pod) => ({ sleep: { seconds: nginxShape(pod).preStopSeconds } }),
   // The official nginx image's STOPSIGNAL: SIGQUIT is nginx's graceful shutdown.
   stopSignal: 'SIGQUIT',
+  // `nginx -s reload` is this signal to the master: it starts workers on the new configuration and
+  // shuts the old ones down gracefully (https://nginx.org/en/docs/control.html).
+  reload: { signal: 'SIGHUP' },
   terminationGracePeriodSeconds: (pod) => nginxShape(pod).terminationGracePeriodSeconds,
   drain: (pod) => nginxShape(pod).drain,
   attribution: { header: 'x-zerodrop-gateway' },
@@ -94,15 +101,12 @@ export const nginx = defineProfile({
   },
 });
 
-export const haproxy = defineProfile({
-  name: 'haproxy',
+/** The drain-correct HAProxy pod, whichever way it is started and reloaded. */
+const haproxyPod = {
   role: 'gateway',
   protocols: ['http'],
-  description: 'HAProxy, drain-correct: preStop outlasts deprogramming, then SIGUSR1 (soft-stop) with idle-close-on-response, bounded by hard-stop-after.',
   directory: packageRoot,
   requires: [{ binary: 'haproxy', install: 'apt-get install haproxy' }],
-  // -W: master-worker (signals go to the master, which drives the worker); -db: foreground.
-  command: ['haproxy', '-W', '-db', '-f', '${POD_DIR}/haproxy.cfg'],
   config: { 'haproxy.cfg': 'fixtures/gateways/haproxy/haproxy.cfg' },
   env: { DRAIN_TIMEOUT_SECONDS: String(STOP_TIMEOUT_SECONDS) },
   readiness: { httpGet: { path: '/healthz' } },
@@ -112,6 +116,19 @@ export const haproxy = defineProfile({
   terminationGracePeriodSeconds: (pod) => shape(pod).terminationGracePeriodSeconds,
   drain: (pod) => shape(pod).drain,
   attribution: { header: 'x-zerodrop-gateway' },
+} satisfies Omit<ProfileDefinition, 'name' | 'description' | 'command'>;
+
+export const haproxy = defineProfile({
+  ...haproxyPod,
+  name: 'haproxy',
+  description: 'HAProxy, drain-correct: preStop outlasts deprogramming, then SIGUSR1 (soft-stop) with idle-close-on-response, bounded by hard-stop-after.',
+  // -W: master-worker (signals go to the master, which drives the worker); -db: foreground.
+  command: ['haproxy', '-W', '-db', '-f', '${POD_DIR}/haproxy.cfg'],
+  // SIGUSR2 to the master: it re-executes itself on the new configuration and its new worker takes
+  // the old one's listening socket over through the master's socket pair to it (the new worker runs
+  // with `-x sockpair@N`; the socket's inode is unchanged across the reload, measured with HAProxy
+  // 2.6, with no `expose-fd listeners` stats socket); the old worker then finishes what it holds.
+  reload: { signal: 'SIGUSR2' },
   drainSettings: [
     ...gatewayDrainSettings({ stopSignal: 'SIGUSR1' }),
     {
@@ -144,6 +161,41 @@ export const haproxy = defineProfile({
   },
 });
 
+/** The reload scenarios: what a profile broken in its reload only must fail. */
+export const RELOAD_SCENARIOS = ['gateway-reload-http', 'gateway-reload-http-no-keepalive', 'gateway-route-swap-http'];
+
+/**
+ * HAProxy drain-correct, reloaded by an entrypoint shell that runs a new haproxy without handing its
+ * listeners over (fixtures/gateways/haproxy/haproxy-reexec.sh): `restart` stops the old one before
+ * starting the new one; `sf` starts the new one with -sf beside the old one.
+ */
+export function haproxyReexec(mode: 'sf' | 'restart', fields: { name: string; description: string; kind?: 'mutant' | 'system'; caughtBy?: string[] }) {
+  return defineProfile({
+    ...haproxyPod,
+    ...fields,
+    command: ['sh', 'fixtures/gateways/haproxy/haproxy-reexec.sh', mode, '${POD_DIR}/haproxy.cfg'],
+    // The entrypoint shell replaces its haproxy on SIGHUP (the pod's stop signal it passes on).
+    reload: { signal: 'SIGHUP' },
+  });
+}
+
+export const haproxyRestart = haproxyReexec('restart', {
+  name: 'haproxy-restart',
+  kind: 'mutant',
+  caughtBy: RELOAD_SCENARIOS,
+  description: 'HAProxy drain-correct, but "reloaded" by a restart: the old process soft-stops and only then does a new one bind, so new connections are refused in between.',
+});
+
+export const haproxyDetachFirst = defineProfile({
+  ...haproxyPod,
+  name: 'haproxy-detach-first',
+  kind: 'mutant',
+  caughtBy: RELOAD_SCENARIOS,
+  description: 'HAProxy drain-correct, its route changes applied detach-first: a reload with no route (404 for everything), then a second later the new route.',
+  command: ['haproxy', '-W', '-db', '-f', '${POD_DIR}/haproxy.cfg'],
+  reload: { exec: { command: ['sh', 'fixtures/gateways/haproxy/reload-detach-first.sh'] } },
+});
+
 export const caddy = defineProfile({
   name: 'caddy',
   role: 'gateway',
@@ -158,6 +210,9 @@ export const caddy = defineProfile({
   readiness: { httpGet: { path: '/healthz' } },
   // The Caddyfile answers with Connection: close once this file exists (its `@draining` matcher).
   preStop: (pod) => ({ exec: { command: ['sh', '-c', `touch "$POD_DIR/draining" && sleep ${shape(pod).preStopSeconds}`] } }),
+  // POST /load through the admin socket the Caddyfile names (https://caddyserver.com/docs/api);
+  // --force: a configuration rendered the same is reloaded too, not skipped as unchanged.
+  reload: { exec: { command: ['env', 'XDG_CONFIG_HOME=${POD_DIR}', 'XDG_DATA_HOME=${POD_DIR}', 'caddy', 'reload', '--config', '${POD_DIR}/Caddyfile', '--adapter', 'caddyfile', '--force'] } },
   terminationGracePeriodSeconds: (pod) => shape(pod).terminationGracePeriodSeconds,
   drain: (pod) => shape(pod).drain,
   attribution: { header: 'x-zerodrop-gateway' },
@@ -193,4 +248,4 @@ export const caddy = defineProfile({
   },
 });
 
-export const gatewayProfiles: Profile[] = [nginx, nginx.naive!, haproxy, haproxy.naive!, caddy, caddy.naive!];
+export const gatewayProfiles: Profile[] = [nginx, nginx.naive!, haproxy, haproxy.naive!, haproxyRestart, haproxyDetachFirst, caddy, caddy.naive!];

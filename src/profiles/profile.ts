@@ -3,7 +3,7 @@
 // the topology around it. A profile that cannot play a role, or whose binary is missing, makes the
 // scenario `skipped` with the reason, never `fail`.
 
-import type { ChartedDataplane, DefinedPod, Probe, PreStop } from '../model/workload.ts';
+import type { ChartedDataplane, DefinedPod, Probe, PreStop, Reload } from '../model/workload.ts';
 import type { DrainEnd } from '../model/scenario.ts';
 import type { AblationOf, DrainSetting } from './ablation.ts';
 
@@ -99,6 +99,8 @@ export interface GatewayPlan extends BackendPlan {
   terminationGracePeriodSeconds?: number;
   /** The image's STOPSIGNAL, when it is not SIGTERM (nginx's graceful stop is SIGQUIT). */
   stopSignal?: NodeJS.Signals;
+  /** How a running pod takes a new configuration (defineProfile's `reload`); absent: the reload scenarios skip it. */
+  reload?: Reload;
   /**
    * The drain the system promises, after Envoy Gateway's shutdown manager: it exits no earlier than
    * `minDrainSeconds` after the delete and no later than `drainTimeoutSeconds`.
@@ -130,6 +132,8 @@ export interface Profile {
   drainSettings?: DrainSetting[];
   /** Set on an ablated profile: which setting of which profile it lacks. */
   ablation?: AblationOf;
+  /** A mutant broken in one thing only: the scenarios that catch it (elsewhere nothing is expected of it). */
+  caughtBy?: string[];
 }
 
 /** Thrown when a profile cannot play the role or protocol a scenario needs: the scenario is skipped. */

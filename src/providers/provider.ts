@@ -58,6 +58,8 @@ export interface ProviderCapabilities {
    * as the client saw them (a cluster's kube-proxy shows the harness none).
    */
   serviceConnectionRecords?: boolean;
+  /** Reaches into a running pod to reload its configuration in place (`reloadPod`). Unknown counts as no. */
+  podReload?: boolean;
 }
 
 export interface DrainNodeOptions {
@@ -105,6 +107,14 @@ export interface Provider extends AsyncDisposable {
    * Only providers whose capabilities say `nodeDrain`.
    */
   drainNode?(node: string, opts: DrainNodeOptions): Promise<string[]>;
+
+  /**
+   * Reloads the pod's configuration in place, as its workload's `reload` says, with `env` overriding
+   * the variables its templates are rendered with again; resolves once the reload was issued (a
+   * signal sent, a command started), and records reload-start and reload-end. Providers that
+   * cannot reach into a pod omit it.
+   */
+  reloadPod?(pod: string, opts?: { env?: Record<string, string> }): Promise<void>;
 
   /** `kubectl rollout restart`: returns once the rollout has started. */
   rolloutRestart(workload: string): Promise<void>;

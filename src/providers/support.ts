@@ -46,6 +46,9 @@ export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' 
       }
     }
   }
+  if (scenario.steps.some((s) => s.action.kind === 'reload-pod') && !provider.capabilities.podReload) {
+    return `provider ${provider.name} cannot reload a pod's configuration in place (the reload scenarios run on the local provider)`;
+  }
   for (const { action } of scenario.steps) {
     if (action.kind !== 'restart-controller') continue;
     if (!scenario.topology.workloads.find((w) => w.name === action.workload)?.installedBy?.controller) {

@@ -35,7 +35,7 @@ export default defineScenario<Options>({
     'coturn-naive': "the TURN server is never deleted here, so coturn's exit at SIGTERM is not exercised; it relays to any peer it is allowed, with no discovery to lose a pod from",
     'stunner-naive': 'the TURN server is never deleted here: its 30 s grace period is not exercised',
   },
-  reproduces: {
+  knownFailures: {
     'stunner-018':
       'STUNner 0.18.0 feeds stunnerd its backends from the legacy Endpoints API, which drops a pod the moment it terminates: https://github.com/l7mp/stunner/issues/138, fixed by the EndpointSlice controller of 0.19.0 (https://github.com/l7mp/stunner/releases/tag/v0.19.0)',
   },

@@ -20,6 +20,8 @@ export interface BackendTopologyOptions {
   maxUnavailable?: number;
   /** What the backends serve (BackendRequest.protocol); HTTP when omitted. */
   protocol?: BackendProtocol;
+  /** The Deployment's and the Service's name (`backend` when omitted): a second set beside the first. */
+  name?: string;
 }
 
 export function backendTopology(profile: Profile, o: BackendTopologyOptions): Topology {
@@ -27,8 +29,9 @@ export function backendTopology(profile: Profile, o: BackendTopologyOptions): To
   const plan = profile.backend({ port: BACKEND_PORT, ...(o.protocol ? { protocol: o.protocol } : {}) });
   const portName = o.protocol === 'tcp-stream' ? 'stream' : o.protocol === 'grpc' ? 'grpc' : 'http';
   const preStop = plan.preStop ?? (o.preStopSeconds > 0 ? { sleep: { seconds: o.preStopSeconds } } : undefined);
+  const name = o.name ?? BACKEND;
   const workload: Workload = {
-    name: BACKEND,
+    name,
     replicas: o.replicas,
     command: plan.command,
     env: plan.env,
@@ -46,8 +49,8 @@ export function backendTopology(profile: Profile, o: BackendTopologyOptions): To
     workloads: [workload],
     services: [
       {
-        name: BACKEND,
-        selector: BACKEND,
+        name,
+        selector: name,
         // Unprivileged: the Service uses the container port too, not 80.
         ports: [{ name: portName, port: BACKEND_PORT, targetPort: BACKEND_PORT, protocol: 'TCP' }],
         programmingDelayMs: o.programmingDelayMs,

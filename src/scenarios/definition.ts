@@ -5,7 +5,7 @@
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
 
-export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'websocket' | 'sse' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'control-plane' | 'grpc';
+export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'websocket' | 'sse' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'control-plane' | 'grpc' | 'reload';
 
 /** Seed discussions (src/scenarios/seeds.ts), by their number. */
 export type Seed = '000' | '001' | '002' | '003' | '004' | '005';
@@ -31,10 +31,13 @@ export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
    */
   tolerates?: Record<string, string>;
   /**
-   * Real systems (by profile) this scenario reproduces a known defect of, each with where it is
-   * documented: expected to fail, as a mutant is. A release that fixed it is a profile of its own.
+   * Drain-correct profiles this scenario fails, each with why: a behaviour of the system itself that
+   * no setting of its configuration changes (nginx's reload closes idle keep-alive connections
+   * unannounced), or a documented defect of a release it reproduces (with where it is documented; a
+   * release that fixed it is a profile of its own). Their expected verdict here is `fail`; the
+   * message names what they do.
    */
-  reproduces?: Record<string, string>;
+  knownFailures?: Record<string, string>;
   /** Short values, so that the whole local catalog runs in minutes. */
   defaults: O;
   /** Realistic values for nightly runs (`--nightly`). */

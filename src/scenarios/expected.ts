@@ -10,21 +10,24 @@ import { MESH_TOLERATES } from '../profiles/meshes.ts';
 export type JudgedVerdict = Extract<Verdict, 'pass' | 'fail'>;
 
 /**
- * A control fails on every profile, and a real system fails the scenario that reproduces its known
- * defect (`ScenarioDefinition.reproduces`). Otherwise a drain-correct profile (the reference apps, a real
+ * A control fails on every profile, and a real system fails a scenario that declares it does, with
+ * why (`ScenarioDefinition.knownFailures`: what the system itself does, or a documented defect of
+ * its release). Otherwise a drain-correct profile (the reference apps, a real
  * system in its drain-correct configuration) passes, and a broken one (a mutant, a naive twin) fails
  * unless the scenario declares it tolerated, with why (`ScenarioDefinition.tolerates`). An ablated
  * profile fails the scenarios that catch it; elsewhere nothing is expected.
  */
 export function expectedVerdict(
-  scenario: Pick<ScenarioDefinition, 'id' | 'control' | 'tolerates' | 'reproduces'>,
-  profile: Pick<Profile, 'name' | 'kind' | 'ablation'>,
+  scenario: Pick<ScenarioDefinition, 'id' | 'control' | 'tolerates' | 'knownFailures'>,
+  profile: Pick<Profile, 'name' | 'kind' | 'ablation' | 'caughtBy'>,
 ): JudgedVerdict | undefined {
   if (scenario.control) return 'fail';
-  if (scenario.reproduces?.[profile.name]) return 'fail';
+  if (scenario.knownFailures?.[profile.name] !== undefined) return 'fail';
   // An ablation must fail the scenarios that catch its missing setting; elsewhere it may pass (a
   // setting is for one kind of traffic), so nothing is expected there.
   if (profile.kind === 'ablation') return profile.ablation?.caughtBy.includes(scenario.id) ? 'fail' : undefined;
+  // Likewise a mutant broken in one thing only (its reload): caught where it says, free elsewhere.
+  if (profile.caughtBy !== undefined) return profile.caughtBy.includes(scenario.id) ? 'fail' : undefined;
   // An installed GatewayClass (--gateway-class) is what the run finds out about: nothing is expected of it.
   if ('gatewayClass' in profile) return undefined;
   if (profile.kind === 'reference' || profile.kind === 'system') return 'pass';

@@ -27,6 +27,7 @@ export function gatewayWorkload(profile: Profile, plan: GatewayPlan, o: GatewayW
     ...(plan.preStop ? { preStop: plan.preStop } : {}),
     terminationGracePeriodSeconds: plan.terminationGracePeriodSeconds ?? o.graceSeconds,
     ...(plan.stopSignal ? { stopSignal: plan.stopSignal } : {}),
+    ...(plan.reload ? { reload: plan.reload } : {}),
     strategy: { maxSurge: 1, maxUnavailable: 0 },
     labels: { 'zerodrop.dev/profile': profile.name },
     ...(plan.installedBy ? { installedBy: plan.installedBy } : {}),

@@ -20,6 +20,9 @@ import gatewayDeleteHttpNoKeepalive from './gateway-delete-http-no-keepalive.ts'
 import gatewayDeleteTurn from './gateway-delete-turn.ts';
 import gatewayControllerRestartTurn from './gateway-controller-restart-turn.ts';
 import gatewayHttp2Goaway from './gateway-http2-goaway.ts';
+import gatewayReloadHttp from './gateway-reload-http.ts';
+import gatewayReloadHttpNoKeepalive from './gateway-reload-http-no-keepalive.ts';
+import gatewayRouteSwapHttp from './gateway-route-swap-http.ts';
 import gatewayRolloutHttp from './gateway-rollout-http.ts';
 import gatewayScaleDown from './gateway-scale-down.ts';
 import gatewaySlowLb from './gateway-slow-lb.ts';
@@ -46,6 +49,9 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewaySlowLb,
   gatewayBackendRolloutHttp,
   gatewayHttp2Goaway,
+  gatewayReloadHttp,
+  gatewayReloadHttpNoKeepalive,
+  gatewayRouteSwapHttp,
   gatewayDeleteTurn,
   gatewayControllerRestartTurn,
   nodeDrainHttp,

@@ -71,3 +71,31 @@ export function runningProcesses(): ProcStat[] | undefined {
   }
   return found;
 }
+
+/** The children of `pid` (every thread's), as the kernel lists them; empty when it is gone or there is no /proc. */
+export function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const children = new Set<number>();
+  for (const task of tasks) {
+    try {
+      for (const word of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (word !== '') children.add(Number(word));
+    } catch {
+      // The thread ended while we looked.
+    }
+  }
+  return [...children];
+}
+
+/** The argv of `pid` as one line (a process may rewrite it: nginx's "worker process is shutting down"); undefined when gone. */
+export function readCommandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((w) => w !== '').join(' ');
+  } catch {
+    return undefined;
+  }
+}

@@ -5,6 +5,7 @@ import { openRun, planRun } from '../../src/api/run.ts';
 import type { ScenarioResult } from '../../src/report/results.ts';
 import { collectResult } from './collect.ts';
 import type { OptionValues } from '../../src/scenarios/definition.ts';
+import type { Profile } from '../../src/profiles/profile.ts';
 
 /**
  * Runs the case; when the harness itself says the run could not be measured (inconclusive through
@@ -12,8 +13,8 @@ import type { OptionValues } from '../../src/scenarios/definition.ts';
  * again, at most twice. This repeats a run that gave no verdict, never one that gave a verdict: a
  * fail is returned as it is, and nothing in the measuring path retries anything.
  */
-export async function runCase(scenarioId: string, profileName: string, overrides: OptionValues = {}): Promise<ScenarioResult> {
-  return repeatUnmeasured(() => runCaseOnce(scenarioId, profileName, overrides));
+export async function runCase(scenarioId: string, profile: string | Profile, overrides: OptionValues = {}): Promise<ScenarioResult> {
+  return repeatUnmeasured(() => runCaseOnce(scenarioId, profile, overrides));
 }
 
 /** Runs `once` again, at most twice more, while its result is unmeasured (see runCase). */
@@ -39,8 +40,9 @@ export function unmeasured(r: ScenarioResult): boolean {
  * Through the public API, as `zerodrop run` and `zerodrop/vitest` go: the run has its state record,
  * so pods left by a killed test worker are found by `zerodrop clean`.
  */
-async function runCaseOnce(scenarioId: string, profileName: string, overrides: OptionValues): Promise<ScenarioResult> {
-  await using open = await openRun(planRun({ provider: 'local', scenarios: [scenarioId], profiles: [profileName], set: overrides }));
+async function runCaseOnce(scenarioId: string, profile: string | Profile, overrides: OptionValues): Promise<ScenarioResult> {
+  // A profile object is one defined as a team would in its config (defineProfile), not in the catalog.
+  await using open = await openRun(planRun({ provider: 'local', scenarios: [scenarioId], profiles: [profile], set: overrides }));
   const run = await open.runPairs(undefined, { signal: AbortSignal.timeout(110_000) });
   const [result] = run.scenarios;
   if (!result) throw new Error('no result');

@@ -84,7 +84,7 @@ function validate(topology: Topology, existingWorkloads: ReadonlySet<string>, ex
 export class LocalProvider implements Provider {
   readonly name = 'local';
   // Nodes are modelled for drains only (nodes.ts): the pods all run on this machine.
-  readonly capabilities: ProviderCapabilities = { multiNode: false, udp: true, nodeDrain: true, containerStopSignals: true, serviceConnectionRecords: true };
+  readonly capabilities: ProviderCapabilities = { multiNode: false, udp: true, nodeDrain: true, containerStopSignals: true, serviceConnectionRecords: true, podReload: true };
   private readonly nodes = new LocalNodes();
   private readonly budgets = new Map<string, DisruptionBudget>();
 
@@ -237,6 +237,13 @@ export class LocalProvider implements Provider {
     const target = this.allPods.get(pod);
     if (!target || target.removed) throw new Error(`pod ${pod} not found`);
     target.delete(opts.gracePeriodSeconds ?? target.workload.terminationGracePeriodSeconds);
+  }
+
+  async reloadPod(pod: string, opts: { env?: Record<string, string> } = {}): Promise<void> {
+    this.assertRunning();
+    const target = this.allPods.get(pod);
+    if (!target || target.removed) throw new Error(`pod ${pod} not found`);
+    await target.reload(opts.env);
   }
 
   async scale(workload: string, replicas: number): Promise<void> {

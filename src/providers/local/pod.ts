@@ -46,6 +46,7 @@ import type { EventKind } from '../../model/timeline.ts';
 import type { Workload } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
 import type { PodInfo } from '../provider.ts';
+import { ProcessWatch } from './process-watch.ts';
 import { ReadinessProber } from './probes.ts';
 import {
   captureLines,
@@ -129,6 +130,8 @@ export class LocalPod {
   /** Process groups of preStop exec hooks: they run inside the container and die with it. */
   private readonly hookGroups = new Set<number>();
   private readonly hookExits: Promise<void>[] = [];
+  /** The container's processes over time, for a pod that reloads (process-watch.ts). */
+  private processes?: ProcessWatch;
   private killTimer?: NodeJS.Timeout;
   /** Run-clock time at which SIGKILL is due. */
   private killAt?: number;
@@ -217,6 +220,7 @@ export class LocalPod {
   kill(): Promise<void> {
     this.tornDown = true;
     this.prober?.stop();
+    this.processes?.cancel();
     clearTimeout(this.killTimer);
     clearTimeout(this.preStopTimer);
     // Once removed, its groups were killed and reaped: their ids may belong to someone else now.
@@ -227,10 +231,76 @@ export class LocalPod {
     return Promise.all([this.exitedPromise, ...this.hookExits]).then(() => undefined);
   }
 
+  /**
+   * The workload's configuration reload, in the running container: its templates rendered again
+   * (with `env` over the pod's variables), then its signal to the main process or its command run in
+   * the pod (`ZERODROP_MAIN_PID` names the main process). Resolves once the reload has ended.
+   */
+  async reload(env: Record<string, string> = {}): Promise<void> {
+    const reload = this.workload.reload;
+    if (!reload) throw new Error(`pod ${this.name}: workload ${this.workload.name} defines no reload`);
+    if (!this.started || this.exited || this.terminating || this.tornDown || this.pid === undefined) throw new Error(`pod ${this.name} is not running: nothing to reload`);
+    const pid = this.pid;
+    const how = 'signal' in reload ? reload.signal : reload.exec.command.join(' ');
+    this.processes?.quicken();
+    this.event('reload-start', { how, ...(Object.keys(env).length > 0 ? { env } : {}) });
+    // A value may name the pod's own variables (`${BACKEND_B_SERVICE_HOST}`): what a changed
+    // ConfigMap would say of another Service, resolved where the pod resolves its own.
+    const expanded = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{([A-Z][A-Z0-9_]*)\}/g, (_, name: string) => this.env[name] ?? '')]));
+    const podEnv = { ...this.env, ...expanded, ZERODROP_MAIN_PID: String(pid) };
+    if (reload.render) {
+      const rendered = await this.runInContainer(reload.render, podEnv);
+      if (rendered.exitCode !== 0) {
+        this.event('reload-end', { stage: 'render', ...rendered });
+        return;
+      }
+    }
+    if ('signal' in reload) {
+      this.event('reload-end', { signal: reload.signal, sent: !this.tornDown && signalProcess(pid, reload.signal) });
+      return;
+    }
+    this.event('reload-end', await this.runInContainer(reload.exec.command, podEnv));
+  }
+
+  /** Runs a command inside the container (its own group, killed with the container), with its output captured. */
+  private runInContainer(command: string[], env: NodeJS.ProcessEnv): Promise<{ exitCode: number | null; signal?: NodeJS.Signals; error?: string }> {
+    let child: ChildProcess;
+    try {
+      child = spawnGroup(command, { cwd: this.cwd, env });
+    } catch (err) {
+      return Promise.resolve({ exitCode: null, error: String(err) });
+    }
+    const group = child.pid;
+    if (group !== undefined) {
+      this.hookGroups.add(group);
+      this.hooks.groupStarted?.(group);
+    }
+    captureLines(child, (stream, line) => this.output(stream, line));
+    const ended = new Promise<{ exitCode: number | null; signal?: NodeJS.Signals; error?: string }>((resolve) => {
+      child.once('error', (err) => resolve({ exitCode: null, error: err.message }));
+      child.once('exit', (code, signal) => {
+        // A finished command whose group is empty is forgotten: its id may be reused.
+        if (group !== undefined && !groupAlive(group)) {
+          this.hookGroups.delete(group);
+          this.hooks.groupEnded?.(group);
+        }
+        resolve({ exitCode: code, ...(signal ? { signal } : {}) });
+      });
+    });
+    this.hookExits.push(ended.then(() => undefined));
+    return ended;
+  }
+
   private onSpawn(): void {
     if (this.exited || this.tornDown) return;
     this.started = true;
     this.event('pod-started', { pid: this.pid });
+    if (this.workload.reload && this.pid !== undefined) {
+      this.processes = new ProcessWatch(this.pid, () => this.recorder.now(), (kind, detail, t) =>
+        this.recorder.event(kind, { pod: this.name, workload: this.workload.name, detail, ...(t !== undefined ? { t } : {}) }),
+      );
+      this.processes.start();
+    }
     if (this.workload.readinessProbe) {
       this.prober = new ReadinessProber(this.workload.readinessProbe, this.ip, (ready) => this.setReady(ready), { cwd: this.cwd, env: this.env });
       this.prober.start();
@@ -364,6 +434,7 @@ export class LocalPod {
     this.prober?.stop();
     clearTimeout(this.killTimer);
     clearTimeout(this.preStopTimer);
+    if (!this.tornDown) this.processes?.stop();
     if (!this.tornDown) {
       const detail: Record<string, unknown> = { code, signal };
       if (error !== undefined) detail.error = error instanceof Error ? error.message : String(error);

@@ -3,6 +3,7 @@
 
 import type { EventKind, TimelineEvent } from '../../model/timeline.ts';
 import { phaseAt, type Lifecycle, type PodLifecycle } from '../../observe/phase.ts';
+import { processLifetimes } from '../../observe/processes.ts';
 import type { RenderContext } from './context.ts';
 import { sec } from './context.ts';
 import type { Lane, LanesRow, Marker, MarkerKind, Segment, SegmentKind } from './rows.ts';
@@ -28,6 +29,8 @@ const MARKER_OF: Partial<Record<EventKind, MarkerKind>> = {
   sigterm: 'sigterm',
   exit: 'exit',
   sigkill: 'sigkill',
+  'reload-start': 'other',
+  'reload-end': 'other',
 };
 
 /** Events without a pod that frame the run: drawn as labelled lines across the chart. */
@@ -50,6 +53,12 @@ export function describeEvent(e: TimelineEvent): string {
       break;
     case 'prestop-end':
       if (d['timedOut'] === true) parts.push('timed out');
+      break;
+    case 'reload-start':
+      if (d['how'] !== undefined) parts.push(String(d['how']));
+      break;
+    case 'reload-end':
+      if (d['exitCode'] !== undefined) parts.push(`exit code ${String(d['exitCode'])}`);
       break;
     default:
   }
@@ -81,6 +90,24 @@ function segmentsOf(ctx: RenderContext, lc: PodLifecycle): Segment[] {
   return segments;
 }
 
+/**
+ * A lane under a reloaded pod for each process of its container: alive, then retiring from the
+ * reload that replaced it until it is gone, so that the old and new workers' lives read like pods'.
+ */
+function processLanes(ctx: RenderContext, lc: PodLifecycle): Lane[] {
+  const reloads = ctx.timeline.events.filter((e) => e.pod === lc.pod && e.kind === 'reload-start').map((e) => e.t);
+  if (reloads.length === 0) return [];
+  const until = lc.exit ?? ctx.end;
+  return processLifetimes(ctx.timeline, lc.pod).map((p) => {
+    const end = p.exited ?? until;
+    const retired = reloads.find((t) => t >= p.started && t < end && p.exited !== undefined);
+    const life = `${lc.pod} process ${p.pid} (${p.command})`;
+    const segments: Segment[] = [{ start: p.started, end: retired ?? end, kind: 'ready', label: `${life} (t=${sec(p.started)} – ${sec(retired ?? end)})` }];
+    if (retired !== undefined) segments.push({ start: retired, end, kind: 'sigterm', label: `${life} retiring after the reload (t=${sec(retired)} – ${sec(end)})` });
+    return { name: `${lc.pod} ${p.pid}`, color: ctx.colorOf(lc.pod), segments, markers: [], failures: [] };
+  });
+}
+
 export function lanesRow(ctx: RenderContext, failures: Map<string, [number, string][]>): LanesRow {
   const lanes: Lane[] = ctx.pods.map((lc) => {
     const markers: Marker[] = [];
@@ -89,8 +116,9 @@ export function lanesRow(ctx: RenderContext, failures: Map<string, [number, stri
       const kind = MARKER_OF[e.kind];
       if (kind !== undefined) markers.push({ t: e.t, kind, label: describeEvent(e) });
     }
-    return { name: lc.pod, color: ctx.colorOf(lc.pod), segments: segmentsOf(ctx, lc), markers, failures: failures.get(lc.pod) ?? [] };
-  });
+    const pod: Lane = { name: lc.pod, color: ctx.colorOf(lc.pod), segments: segmentsOf(ctx, lc), markers, failures: failures.get(lc.pod) ?? [] };
+    return [pod, ...processLanes(ctx, lc)];
+  }).flat();
   const orphans = failures.get('');
   if (orphans && orphans.length > 0) lanes.push({ name: '(no pod)', color: '#64748b', segments: [], markers: [], failures: orphans });
   const globals: Marker[] = ctx.timeline.events

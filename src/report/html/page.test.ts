@@ -149,3 +149,18 @@ describe('the HTML report', () => {
     expect(html).toContain('<span class="expect unexpected" title="mutant-exit-on-sigterm is a mutant: it must fail">unexpected: should fail</span>');
   });
 });
+
+describe('the pods row of a reloaded pod', () => {
+  it("draws a lane per process of the container, the retired one retiring from the reload until it is gone", () => {
+    const timeline = new TimelineBuilder()
+      .pod('gateway-1', { workload: 'gateway', service: 'gateway' })
+      .process('gateway-1', 101, 'nginx: worker process', 50, 1600)
+      .reload('gateway-1', 1000)
+      .process('gateway-1', 202, 'nginx: worker process', 1030)
+      .build();
+    const html = renderHtml(runOf(resultOf(timeline)));
+    expect(html).toContain('gateway-1 process 101 (nginx: worker process) retiring after the reload (t=1.000 s – 1.600 s)');
+    expect(html).toContain('gateway-1 process 202 (nginx: worker process) (t=1.030 s');
+    expect(html).toMatch(/reload start \(SIGHUP\) — gateway-1 at t=1\.000 s/);
+  });
+});

@@ -26,6 +26,12 @@ const CASES: { scenario: string; profile: string; expect: 'pass' | string[]; ove
   { scenario: 'node-drain-http', profile: 'mutant-exit-on-sigterm', expect: ['noFailedRequests'] },
   { scenario: 'backend-scale-to-zero-udp', profile: 'reference', expect: 'pass' },
   { scenario: 'backend-scale-to-zero-udp', profile: 'mutant-endpoints-api', expect: ['noLostPackets'] },
+  // Streams through kube-proxy: the draining pod closes each the protocol's way (WebSocket 1001, an
+  // SSE body ended with a retry hint); a pod that dies at SIGTERM cuts them (1006, a body cut short).
+  { scenario: 'backend-delete-websocket', profile: 'reference', expect: 'pass' },
+  { scenario: 'backend-delete-websocket', profile: 'mutant-exit-on-sigterm', expect: ['streamsIntact'] },
+  { scenario: 'backend-delete-sse', profile: 'reference', expect: 'pass' },
+  { scenario: 'backend-delete-sse', profile: 'mutant-exit-on-sigterm', expect: ['streamsIntact'] },
   // STUNner #138 on STUNner itself: 0.18.0 (legacy Endpoints) loses the terminating, serving backend;
   // coturn, which checks no peer against discovered backends, relays to it to the end.
   { scenario: 'backend-scale-to-zero-turn', profile: 'coturn', expect: 'pass' },

@@ -190,7 +190,8 @@ export const haproxyDetachFirst = defineProfile({
   ...haproxyPod,
   name: 'haproxy-detach-first',
   kind: 'mutant',
-  caughtBy: RELOAD_SCENARIOS,
+  // A plain reload keeps its route: only the route change meets the gap (404 from the gateway itself).
+  caughtBy: ['gateway-route-swap-http'],
   description: 'HAProxy drain-correct, its route changes applied detach-first: a reload with no route (404 for everything), then a second later the new route.',
   command: ['haproxy', '-W', '-db', '-f', '${POD_DIR}/haproxy.cfg'],
   reload: { exec: { command: ['sh', 'fixtures/gateways/haproxy/reload-detach-first.sh'] } },

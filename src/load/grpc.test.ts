@@ -1,21 +1,18 @@
 // The gRPC generator against the reference gRPC server (fixtures/reference-grpc.mjs) as a real
 // process: each call's status, pod, connection and the GOAWAY it saw are what happened on the wire.
 
-import type { ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killChildren } from '../../suites/helpers/children.ts';
-import { startReferenceApp, type ReferenceApp } from '../../suites/helpers/reference-app.ts';
+import { killFixtureApps, startFixtureApp, type FixtureApp } from '../../test-support/fixture-app.ts';
 import type { GrpcLoadSpec } from '../model/load.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { grpcOutcome, startGrpcLoad } from './grpc.ts';
 
-const children: ChildProcess[] = [];
-afterEach(() => killChildren(children));
+afterEach(killFixtureApps);
 
-function startServer(mode: string, env: Record<string, string> = {}): Promise<ReferenceApp> {
-  return startReferenceApp('reference-grpc.mjs', { POD_NAME: `grpc-${mode}`, DRAIN_MODE: mode, STREAM_END_AFTER_MS: '100', DRAIN_IDLE_MS: '50', ...env }, children);
+function startServer(mode: string, env: Record<string, string> = {}): Promise<FixtureApp> {
+  return startFixtureApp('reference-grpc.mjs', mode, { POD_NAME: `grpc-${mode}`, STREAM_END_AFTER_MS: '100', DRAIN_IDLE_MS: '50', ...env });
 }
 
 const SPEC: GrpcLoadSpec = {

@@ -72,7 +72,7 @@ describe('zerodrop run flags, in process', () => {
     [['--scenario', 'backend-sigterm-keeps-accepting', '--set', 'rate=0'], /^--set rate=0: rate must be a number per second greater than 0 and at most 100000 \(scenario backend-sigterm-keeps-accepting\)$/],
     [['--scenario', 'backend-delete-http', '--set', 'deleteAtMs=1.5'], /^--set deleteAtMs=1\.5: deleteAtMs must be a whole number of milliseconds from 0 to 3600000/],
     [['--scenario', 'gateway-delete-turn', '--set', 'flowMs=0'], /^--set flowMs=0: flowMs must be a whole number of milliseconds from 1 to/],
-    // Issue 19: 500 allocations x 20/s is beyond what the local TURN path carries without loss.
+    // 500 allocations x 20/s is beyond what the local TURN path carries without loss.
     [['--scenario', 'gateway-delete-turn', '--set', 'flows=500', '--set', 'ratePerFlow=20'], /^--set flows=500 --set ratePerFlow=20: \(flows 500 \+ newFlows 4\) x ratePerFlow 20 = 10080 packets\/s, above the 5000 packets\/s the local TURN path carries without loss .*\(scenario gateway-delete-turn\)$/],
     [['--scenario', 'gateway-scale-down', '--set', 'replicasAfter=3'], /^--set replicasAfter=3: replicasAfter \(3\) must be below gateways \(3\), or nothing is scaled down \(scenario gateway-scale-down\)$/],
     [['--scenario', 'gateway-scale-down', '--set', 'gateways=1', '--nightly'], /^--set gateways=1: replicasAfter \(1\) must be below gateways \(1\)/],

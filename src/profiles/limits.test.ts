@@ -1,4 +1,4 @@
-// Issue 19, item 4: a profile's resources are sized from the scenario, and options beyond what it or
+// A profile's resources are sized from the scenario, and options beyond what it or
 // the harness can carry are refused (ProfileCannotCarry, exit 2 in the CLI), never judged.
 
 import { describe, expect, it } from 'vitest';

@@ -136,7 +136,12 @@ export interface Profile {
   caughtBy?: string[];
 }
 
-/** Thrown when a profile cannot play the role or protocol a scenario needs: the scenario is skipped. */
+/**
+ * Thrown when a profile cannot play the role or protocol a scenario needs (by its gateway or backend,
+ * or a scenario's build), or by a provider's `deploy` when the deployed system turns out unable to
+ * carry it (a GatewayClass without the route kind): the pair is skipped with this message
+ * (src/runner/eligibility.ts), nothing judged.
+ */
 export class ProfileCannotPlay extends Error {}
 
 /**

@@ -10,8 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Recorder } from '../observe/recorder.ts';
 import { dockerMissing, kindMissing, kindVersionProblem, kubeconfigMissing } from './kube/prerequisites.ts';
-import { LocalProvider } from './local/local-provider.ts';
-import type { Provider } from './provider.ts';
+import { LOCAL_CAPABILITIES, LocalProvider } from './local/local-provider.ts';
+import type { Provider, ProviderCapabilities } from './provider.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 import type { ClusterSystemSettings } from './cluster-system.ts';
 import type { Requirement } from '../profiles/profile.ts';
@@ -70,6 +70,8 @@ export interface ProviderSession extends AsyncDisposable {
   readonly name: ProviderName;
   /** `profile`: the system under test's profile name (a mesh profile changes what a cluster provider deploys). */
   create(ctx: { recorder: Recorder; runId?: string; cwd: string; profile?: string; seed?: number }): Provider;
+  /** What every provider it creates carries, known before one is created: a scenario's features are checked against it. */
+  readonly capabilities: ProviderCapabilities;
   /** Why this session cannot run a scenario of this role for this profile (e.g. a --gateway-class it cannot serve yet), or undefined. */
   unsupported?(scenario: { id: string; role: 'backend' | 'gateway' }, profile: { name: string }): string | undefined;
   /** Whether the session itself does what the profile's requirement is for (netns: installs the chart helm would). */
@@ -80,6 +82,7 @@ export interface ProviderSession extends AsyncDisposable {
 export function localSession(tracker?: LeftoverTracker): ProviderSession {
   return {
     name: 'local',
+    capabilities: LOCAL_CAPABILITIES,
     create: ({ recorder, runId, cwd, seed }) =>
       new LocalProvider({ recorder, runId: runId ?? newRunId(), cwd, ...(tracker ? { tracker } : {}), ...(seed !== undefined ? { seed } : {}) }),
     [Symbol.asyncDispose]: async () => {},

@@ -17,6 +17,7 @@ import type { ClusterSystemSettings } from './cluster-system.ts';
 import type { NetnsCharts } from './netns/chart-stand-ins.ts';
 import type { NetnsCluster } from './netns/cluster.ts';
 import type { Requirement } from '../profiles/profile.ts';
+import type { ProviderCapabilities } from './provider.ts';
 import { MESHES } from '../profiles/meshes.ts';
 import { gatewayClassProfileName } from '../scenarios/gateway-class-profile.ts';
 
@@ -41,8 +42,10 @@ export function kubeSession(
 ): ProviderSession {
   const gatewayClass = opts.system?.gatewayClass;
   const classProfile = gatewayClass ? gatewayClassProfileName(gatewayClass.name) : undefined;
+  const capabilities: ProviderCapabilities = { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals, meshes: true };
   return {
     name,
+    capabilities,
     // With --gateway-class the class's dataplane is the gateway of the run (its own profile, named
     // for the class); the other profiles play the backends.
     unsupported: (scenario, profile) => {
@@ -64,7 +67,7 @@ export function kubeSession(
         runId,
         cwd,
         exposure,
-        capabilities: { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals, meshes: true },
+        capabilities,
         allowNodeOperations: opts.allowNodeOperations,
         // An existing cluster (`cluster`) is touched only inside the run's namespace.
         clusterScopedObjects: name !== 'cluster',

@@ -6,12 +6,6 @@
 import type { Scenario } from '../model/scenario.ts';
 import type { Topology } from '../model/workload.ts';
 
-/**
- * Thrown by `deploy` when the system on the cluster cannot carry the scenario at all (a GatewayClass
- * that does not support its route kind): the scenario is `skipped` with this message, nothing judged.
- */
-export class ScenarioSkipped extends Error {}
-
 /** Drain bounds a deployed dataplane's pods state (grace period, preStop), and which pod said so. */
 export interface StatedDrain {
   minDrainSeconds: number;

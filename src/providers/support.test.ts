@@ -126,17 +126,3 @@ describe('the drain-node chaos step and its end condition', () => {
     await expect(runChaosAction(provider, new Recorder(), 'drain', { kind: 'drain-node', workload: 'backend', retryMs: 1, timeoutMs: 1 })).rejects.toThrow(/provider fake-nodes cannot drain nodes/);
   });
 });
-
-describe('the reload scenarios', () => {
-  it('are unsupported where the provider cannot reload a pod in place, and run where it can', async () => {
-    const { unsupported } = await import('./support.ts');
-    const { haproxy } = await import('../profiles/gateways.ts');
-    const def = findScenario('gateway-reload-http');
-    if (!def) throw new Error('catalog changed');
-    const scenario = def.build(haproxy, def.defaults);
-    expect(unsupported(scenario, { name: 'kind', capabilities: { multiNode: true, udp: true, containerStopSignals: true } })).toBe(
-      "provider kind cannot reload a pod's configuration in place (the reload scenarios run on the local provider)",
-    );
-    expect(unsupported(scenario, { name: 'local', capabilities: { multiNode: false, udp: true, containerStopSignals: true, podReload: true } })).toBeUndefined();
-  });
-});

@@ -1,5 +1,6 @@
-// Whether a provider can carry out a scenario at all, decided before anything is deployed: a
-// scenario it cannot run is `skipped` with the reason, never failed or inconclusive.
+// What of a built scenario a provider cannot carry out (charted workloads, local-only apps, stop
+// signals, controller restarts), beyond the features it lacks: one of the checks of
+// src/runner/eligibility.ts, which decides whether a pair runs.
 
 import type { Scenario } from '../model/scenario.ts';
 import type { Provider } from './provider.ts';
@@ -46,18 +47,11 @@ export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' 
       }
     }
   }
-  if (scenario.steps.some((s) => s.action.kind === 'reload-pod') && !provider.capabilities.podReload) {
-    return `provider ${provider.name} cannot reload a pod's configuration in place (the reload scenarios run on the local provider)`;
-  }
   for (const { action } of scenario.steps) {
     if (action.kind !== 'restart-controller') continue;
     if (!scenario.topology.workloads.find((w) => w.name === action.workload)?.installedBy?.controller) {
       return `the ${action.workload} workload has no controller to restart: only a chart profile that names its controller Deployment (defineHelmProfile's controller) has one`;
     }
-  }
-  const drain = scenario.steps.find((s) => s.action.kind === 'drain-node');
-  if (drain && !provider.capabilities.nodeDrain) {
-    return `provider ${provider.name} may not cordon and drain nodes here (single node, or a cluster zerodrop did not create)`;
   }
   return undefined;
 }

@@ -3,13 +3,10 @@
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
-import { missingRequirement } from '../profiles/requirements.ts';
-import { missingDriver, type LoadDriver } from '../load/drivers.ts';
+import type { Profile } from '../profiles/profile.ts';
+import type { LoadDriver } from '../load/drivers.ts';
 import { localSession, type ProviderName, type ProviderSession } from '../providers/index.ts';
 import { newSeed } from '../providers/local/programming-schedule.ts';
-import { unsupported } from '../providers/support.ts';
-import { meshUnsupported } from '../profiles/meshes.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { countsOf, finishRecords, recordsName, type RunResult, type ScenarioResult } from '../report/results.ts';
 import { RecordsStream } from '../report/records-file.ts';
@@ -19,6 +16,7 @@ import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.t
 import { packageRoot, TOOL_VERSION } from '../paths.ts';
 import { runScenario, type ScenarioProgress } from './run-scenario.ts';
 import { attributionNotes } from './attribution.ts';
+import { eligibility } from './eligibility.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 import type { StatedDrain } from '../providers/provider.ts';
 import { isGatewayClassProfile, withDrain } from '../scenarios/gateway-class-profile.ts';
@@ -114,28 +112,21 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     assertions: [],
     counts: { requests: 0, ok: 0, failed: 0, byOutcome: {}, connections: 0 },
   });
-  const missing = missingRequirement(profile, (r) => request.session?.fulfils?.(r, profile) ?? false) ?? (request.driver ? missingDriver(request.driver) : undefined);
-  if (missing) return skipped(missing);
-  let scenario;
-  try {
-    scenario = def.build(profile, optionsFor(def, request.overrides, request.nightly));
-  } catch (error) {
-    if (error instanceof ProfileCannotPlay) return skipped(error.message);
-    throw error;
-  }
+  const session = request.session ?? localSession();
+  const decided = eligibility(def, profile, { session, options: optionsFor(def, request.overrides, request.nightly), ...(request.driver ? { driver: request.driver } : {}) });
+  if (!decided.runs) return skipped(decided.reason);
+  const { scenario } = decided;
 
   const recorder = new Recorder();
   request.onStart?.({ scenario: def.id, profile: profile.name, timeline: recorder.timeline });
   const started = performance.now();
-  await using provider = (request.session ?? localSession()).create({
+  await using provider = session.create({
     recorder,
     runId: randomBytes(4).toString('hex'),
     cwd: packageRoot,
     profile: profile.name,
     seed: request.seed ?? newSeed(),
   });
-  const cannot = unsupported(scenario, provider) ?? meshUnsupported(profile, provider) ?? request.session?.unsupported?.(def, profile);
-  if (cannot) return skipped(cannot);
   const attribution = attributionNotes(scenario);
   // Declared after the provider, so disposed before it: an unfinished file is removed on the way out.
   const keep = request.keepTimeline !== false;

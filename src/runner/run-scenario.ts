@@ -16,7 +16,8 @@ import { joinRequestsToConnections } from '../observe/join.ts';
 import { startLoopMonitor } from '../observe/loop-monitor.ts';
 import { startActiveConnectionSampler } from '../observe/active-connections.ts';
 import type { Recorder } from '../observe/recorder.ts';
-import { ScenarioSkipped, type Provider, type StatedDrain } from '../providers/provider.ts';
+import type { Provider, StatedDrain } from '../providers/provider.ts';
+import { skippedAfterDeploy } from './eligibility.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 import { attributionOf, isHttpLoad } from './attribution.ts';
 
@@ -46,7 +47,7 @@ export interface RunScenarioOptions {
 }
 
 export interface ScenarioOutcome {
-  /** `skipped` only when the deployed system cannot carry the scenario (ScenarioSkipped, Provider.cannotRun). */
+  /** `skipped` only when the deployed system cannot carry the scenario (the exception of eligibility.ts). */
   verdict: Verdict;
   assertions: AssertionResult[];
   /** Why the run could not be measured, when it could not. */
@@ -66,10 +67,11 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
     await provider.deploy(scenario.topology, { signal, timeoutMs: opts.deployTimeoutMs ?? 30_000 });
   } catch (error) {
     signal.throwIfAborted();
-    if (error instanceof ScenarioSkipped) return { verdict: 'skipped', assertions: [], reason: error.message, loads: [] };
+    const skipped = skippedAfterDeploy(provider, scenario, error);
+    if (skipped !== undefined) return { verdict: 'skipped', assertions: [], reason: skipped, loads: [] };
     return { verdict: 'inconclusive', assertions: [], reason: `deploy failed: ${message(error)}`, loads: [] };
   }
-  const cannot = provider.cannotRun?.(scenario);
+  const cannot = skippedAfterDeploy(provider, scenario);
   if (cannot !== undefined) return { verdict: 'skipped', assertions: [], reason: cannot, loads: [] };
   if (opts.rebuild) {
     const drain = scenario.topology.workloads.map((w) => provider.statedDrain?.(w.name)).find((d) => d !== undefined);

@@ -331,7 +331,7 @@ describe('--gateway-class as the gateway role of the kube provider', () => {
     await provider.teardown();
   });
 
-  it('a route kind the class does not list: deploy throws ScenarioSkipped before anything is created, and the run says skipped with the reason', async () => {
+  it('a route kind the class does not list: deploy throws ProfileCannotPlay before anything is created, and the run says skipped with the reason', async () => {
     const { provider, recorder } = await setup('envoy-gateway', { features: ['Gateway', 'TCPRoute'] });
     const outcome = await runScenario(build('gateway-delete-http'), { provider, recorder, signal: AbortSignal.timeout(10_000) });
     expect(outcome).toMatchObject({ verdict: 'skipped', reason: `GatewayClass ${CLASS} does not list HTTPRoute in status.supportedFeatures (it lists Gateway, TCPRoute)` });

@@ -7,7 +7,7 @@ import type { ClusterProviderName } from '../kube-session.ts';
 import type { Topology } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
 import type { Scenario } from '../../model/scenario.ts';
-import { ScenarioSkipped, type DeleteOptions, type DrainNodeOptions, type PodInfo, type Provider, type ProviderCapabilities, type ServiceAddress, type StatedDrain } from '../provider.ts';
+import { type DeleteOptions, type DrainNodeOptions, type PodInfo, type Provider, type ProviderCapabilities, type ServiceAddress, type StatedDrain } from '../provider.ts';
 import type { GatewayClassSettings } from '../cluster-system.ts';
 import { openGatewayClassRun, probeTcp, waitForGatewayClass, type GatewayClassRun, type GatewayEndpoint } from './gateway-class.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +19,7 @@ import { chartObjectsOutside, helmInstall } from './helm.ts';
 import { chartInstalls } from './helm-gateway.ts';
 import { enrolledNamespace, ensureMesh, type carryOutMeshInstall } from './mesh-install.ts';
 import type { MeshSpec } from '../../profiles/meshes.ts';
+import { ProfileCannotPlay } from '../../profiles/profile.ts';
 import type { KubeObject } from './list-watch.ts';
 import { LABELS, namespaceFor, readFixtures, renderTopology, validateManifests } from './manifests.ts';
 import { KUBE_PROXY_PROGRAMMING_BOUND_MS, observeNamespace, type NamespaceObservers } from './observers.ts';
@@ -455,7 +456,7 @@ export class KubeProvider implements Provider {
     if (!settings) return;
     const info = await waitForGatewayClass(this.client, settings.name, { timeoutMs: settings.timeouts.gatewayClassMustBeAccepted, pollMs: this.opts.pollMs ?? 1_000, signal });
     const problems = [...new Set(listeners.map((l) => l.kind))].map((kind) => routeKindProblem(info.name, kind, info.supportedFeatures)).filter((p) => p !== undefined);
-    if (problems.length > 0) throw new ScenarioSkipped(problems.join('; '));
+    if (problems.length > 0) throw new ProfileCannotPlay(problems.join('; '));
   }
 
   /** Creates the class's Gateway and routes, finds its dataplane, watches its pods, and says where the harness reaches it. */
@@ -474,7 +475,7 @@ export class KubeProvider implements Provider {
       signal,
       ...(this.opts.gatewayProbe ? { probe: this.opts.gatewayProbe } : {}),
     });
-    if ('skipped' in result) throw new ScenarioSkipped(result.skipped);
+    if ('skipped' in result) throw new ProfileCannotPlay(result.skipped);
     this.classRun = result;
     for (const message of result.notes) this.recorder.event('note', { workload, message, detail: { gatewayClass: settings.name, discoveryRule: result.discovery.rule } });
     const namespace = result.discovery.pods[0]?.metadata.namespace ?? this.namespace;

@@ -367,11 +367,4 @@ describe('PodDisruptionBudgets from the topology (node-drain-http)', () => {
     expect(() => validateManifests([pdb as never])).not.toThrow();
     expect(pdbs({ replicas: 1, minAvailable: 0 })).toEqual([]);
   });
-
-  it('runs only where nodes may be drained (kind created by zerodrop, the local model); elsewhere skipped with the reason', () => {
-    const scenario = def.build(reference, optionsFor(def, {}, false));
-    expect(unsupported(scenario, KIND)).toBeUndefined();
-    expect(unsupported(scenario, { name: 'local', capabilities: { multiNode: false, udp: true, nodeDrain: true } })).toBeUndefined();
-    expect(unsupported(scenario, { name: 'cluster', capabilities: { multiNode: true, udp: true, nodeDrain: false } })).toMatch(/may not cordon and drain nodes here/);
-  });
 });

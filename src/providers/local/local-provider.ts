@@ -81,10 +81,13 @@ function validate(topology: Topology, existingWorkloads: ReadonlySet<string>, ex
   }
 }
 
+/** What the local provider carries; its session states them before any provider exists (src/runner/eligibility.ts). */
+export const LOCAL_CAPABILITIES: ProviderCapabilities = { multiNode: false, udp: true, nodeDrain: true, containerStopSignals: true, serviceConnectionRecords: true, podReload: true };
+
 export class LocalProvider implements Provider {
   readonly name = 'local';
   // Nodes are modelled for drains only (nodes.ts): the pods all run on this machine.
-  readonly capabilities: ProviderCapabilities = { multiNode: false, udp: true, nodeDrain: true, containerStopSignals: true, serviceConnectionRecords: true, podReload: true };
+  readonly capabilities: ProviderCapabilities = LOCAL_CAPABILITIES;
   private readonly nodes = new LocalNodes();
   private readonly budgets = new Map<string, DisruptionBudget>();
 

@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { dropResult } from '../../../src/report/collect.ts';
 import { findProfile } from '../../../src/profiles/index.ts';
-import { ProfileCannotPlay } from '../../../src/profiles/profile.ts';
 import { fixturesOf, ManifestError, renderTopology } from '../../../src/providers/kube/manifests.ts';
 import { packageRoot } from '../../../src/paths.ts';
 import { optionsFor, runMatrix } from '../../../src/runner/run-matrix.ts';
 import { catalog } from '../../../src/scenarios/index.ts';
-import { unsupported } from '../../../src/providers/support.ts';
+import { eligibility } from '../../../src/runner/eligibility.ts';
 import type { OptionValues } from '../../../src/scenarios/definition.ts';
 import { describeResult } from '../../helpers/run-case.ts';
 import { clusterSession, providerName, selectedProfiles, skipReason, title } from './context.ts';
@@ -57,17 +56,17 @@ function unplayable(id: string, profileName: string): string | undefined {
   const def = catalog.find((d) => d.id === id);
   const profile = findProfile(profileName);
   if (!def || !profile) return `unknown scenario or profile ${id} x ${profileName}`;
+  // What the run itself would skip (a chart-owned dataplane scaled, a drain on a cluster zerodrop did not create).
+  const capabilities = { multiNode: true, udp: true, nodeDrain: inject('clusterCreated'), containerStopSignals: inject('clusterStopSignals'), meshes: true };
+  const decided = eligibility(def, profile, { session: { name: providerName, capabilities }, options: optionsFor(def, {}, nightly) });
+  if (!decided.runs) return decided.reason;
   try {
-    const scenario = def.build(profile, optionsFor(def, {}, nightly));
-    // What the provider itself would skip (a chart-owned dataplane scaled, a drain on a cluster zerodrop did not create).
-    const cannot = unsupported(scenario, { name: providerName, capabilities: { multiNode: true, udp: true, nodeDrain: inject('clusterCreated'), containerStopSignals: inject('clusterStopSignals') } });
-    if (cannot) return cannot;
-    const topology = scenario.topology;
+    const topology = decided.scenario.topology;
     const fixtures = Object.fromEntries(fixturesOf(topology).map((p) => [p, readFileSync(join(packageRoot, p), 'utf8')]));
     renderTopology(topology, { namespace: 'probe', runId: 'probe', fixtures });
     return undefined;
   } catch (err) {
-    if (err instanceof ProfileCannotPlay || err instanceof ManifestError) return err.message;
+    if (err instanceof ManifestError) return err.message;
     throw err;
   }
 }

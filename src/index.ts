@@ -26,7 +26,8 @@ export {
 } from './profiles/define.ts';
 export type { DrainSettingDefinition } from './profiles/drain-setting.ts';
 export { ProfileCannotCarry, type Attribution } from './profiles/profile.ts';
-export { REPORTER_NAMES, reporters, writeReports, type Reporter, type ReporterName } from './report/reporters/index.ts';
+export { REPORTER_NAMES, reporters, writeReports, type FileReporter, type Reporter, type ReporterName } from './report/reporters/index.ts';
+export type { PairBegin, ReportContext, RunBegin } from './report/reporters/reporter.ts';
 export { readResults, writeResults, type Counts, type Implementation, type RecordsPointer, type RunResult, type ScenarioResult } from './report/results.ts';
 export type { ScenarioProgress } from './runner/run-scenario.ts';
 export type { Timeline, RequestRecord, ConnectionRecord } from './model/timeline.ts';

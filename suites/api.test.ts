@@ -1,7 +1,7 @@
 // The programmatic API (`import { run } from 'zerodrop'`): the result results.json holds, reports
 // only when asked, bad options refused before anything starts, an abort that tears down.
 
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ describe('run()', () => {
     const result = await run({
       scenarios: ['backend-idle-exit'],
       profiles: ['reference', 'mutant-hang-until-killed'],
-      onResult: (r) => seen.push(r),
+      reporter: { onPairEnd: (r) => seen.push(r) },
       onReports: (w) => (reports = w),
     });
     expect(result.provider).toBe('local');
@@ -46,6 +46,33 @@ describe('run()', () => {
     expect(saved.scenarios.map((s) => s.timeline?.requests.toArray())).toEqual(result.scenarios.map((s) => s.timeline?.requests.toArray()));
   }, 60_000);
 
+  it('a reporter module named in reporters hears the run in order: begin, the pair begins, its phases, its result, the end', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zerodrop-api-reporter-'));
+    dirs.push(dir);
+    const path = join(dir, 'my-reporter.mjs');
+    await writeFile(
+      path,
+      [
+        'const heard = (globalThis.zerodropHeard = []);',
+        'export default () => ({',
+        '  onBegin: (run) => { heard.push(`begin ${run.pairs.map((p) => `${p.scenario} ${p.profile}`).join()}`); },',
+        '  onPairBegin: (pair) => heard.push(`pair begin ${pair.scenario} ${pair.profile}`),',
+        '  onProgress: (p) => heard.push(`progress ${p.phase}`),',
+        '  onPairEnd: (r) => heard.push(`pair end ${r.verdict}`),',
+        '  onEnd: async (run) => { heard.push(`end ${run.scenarios.length}`); },',
+        '});',
+      ].join('\n'),
+    );
+    await run({ scenarios: ['backend-idle-exit'], reporters: [path] });
+    const heard = (globalThis as { zerodropHeard?: string[] }).zerodropHeard ?? [];
+    const phases = [...new Set(heard.filter((h) => h.startsWith('progress ')))];
+    expect(heard.filter((h) => !h.startsWith('progress '))).toEqual(['begin backend-idle-exit reference', 'pair begin backend-idle-exit reference', 'pair end pass', 'end 1']);
+    expect(phases.slice(0, 2)).toEqual(['progress deploying', 'progress running']);
+    expect(phases.at(-1)).toBe('progress evaluating');
+    expect(heard.indexOf('progress deploying')).toBeGreaterThan(heard.indexOf('pair begin backend-idle-exit reference'));
+    expect(heard.lastIndexOf('progress evaluating')).toBeLessThan(heard.indexOf('pair end pass'));
+  }, 60_000);
+
   it('refuses bad options before anything starts, naming the field and what is allowed', async () => {
     await expect(run({ workers: 0 })).rejects.toThrow(UsageError);
     await expect(run({ workers: 0 })).rejects.toThrow(/workers = 0: must be a whole number from 1 to 64/);
@@ -55,7 +82,7 @@ describe('run()', () => {
 
   it('an aborted signal rejects the run', async () => {
     const controller = new AbortController();
-    const pending = run({ scenarios: ['backend-delete-http'], signal: controller.signal, onStart: () => controller.abort(new Error('stop here')) });
+    const pending = run({ scenarios: ['backend-delete-http'], signal: controller.signal, reporter: { onPairBegin: () => controller.abort(new Error('stop here')) } });
     await expect(pending).rejects.toThrow('stop here');
   }, 60_000);
 });

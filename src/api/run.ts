@@ -10,12 +10,11 @@ import { resolve } from 'node:path';
 import { parseRunArgs, type RunArgs } from '../config/args.ts';
 import { configArgs, definedProfiles, validateConfig, type ZerodropConfig } from '../config/config.ts';
 import { UsageError } from '../config/usage-error.ts';
-import type { Timeline } from '../model/timeline.ts';
 import { missingPrerequisites, openSession, type ProviderSession } from '../providers/index.ts';
-import { writeReports, type ReporterName } from '../report/reporters/index.ts';
-import type { RunResult, ScenarioResult } from '../report/results.ts';
+import { allReporters, fileReporter, type Reporter, type ReporterName } from '../report/reporters/index.ts';
+import { loadReporter } from '../report/reporters/load.ts';
+import type { RunResult } from '../report/results.ts';
 import { runMatrix } from '../runner/run-matrix.ts';
-import type { ScenarioProgress } from '../runner/run-scenario.ts';
 import { RunRecordFile } from '../state/run-record.ts';
 
 /** What a run is told as it goes; every callback is optional. */
@@ -26,12 +25,11 @@ export interface RunCallbacks {
   log?: (line: string) => void;
   /** The provider's prerequisites are met and it is being opened (a kind cluster may take minutes). */
   onOpening?: (plan: RunPlan) => void;
-  /** A scenario x profile pair starts recording; its timeline fills while it runs. */
-  onStart?: (pair: { scenario: string; profile: string; timeline: Timeline }) => void;
-  /** A pair moves to another phase (deploying, running, settling, evaluating). */
-  onProgress?: (progress: ScenarioProgress) => void;
-  /** A pair has its verdict. */
-  onResult?: (result: ScenarioResult) => void;
+  /**
+   * Hears the run as it goes (the run's begin, each pair's begin, phases and result, the run's end),
+   * besides the reporters the plan names: the CLI's live view is one.
+   */
+  reporter?: Reporter;
   /** The reports were written: their paths by reporter. */
   onReports?: (written: Partial<Record<ReporterName, string>>) => void;
 }
@@ -97,7 +95,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
   return {
     plan,
     runPairs: (pairs, more = {}, { recordsDir, recordsIndex, keepTimeline } = {}) => {
-      const { signal, onStart, onProgress, onResult } = { ...callbacks, ...more };
+      const { signal, reporter } = { ...callbacks, ...more };
       return runMatrix({
         provider: plan.provider,
         session,
@@ -114,9 +112,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
         ...(recordsIndex !== undefined ? { recordsIndex } : {}),
         ...(keepTimeline !== undefined ? { keepTimeline } : {}),
         signal: signal ?? new AbortController().signal,
-        ...(onStart ? { onStart } : {}),
-        ...(onProgress ? { onProgress } : {}),
-        ...(onResult ? { onResult } : {}),
+        ...(reporter ? { reporter } : {}),
       });
     },
     [Symbol.asyncDispose]: async () => {
@@ -136,21 +132,37 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
  * result, not an error; it rejects on bad options (UsageError), an abort, or a harness error.
  */
 export async function run(options: RunOptions = {}): Promise<RunResult> {
-  const { signal, log, onOpening, onStart, onProgress, onResult, onReports, ...config } = options;
-  return runPlan(planRun(config), { signal, log, onOpening, onStart, onProgress, onResult, onReports }, config.implementation);
+  const { signal, log, onOpening, reporter, onReports, ...config } = options;
+  return runPlan(planRun(config), { signal, log, onOpening, reporter, onReports }, config.implementation);
 }
 
 /** Runs a plan made by planRun (the CLI's path: its flags are part of the plan). */
 export async function runPlan(plan: RunPlan, callbacks: RunCallbacks = {}, implementation?: ZerodropConfig['implementation']): Promise<RunResult> {
   const defined = Object.fromEntries(Object.entries(callbacks).filter(([, v]) => v !== undefined)) as RunCallbacks;
+  const reportDir = plan.reportDir !== undefined ? resolve(plan.reportDir) : undefined;
+  const written: Partial<Record<ReporterName, string>> = {};
+  // Loaded before anything starts: a reporter module that is missing or exports no reporter is bad usage.
+  const reporter = allReporters([...(await planReporters(plan, reportDir, written)), ...(defined.reporter ? [defined.reporter] : [])]);
   await using open = await openRun(plan, defined);
   // With results.json among the reports, each pair's requests go to its records file as they arrive.
-  const reportDir = plan.reportDir !== undefined ? resolve(plan.reportDir) : undefined;
   const recordsDir = reportDir !== undefined && plan.reporters.includes('json') ? reportDir : undefined;
-  const result = await open.runPairs(undefined, defined, recordsDir !== undefined ? { recordsDir } : {});
+  await reporter.onBegin({ provider: plan.provider, pairs: plan.scenarios.flatMap((s) => plan.profiles.map((p) => ({ scenario: s.id, profile: p.name }))) });
+  const result = await open.runPairs(undefined, { ...defined, reporter }, recordsDir !== undefined ? { recordsDir } : {});
   if (implementation) result.implementation = implementation;
-  if (reportDir !== undefined) defined.onReports?.(await writeReports(result, reportDir, plan.reporters));
+  await reporter.onEnd(result, reportDir !== undefined ? { reportDir } : {});
+  if (reportDir !== undefined) defined.onReports?.(written);
   return result;
+}
+
+/**
+ * The reporters a plan names: the built-in file reporters (when the run has a report directory; each
+ * notes its file in `written`) and the reporter modules, loaded here, in the order given.
+ */
+export async function planReporters(plan: RunPlan, reportDir: string | undefined, written: Partial<Record<ReporterName, string>> = {}): Promise<Reporter[]> {
+  const files = reportDir !== undefined ? plan.reporters.map((name) => fileReporter(name, written)) : [];
+  const modules: Reporter[] = [];
+  for (const path of plan.reporterModules) modules.push(await loadReporter(path, '--reporter'));
+  return [...files, ...modules];
 }
 
 function pairOf(plan: RunPlan, { scenario, profile }: { scenario: string; profile: string }): { def: RunPlan['scenarios'][number]; profile: RunPlan['profiles'][number] } {

@@ -89,7 +89,6 @@ async function runCommand(rest: string[]): Promise<number> {
   process.on('SIGHUP', interrupted);
 
   using view = new ProgressView();
-  view.expect(plan.scenarios.length * plan.profiles.length);
   let written: Partial<Record<ReporterName, string>> = {};
   try {
     const run = await runPlan(
@@ -100,9 +99,7 @@ async function runCommand(rest: string[]): Promise<number> {
         // Announced once the prerequisites are met: a run refused for them started nothing.
         onOpening: () =>
           view.line(`zerodrop: ${plan.scenarios.length} scenario(s) x ${plan.profiles.length} profile(s) on provider ${plan.provider}${configFile ? ` (config ${configFile})` : ''}`),
-        onStart: (s) => view.started(s),
-        onProgress: (p) => view.progress(p),
-        onResult: (r) => view.result(r),
+        reporter: view,
         onReports: (w) => (written = w),
       },
       config.implementation,

@@ -27,13 +27,13 @@ const result: ScenarioResult = {
 
 function drive(view: ProgressView, clock: { t: number }) {
   const timeline = { requests: new RequestTable() };
-  view.expect(1);
-  view.started({ scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', timeline });
-  view.progress({ scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', phase: 'running' });
+  view.onBegin({ provider: 'local', pairs: [{ scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm' }] });
+  view.onPairBegin({ scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', timeline });
+  view.onProgress({ scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', phase: 'running' });
   for (const outcome of ['ok', 'ok', 'eof'] as const) timeline.requests.push({ id: 1, load: 'http', start: 0, end: 1, outcome, newConnection: true });
   clock.t += 2500;
-  view.progress({ scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', phase: 'running', message: 'step delete: delete-pod' });
-  view.result(result);
+  view.onProgress({ scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', phase: 'running', message: 'step delete: delete-pod' });
+  view.onPairEnd(result);
   view.stop();
 }
 

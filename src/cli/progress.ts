@@ -1,8 +1,9 @@
-// Plain progress lines: one per phase change and one per result. (A redrawing TTY view can build on
-// the same callbacks.)
+// The CLI's live progress: a reporter like any other (src/report/reporters/reporter.ts), drawing the
+// pair that runs, its phase and its counts, and printing each result as it comes.
 
 import { describeCounts, droppedOf, type ScenarioResult } from '../report/results.ts';
 import type { ScenarioProgress } from '../runner/run-scenario.ts';
+import type { PairBegin, Reporter, RunBegin } from '../report/reporters/reporter.ts';
 
 const ICON: Record<ScenarioResult['verdict'], string> = { pass: 'PASS', fail: 'FAIL', inconclusive: 'INCONCLUSIVE', skipped: 'SKIP' };
 
@@ -55,7 +56,7 @@ interface Current {
  * otherwise plain lines: one per phase change, one per result, and a heartbeat every
  * `heartbeatMs` so a long nightly scenario still shows life in a CI log.
  */
-export class ProgressView {
+export class ProgressView implements Reporter {
   private readonly stream: ProgressStream;
   readonly live: boolean;
   private readonly heartbeatMs: number;
@@ -79,17 +80,17 @@ export class ProgressView {
   }
 
   /** How many scenario x profile runs to expect, for the [n/N] counter. */
-  expect(total: number): void {
-    this.total = total;
+  onBegin(run: RunBegin): void {
+    this.total = run.pairs.length;
   }
 
-  started(s: { scenario: string; profile: string; timeline: { requests: { readonly length: number; readonly okCount: number } } }): void {
+  onPairBegin(s: Pick<PairBegin, 'scenario' | 'profile'> & { timeline: { requests: { readonly length: number; readonly okCount: number } } }): void {
     this.current = { scenario: s.scenario, profile: s.profile, phase: 'starting', timeline: s.timeline, started: this.now() };
     this.lastBeat = this.now();
     this.draw();
   }
 
-  progress(p: ScenarioProgress): void {
+  onProgress(p: ScenarioProgress): void {
     if (!this.current || this.current.scenario !== p.scenario || this.current.profile !== p.profile) {
       this.current = { scenario: p.scenario, profile: p.profile, phase: p.phase, started: this.now() };
     }
@@ -100,7 +101,7 @@ export class ProgressView {
     else this.line(`  ${this.status()}`);
   }
 
-  result(r: ScenarioResult): void {
+  onPairEnd(r: ScenarioResult): void {
     this.done++;
     this.current = undefined;
     const lines: string[] = [];
@@ -115,6 +116,10 @@ export class ProgressView {
       this.stream.write(`${CLEAR_LINE}${text}\n`);
       this.draw();
     } else this.stream.write(`${text}\n`);
+  }
+
+  onEnd(): void {
+    this.stop();
   }
 
   stop(): void {

@@ -2,6 +2,7 @@
 // error names the flag, the value and what is allowed. The flags are the one form a run's settings
 // take: `zerodrop run` passes its command line, run() and planRun() the config as flags (configArgs).
 
+import { resolve } from 'node:path';
 import { MAX_NODES } from '../providers/netns/address-plan.ts';
 import { findProfile, profiles } from '../profiles/index.ts';
 import { PROVIDER_NAMES, type ProviderName, type ProviderSettings } from '../providers/index.ts';
@@ -15,8 +16,8 @@ import { parseFlags } from './flags.ts';
 import { K3S_IMAGES, KIND_NODE_IMAGES } from '../providers/node-images.ts';
 import { optionProblem } from '../scenarios/option-kinds.ts';
 import { optionsFor } from '../runner/run-matrix.ts';
-import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
-import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
+import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProblem, reporterProblem } from './checks.ts';
+import { isReporterPath, REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
 import { clusterSystemSettings } from './cluster-system-args.ts';
 import { RUN_FLAGS } from './run-flags.ts';
 import { gatewayClassProfile } from '../scenarios/gateway-class-profile.ts';
@@ -36,6 +37,8 @@ export interface RunArgs {
   reportDir: string | undefined;
   /** Reports to write into reportDir (--reporter; default all). */
   reporters: ReporterName[];
+  /** Reporter modules by absolute path (--reporter ./mine.ts), loaded before the run starts. */
+  reporterModules: string[];
   /** Open the HTML report at the end (--open). */
   open: boolean;
   /** Scenario x profile pairs run at once (--workers; default 1), each on a provider of its own. */
@@ -70,10 +73,9 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
   if (reportDirIssue !== undefined) throw new UsageError(`--report-dir ${JSON.stringify(reportDir)}: ${reportDirIssue}`);
 
   const reporters = (values.reporter ?? [...REPORTER_NAMES]).flatMap((r) => r.split(',')).map((name) => {
-    if (!(REPORTER_NAMES as readonly string[]).includes(name)) {
-      throw new UsageError(`--reporter ${name}: unknown reporter; use one or more of ${REPORTER_NAMES.join(', ')}`);
-    }
-    return name as ReporterName;
+    const problem = reporterProblem(name);
+    if (problem !== undefined) throw new UsageError(`--reporter ${name}: ${problem}`);
+    return name;
   });
 
   const workers = Number(values.workers);
@@ -92,7 +94,8 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
 
   return {
     workers,
-    reporters: [...new Set(reporters)],
+    reporters: [...new Set(reporters.filter((r): r is ReporterName => !isReporterPath(r)))],
+    reporterModules: [...new Set(reporters.filter(isReporterPath).map((r) => resolve(r)))],
     open: values.open,
     provider: provider as ProviderName,
     providerSettings,

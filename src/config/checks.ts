@@ -3,6 +3,7 @@
 
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { isReporterPath, REPORTER_NAMES } from '../report/reporters/reporter.ts';
 
 /**
  * kind node images and k3s releases are named by Kubernetes minor (and optionally patch) version;
@@ -70,4 +71,11 @@ export function reportDirProblem(value: string, cwd = process.cwd()): string | u
     if (parent === path) return undefined;
     path = parent;
   }
+}
+
+/** A built-in reporter's name, or the path (from the working directory) of a module whose default export is a reporter. */
+export function reporterProblem(value: string, cwd = process.cwd()): string | undefined {
+  if ((REPORTER_NAMES as readonly string[]).includes(value)) return undefined;
+  if (!isReporterPath(value)) return `unknown reporter; allowed: ${REPORTER_NAMES.join(', ')}, or the path of a reporter module (./my-reporter.ts)`;
+  return statOf(resolve(cwd, value))?.isFile() ? undefined : 'no such file; a reporter module\'s path is relative to the working directory (docs/extending.md, a reporter)';
 }

@@ -12,14 +12,14 @@ import { isDefinedProfile, markDefined } from '../profiles/define.ts';
 import { ablationsOf } from '../profiles/ablation.ts';
 import type { Profile } from '../profiles/profile.ts';
 import { PROVIDER_NAMES } from '../providers/index.ts';
-import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
+import type { ReporterName } from '../report/reporters/reporter.ts';
 import type { Implementation } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
 import { UsageError } from './usage-error.ts';
 import { loadProjectFilesAsModules } from './config-module-hook.ts';
 import { DRIVERS, type LoadDriver } from '../load/drivers.ts';
 import { optionProblem } from '../scenarios/option-kinds.ts';
-import { dnsLabelProblem, durationMs, kubeconfigProblem, kubeVersionProblem, reportDirProblem } from './checks.ts';
+import { dnsLabelProblem, durationMs, kubeconfigProblem, kubeVersionProblem, reportDirProblem, reporterProblem } from './checks.ts';
 import { clusterSystemArgs, labelSelectorProblem, objectNameProblem, pairsProblem, type ClusterSystemConfig } from './cluster-system-args.ts';
 
 /** ClusterSystemConfig: gatewayClassName, dataplaneSelector, namespaceLabels, namespaceAnnotations, gatewayTimeouts (cluster-system-args.ts). */
@@ -36,8 +36,8 @@ export interface ZerodropConfig extends ClusterSystemConfig {
   nightly?: boolean;
   /** Where the reports go (default reports). */
   reportDir?: string;
-  /** Which reports to write (default all: json, html, junit, conformance). */
-  reporters?: ReporterName[];
+  /** Which reporters hear the run (default all: json, html, junit, conformance); a path names a reporter module (./my-reporter.ts). */
+  reporters?: (ReporterName | (string & {}))[];
   /** Open the HTML report when the run ends. */
   open?: boolean;
   /** kind, k3s: Kubernetes version of the nodes. */
@@ -151,7 +151,7 @@ const schema = z.strictObject({
   set: z.record(z.string(), z.unknown()).superRefine(checkSet).optional(),
   nightly: z.boolean({ error: 'must be true or false' }).optional(),
   reportDir: checked(reportDirProblem, 'must be a directory path').optional(),
-  reporters: z.array(oneOf(REPORTER_NAMES, 'reporter')).optional(),
+  reporters: z.array(checked(reporterProblem, 'must be a reporter name or the path of a reporter module')).optional(),
   open: z.boolean({ error: 'must be true or false' }).optional(),
   kubeVersion: checked((v) => kubeVersionProblem(v), 'must be a Kubernetes version like v1.33').optional(),
   clusterName: checked(dnsLabelProblem, 'must be a DNS label').optional(),

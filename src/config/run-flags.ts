@@ -47,10 +47,11 @@ export const RUN_FLAGS = {
   reporter: {
     type: 'string',
     multiple: true,
-    value: 'NAME',
+    value: 'NAME|PATH',
     help: [
-      'which reports to write, repeatable or comma-separated (default: all):',
+      'which reporters hear the run, repeatable or comma-separated (default: the four built-in ones):',
       ...REPORTER_NAMES.map((n) => `${n.padEnd(12)} ${REPORTER_FILES[n].description}`),
+      `${'./mine.ts'.padEnd(12)} a reporter module: its default export is the reporter, a class or a factory of one (docs/extending.md)`,
     ].join('\n'),
   },
   open: { type: 'boolean', default: false, help: "open index.html in the browser when the run ends ($BROWSER, else the system's opener)" },

@@ -27,8 +27,7 @@ describe('runMatrix concurrency', () => {
       signal: AbortSignal.timeout(60_000),
       keepTimeline: false,
       concurrency: 2,
-      onStart: (s) => events.push(`start ${s.scenario}`),
-      onResult: (r) => events.push(`result ${r.id}`),
+      reporter: { onPairBegin: (s) => events.push(`start ${s.scenario}`), onPairEnd: (r) => events.push(`result ${r.id}`) },
     });
     // Both started before either finished: they ran at the same time.
     expect(events.slice(0, 2).sort()).toEqual(['start backend-delete-http', 'start backend-idle-exit']);
@@ -47,8 +46,7 @@ describe('runMatrix concurrency', () => {
       nightly: false,
       signal: AbortSignal.timeout(60_000),
       keepTimeline: false,
-      onStart: (s) => events.push(`start ${s.scenario}`),
-      onResult: (r) => events.push(`result ${r.id}`),
+      reporter: { onPairBegin: (s) => events.push(`start ${s.scenario}`), onPairEnd: (r) => events.push(`result ${r.id}`) },
     });
     expect(events).toEqual(['start backend-idle-exit', 'result backend-idle-exit', 'start backend-idle-exit', 'result backend-idle-exit']);
   }, 90_000);
@@ -65,10 +63,12 @@ describe('runMatrix concurrency', () => {
         nightly: false,
         signal: AbortSignal.timeout(60_000),
         recordsDir: dir,
-        onProgress: () => {
-          if (partialWhileRunning.length === 0 && existsSync(join(dir, 'records'))) {
-            void readdir(join(dir, 'records')).then((files) => (partialWhileRunning = files.filter((f) => f.endsWith('.partial'))));
-          }
+        reporter: {
+          onProgress: () => {
+            if (partialWhileRunning.length === 0 && existsSync(join(dir, 'records'))) {
+              void readdir(join(dir, 'records')).then((files) => (partialWhileRunning = files.filter((f) => f.endsWith('.partial'))));
+            }
+          },
         },
       });
       const s = run.scenarios[0]!;
@@ -86,7 +86,7 @@ describe('runMatrix concurrency', () => {
         nightly: false,
         signal: stopped.signal,
         recordsDir: join(dir, 'stopped'),
-        onStart: () => setTimeout(() => stopped.abort(new Error('stopped by the test')), 1500),
+        reporter: { onPairBegin: () => setTimeout(() => stopped.abort(new Error('stopped by the test')), 1500) },
       });
       await expect(aborted).rejects.toThrow();
       expect(await readdir(join(dir, 'stopped', 'records'))).toEqual([]);

@@ -10,7 +10,7 @@ import { newSeed } from '../providers/local/programming-schedule.ts';
 import { Recorder } from '../observe/recorder.ts';
 import { countsOf, finishRecords, recordsName, type RunResult, type ScenarioResult } from '../report/results.ts';
 import { RecordsStream } from '../report/records-file.ts';
-import type { Timeline } from '../model/timeline.ts';
+import type { Reporter } from '../report/reporters/reporter.ts';
 import type { Expectation } from '../model/scenario.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
 import { packageRoot, TOOL_VERSION } from '../paths.ts';
@@ -35,10 +35,8 @@ export interface MatrixRequest {
   overrides: OptionValues;
   nightly: boolean;
   signal: AbortSignal;
-  onProgress?: (p: ScenarioProgress) => void;
-  onResult?: (r: ScenarioResult) => void;
-  /** Called as each scenario x profile starts recording; `timeline` fills while it runs (live progress counts). */
-  onStart?: (s: { scenario: string; profile: string; timeline: Timeline }) => void;
+  /** Hears each pair begin (as it starts recording), its phases and its result; the run's begin and end are the caller's. */
+  reporter?: Pick<Reporter, 'onPairBegin' | 'onProgress' | 'onPairEnd'>;
   /** Keep each scenario's full Timeline in the result (for reports). */
   keepTimeline?: boolean;
   /**
@@ -85,7 +83,7 @@ export async function runMatrix(request: MatrixRequest): Promise<RunResult> {
         failed = true;
         throw error;
       }
-      request.onResult?.(scenarios[i]);
+      request.reporter?.onPairEnd?.(scenarios[i]);
     }
   };
   const lanes = Math.max(1, Math.min(request.concurrency ?? 1, pairs.length));
@@ -118,7 +116,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   const { scenario } = decided;
 
   const recorder = new Recorder();
-  request.onStart?.({ scenario: def.id, profile: profile.name, timeline: recorder.timeline });
+  request.reporter?.onPairBegin?.({ scenario: def.id, profile: profile.name, timeline: recorder.timeline });
   const started = performance.now();
   await using provider = session.create({
     recorder,
@@ -141,7 +139,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     ...(rebuild ? { rebuild } : {}),
     ...(request.driver ? { driver: request.driver } : {}),
     ...(request.tracker ? { tracker: request.tracker } : {}),
-    ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+    ...(request.reporter?.onProgress ? { onProgress: (p: ScenarioProgress) => request.reporter?.onProgress?.(p) } : {}),
   });
   const pointer = records && recordsAt ? await finishRecords(recordsAt.dir, recordsAt.name, records, recorder.timeline) : undefined;
   return {

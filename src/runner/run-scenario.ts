@@ -16,17 +16,13 @@ import { joinRequestsToConnections } from '../observe/join.ts';
 import { startLoopMonitor } from '../observe/loop-monitor.ts';
 import { startActiveConnectionSampler } from '../observe/active-connections.ts';
 import type { Recorder } from '../observe/recorder.ts';
+import type { ScenarioProgress } from '../model/progress.ts';
 import type { Provider, StatedDrain } from '../providers/provider.ts';
 import { skippedAfterDeploy } from './eligibility.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 import { attributionOf, isHttpLoad } from './attribution.ts';
 
-export interface ScenarioProgress {
-  scenario: string;
-  profile: string;
-  phase: 'deploying' | 'running' | 'settling' | 'evaluating';
-  message?: string;
-}
+export type { ScenarioProgress } from '../model/progress.ts';
 
 export interface RunScenarioOptions {
   provider: Provider;

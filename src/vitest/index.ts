@@ -10,15 +10,16 @@
 // filter that names the suite but selects none of its tests fails the file. A failed or inconclusive pair fails its test
 // with the assertions' own messages (the pod and the phase of each failure); a skipped pair is a
 // skipped test with its reason. The reports (HTML, results.json, JUnit, conformance YAML) are written
-// into `reportDir` (default `reports`) when the suite ends. The provider's cluster is opened once for
+// into `reportDir` (default `reports`) when the suite ends; reporter modules the config names hear
+// the suite as they hear a run. The provider's cluster is opened once for
 // the suite (beforeAll) and torn down after it (afterAll): `provider: 'kind'` is the only change
 // between the local provider and a kind cluster.
 
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { openRun, planRun, type OpenRun } from '../api/run.ts';
+import { openRun, planReporters, planRun, type OpenRun } from '../api/run.ts';
 import type { ZerodropConfig } from '../config/config.ts';
-import { writeReports } from '../report/reporters/index.ts';
+import { allReporters, type ReporterName } from '../report/reporters/index.ts';
 import type { RunResult, ScenarioResult } from '../report/results.ts';
 import { checkNameFilter, testNamePattern } from './name-filter.ts';
 
@@ -40,6 +41,8 @@ export function drainSuite(config: ZerodropConfig = {}, options: DrainSuiteOptio
   const testTimeout = options.testTimeoutMs ?? (plan.nightly ? 60 : plan.provider === 'local' ? 5 : 30) * MINUTE;
   const setupTimeout = options.setupTimeoutMs ?? 20 * MINUTE;
   let open: OpenRun | undefined;
+  let reporter: ReturnType<typeof allReporters> | undefined;
+  const written: Partial<Record<ReporterName, string>> = {};
   const results: ScenarioResult[] = [];
   // With results.json among the reports, each pair's requests go to its records file as they arrive,
   // numbered by attempt (a retried test gets a file of its own), as `zerodrop run` does.
@@ -54,7 +57,9 @@ export function drainSuite(config: ZerodropConfig = {}, options: DrainSuiteOptio
 
   describe(title, () => {
     beforeAll(async () => {
+      reporter = allReporters(await planReporters(plan, reportDir, written));
       open = await openRun(plan, { log: (line) => console.log(line) });
+      await reporter.onBegin({ provider: plan.provider, pairs: plan.profiles.flatMap((p) => plan.scenarios.map((s) => ({ scenario: s.id, profile: p.name }))) });
     }, setupTimeout);
 
     afterAll(async () => {
@@ -67,7 +72,7 @@ export function drainSuite(config: ZerodropConfig = {}, options: DrainSuiteOptio
             durationMs: Math.round(performance.now() - started),
             scenarios: results,
           };
-          const written = await writeReports(run, reportDir, plan.reporters);
+          await reporter?.onEnd(run, { reportDir });
           if (written.html) console.log(`zerodrop report: ${written.html}`);
         }
       } finally {
@@ -82,7 +87,7 @@ export function drainSuite(config: ZerodropConfig = {}, options: DrainSuiteOptio
           if (!open) throw new Error(`the ${plan.provider} provider did not open; see the error of beforeAll`);
           attempts++;
           const records = recordsDir !== undefined ? { recordsDir, recordsIndex: attempts } : {};
-          const run = await open.runPairs([{ scenario: scenario.id, profile: profile.name }], { signal: ctx.signal }, records);
+          const run = await open.runPairs([{ scenario: scenario.id, profile: profile.name }], { signal: ctx.signal, ...(reporter ? { reporter } : {}) }, records);
           const { scenarios, ...rest } = run;
           shape ??= { tool: rest.tool, provider: rest.provider, ...(rest.mode ? { mode: rest.mode } : {}) };
           const result = scenarios[0];

@@ -8,7 +8,7 @@
 import { stringify } from 'yaml';
 import { findScenario } from '../../scenarios/index.ts';
 import type { RunResult, ScenarioResult } from '../results.ts';
-import { REPORTER_FILES, type Reporter } from './reporter.ts';
+import { REPORTER_FILES, type FileReporter } from './reporter.ts';
 
 /** Features every drain-capable system is expected to have; a scenario needing any other is Extended. */
 export const CORE_FEATURES: ReadonlySet<string> = new Set<string>(['http', 'http-keepalive', 'http-no-keepalive', 'backend', 'gateway', 'idle']);
@@ -122,7 +122,7 @@ export function renderConformance(run: RunResult): string {
     .join('---\n');
 }
 
-export const conformanceReporter: Reporter = {
+export const conformanceReporter: FileReporter = {
   name: 'conformance',
   ...REPORTER_FILES.conformance,
   render: renderConformance,

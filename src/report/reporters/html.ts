@@ -1,7 +1,7 @@
 import { renderHtml } from '../html/page.ts';
-import { REPORTER_FILES, type Reporter } from './reporter.ts';
+import { REPORTER_FILES, type FileReporter } from './reporter.ts';
 
-export const htmlReporter: Reporter = {
+export const htmlReporter: FileReporter = {
   name: 'html',
   ...REPORTER_FILES.html,
   render: (run) => renderHtml(run),

@@ -1,7 +1,7 @@
 import { resultsJson } from '../results.ts';
-import { REPORTER_FILES, type Reporter } from './reporter.ts';
+import { REPORTER_FILES, type FileReporter } from './reporter.ts';
 
-export const jsonReporter: Reporter = {
+export const jsonReporter: FileReporter = {
   name: 'json',
   ...REPORTER_FILES.json,
   render: resultsJson,

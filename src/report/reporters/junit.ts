@@ -6,7 +6,7 @@
 
 import type { AssertionResult } from '../../model/verdict.ts';
 import { describeCounts, type RunResult, type ScenarioResult } from '../results.ts';
-import { REPORTER_FILES, type Reporter } from './reporter.ts';
+import { REPORTER_FILES, type FileReporter } from './reporter.ts';
 
 /** Escapes text for XML content and attributes; drops characters XML 1.0 cannot carry. */
 export function xml(text: string): string {
@@ -75,7 +75,7 @@ export function renderJunit(run: RunResult): string {
   );
 }
 
-export const junitReporter: Reporter = {
+export const junitReporter: FileReporter = {
   name: 'junit',
   ...REPORTER_FILES.junit,
   render: renderJunit,

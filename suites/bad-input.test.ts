@@ -201,7 +201,7 @@ describe('the real CLI on bad input', () => {
     ['config typo', ['run', '--config', 'typo.config.mjs'], /^zerodrop: .*typo\.config\.mjs: unknown field "reportdir"/],
     ['reporter module missing', ['run', '--reporter', './missing-reporter.ts'], /^zerodrop: --reporter \.\/missing-reporter\.ts: no such file; a reporter module's path is relative to the working directory/],
     ['reporter module exports no reporter', ['run', '--config', 'reporter.config.mjs'], /^zerodrop: --reporter .*not-a-reporter\.mjs: its default export is number, not a reporter; export a reporter: /],
-    ['report flag', ['report', 'reports', '--reporter', 'json'], /^zerodrop: --reporter json: use one or more of html, junit, conformance$/],
+    ['report flag', ['report', 'reports', '--reporter', 'json'], /^zerodrop: --reporter json: use one or more of html, junit, conformance, or the path of a reporter module$/],
     ['campaign flag', ['campaign', '--runs'], /^zerodrop: campaign: --runs expects a value, e\.g\. --runs <value>$/],
     ['bench flag', ['--only', 'disk', '--out', 'out/bench.json'], /^bench: --only disk: use one or more of http, udp, provider, soak, scale$/, BENCH],
   ])('%s: exit 2, one line, nothing started', async (_name, args, message, script = MAIN) => {

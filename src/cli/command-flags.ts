@@ -37,7 +37,7 @@ export const CLEAN_FLAGS = {
 } as const satisfies FlagTable;
 
 export const REPORT_FLAGS = {
-  reporter: { type: 'string', multiple: true, value: 'NAME', help: 'html, junit or conformance; repeatable or comma-separated (default: all three)' },
+  reporter: { type: 'string', multiple: true, value: 'NAME|PATH', help: 'html, junit, conformance, or a reporter module (its onEnd hears the run); repeatable or comma-separated (default: the three files)' },
   open: { type: 'boolean', default: false, help: 'open index.html in the browser afterwards' },
 } as const satisfies FlagTable;
 

@@ -144,18 +144,23 @@ async function openReport(html: string | undefined): Promise<void> {
 
 /** `zerodrop report DIR`: re-renders the derived reports from DIR/results.json. */
 async function report(argv: string[]): Promise<number> {
-  const [{ parseFlags }, { writeReports }, { readResults, RESULTS_FILE }] = await Promise.all([
+  const [{ parseFlags }, { writeReports }, { readResults, RESULTS_FILE }, { loadReporter }, { isReporterPath }] = await Promise.all([
     import('../config/flags.ts'),
     import('../report/reporters/index.ts'),
     import('../report/results.ts'),
+    import('../report/reporters/load.ts'),
+    import('../report/reporters/reporter.ts'),
   ]);
   const { values, positionals } = parseFlags('report', argv, REPORT_FLAGS, true);
   if (positionals.length !== 1) throw new UsageError('report: expects one directory, e.g. zerodrop report reports');
   const derived = REPORTER_NAMES.filter((n) => n !== 'json');
-  const names = (values.reporter ?? derived).flatMap((r) => r.split(',')).map((name) => {
-    if (!(derived as readonly string[]).includes(name)) throw new UsageError(`--reporter ${name}: use one or more of ${derived.join(', ')}`);
+  const given = (values.reporter ?? derived).flatMap((r) => r.split(','));
+  const names = given.filter((name) => !isReporterPath(name)).map((name) => {
+    if (!(derived as readonly string[]).includes(name)) throw new UsageError(`--reporter ${name}: use one or more of ${derived.join(', ')}, or the path of a reporter module`);
     return name as ReporterName;
   });
+  // Loaded before results.json is read: a module that is missing or exports no reporter writes nothing.
+  const modules = await Promise.all(given.filter(isReporterPath).map((path) => loadReporter(resolve(path), '--reporter')));
   const dir = resolve(positionals[0] as string);
   let run;
   try {
@@ -164,6 +169,7 @@ async function report(argv: string[]): Promise<number> {
     throw new UsageError(`${join(dir, RESULTS_FILE)}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (error as Error).message}`);
   }
   const written = await writeReports(run, dir, [...new Set(names)]);
+  for (const module of modules) await module.onEnd?.(run, { reportDir: dir });
   printWritten(written);
   if (values.open) await openReport(written.html);
   return 0;

@@ -4,7 +4,7 @@
 // rebuilding the HTML. The report directory (with a screenshot) stays in reports/report-suite/.
 
 import { execFile } from 'node:child_process';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { XMLParser } from 'fast-xml-parser';
@@ -102,6 +102,15 @@ describe('a run with a passing and a failing scenario', () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['src/cli/main.ts', 'report', DIR], { cwd: packageRoot, timeout: 30_000 });
     expect(stdout).toContain(join(DIR, 'index.html'));
     expect(await readFile(join(DIR, 'index.html'), 'utf8')).toContain('backend-delete-http');
+  });
+
+  it('zerodrop report DIR --reporter ./mine.mjs: the module hears the run read back, on onEnd', async () => {
+    const mine = join(DIR, 'mine.mjs');
+    await writeFile(mine, 'export default { onEnd(run, { reportDir }) { console.log(`MINE ${run.scenarios.map((s) => `${s.id} ${s.profile}`).join()} in ${reportDir}`); } };\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['src/cli/main.ts', 'report', DIR, '--reporter', mine], { cwd: packageRoot, timeout: 30_000 });
+    const pairs = (await readResults(DIR)).scenarios.map((r) => `${r.id} ${r.profile}`);
+    expect(pairs.length).toBeGreaterThan(0);
+    expect(stdout).toContain(`MINE ${pairs.join()} in ${DIR}`);
   });
 });
 

@@ -3,8 +3,8 @@
 // stream either runs to its end or is ended by the draining pod with OK between two messages; no
 // message of a stream is lost or duplicated; the pod says GOAWAY so that new calls go elsewhere.
 
-import { backendOptionDocs, backendTopology, BACKEND, pick } from './backend-topology.ts';
-import { defineScenario } from './definition.ts';
+import { backendOptions, backendTopology, BACKEND } from './backend-topology.ts';
+import { defineScenario, pick } from './definition.ts';
 
 export default defineScenario({
   id: 'backend-delete-grpc',
@@ -17,33 +17,21 @@ export default defineScenario({
     'mutant-refuse-after-sigterm':
       'a preStop sleep outlasts deprogramming, so no new connection reaches the pod after SIGTERM (backend-sigterm-keeps-accepting catches it)',
   },
-  defaults: {
-    replicas: 2,
-    preStopSeconds: 1,
-    graceSeconds: 5,
-    programmingDelayMs: 200,
-    channels: 4,
-    ratePerChannel: 20,
-    requestMs: 10,
-    streams: 4,
-    messagesPerStream: 75,
-    messageIntervalMs: 20,
-    deadlineMarginMs: 2000,
-    deleteAtMs: 1000,
-    settleMs: 500,
-  },
-  nightly: { preStopSeconds: 15, graceSeconds: 60, programmingDelayMs: 5000, channels: 20, streams: 50, messagesPerStream: 1000, deleteAtMs: 10_000, settleMs: 5000 },
-  optionDocs: {
-    ...pick(backendOptionDocs, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'settleMs']),
-    channels: 'gRPC channels, each with a connection of its own',
-    ratePerChannel: 'unary calls per second on each channel, one at a time',
-    requestMs: 'server time of each unary call',
-    streams: 'concurrent server-streaming calls (round robin over the channels; each ended one is followed by a new one)',
-    messagesPerStream:
-      'messages each stream asks for: by default a stream lasts 1.5 s, so the one open on the pod at its delete ends between the delete and the SIGTERM, and the next, on the same connection, is in flight when the drain ends streams early (500 ms after SIGTERM)',
-    messageIntervalMs: 'time between two messages of a stream',
-    deadlineMarginMs: "each call's deadline beyond its expected length",
-    deleteAtMs: 'when the pod is deleted, after load starts',
+  options: {
+    replicas: { ...backendOptions.replicas, default: 2 },
+    ...pick(backendOptions, ['preStopSeconds', 'graceSeconds', 'programmingDelayMs']),
+    channels: { default: 4, nightly: 20, doc: 'gRPC channels, each with a connection of its own' },
+    ratePerChannel: { default: 20, doc: 'unary calls per second on each channel, one at a time' },
+    requestMs: { default: 10, doc: 'server time of each unary call' },
+    streams: { default: 4, nightly: 50, doc: 'concurrent server-streaming calls (round robin over the channels; each ended one is followed by a new one)' },
+    messagesPerStream: {
+      default: 75,
+      nightly: 1000,
+      doc: 'messages each stream asks for: by default a stream lasts 1.5 s, so the one open on the pod at its delete ends between the delete and the SIGTERM, and the next, on the same connection, is in flight when the drain ends streams early (500 ms after SIGTERM)',
+    },
+    messageIntervalMs: { default: 20, doc: 'time between two messages of a stream' },
+    deadlineMarginMs: { default: 2000, doc: "each call's deadline beyond its expected length" },
+    ...pick(backendOptions, ['deleteAtMs', 'settleMs']),
   },
   build: (profile, o) => ({
     id: 'backend-delete-grpc',

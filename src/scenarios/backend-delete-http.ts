@@ -1,6 +1,6 @@
-import { backendOptionDocs, backendTopology, backendTraffic, backendTrafficDefaults, backendTrafficOptionDocs, BACKEND, inFlightLoad, pick } from './backend-topology.ts';
+import { backendOptions, backendTopology, backendTraffic, backendTrafficOptions, BACKEND, inFlightLoad } from './backend-topology.ts';
 import { trafficExpectations } from './dense-traffic.ts';
-import { defineScenario } from './definition.ts';
+import { defineScenario, pick } from './definition.ts';
 
 export default defineScenario({
   id: 'backend-delete-http',
@@ -13,22 +13,10 @@ export default defineScenario({
     'mutant-refuse-after-sigterm':
       'a preStop sleep outlasts deprogramming, so no new connection reaches the pod after SIGTERM (backend-sigterm-keeps-accepting catches it)',
   },
-  defaults: {
-    replicas: 3,
-    preStopSeconds: 1,
-    graceSeconds: 5,
-    programmingDelayMs: 200,
-    connections: 12,
-    requestMs: 100,
-    deleteAtMs: 1000,
-    settleMs: 500,
-    ...backendTrafficDefaults,
-  },
-  nightly: { preStopSeconds: 15, graceSeconds: 60, programmingDelayMs: 5000, connections: 100, deleteAtMs: 10_000, settleMs: 5000, keepAliveConnections: 100 },
-  optionDocs: {
-    ...pick(backendOptionDocs, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'connections', 'requestMs', 'settleMs']),
-    ...backendTrafficOptionDocs,
-    deleteAtMs: 'when the pod is deleted, after load starts',
+  options: {
+    ...pick(backendOptions, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'connections', 'requestMs', 'deleteAtMs', 'settleMs']),
+    ...backendTrafficOptions,
+    keepAliveConnections: { ...backendTrafficOptions.keepAliveConnections, nightly: 100 },
   },
   build: (profile, o) => {
     const loads = [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }, ...backendTraffic(o, o.deleteAtMs, o.connections)];

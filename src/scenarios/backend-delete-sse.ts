@@ -1,5 +1,5 @@
 import { defineScenario } from './definition.ts';
-import { buildStreamDelete, streamDeleteDefaults, streamDeleteNightly, streamDeleteOptionDocs, streamDeleteTolerates } from './stream-delete.ts';
+import { buildStreamDelete, streamDeleteOptions, streamDeleteTolerates } from './stream-delete.ts';
 
 export default defineScenario({
   id: 'backend-delete-sse',
@@ -9,8 +9,10 @@ export default defineScenario({
   seeds: ['005'],
   role: 'backend',
   tolerates: streamDeleteTolerates,
-  defaults: streamDeleteDefaults,
-  nightly: streamDeleteNightly,
-  optionDocs: { ...streamDeleteOptionDocs, ratePerStream: 'events per second on each stream', stallMs: 'no event for this long is a stall' },
+  options: {
+    ...streamDeleteOptions,
+    ratePerStream: { ...streamDeleteOptions.ratePerStream, doc: 'events per second on each stream' },
+    stallMs: { ...streamDeleteOptions.stallMs, doc: 'no event for this long is a stall' },
+  },
   build: (profile, o) => buildStreamDelete('backend-delete-sse', 'sse', profile, o),
 });

@@ -1,5 +1,5 @@
 import { defineScenario } from './definition.ts';
-import { buildStreamDelete, streamDeleteDefaults, streamDeleteNightly, streamDeleteOptionDocs, streamDeleteTolerates } from './stream-delete.ts';
+import { buildStreamDelete, streamDeleteOptions, streamDeleteTolerates } from './stream-delete.ts';
 
 export default defineScenario({
   id: 'backend-delete-websocket',
@@ -9,8 +9,6 @@ export default defineScenario({
   seeds: ['005'],
   role: 'backend',
   tolerates: streamDeleteTolerates,
-  defaults: streamDeleteDefaults,
-  nightly: streamDeleteNightly,
-  optionDocs: streamDeleteOptionDocs,
+  options: streamDeleteOptions,
   build: (profile, o) => buildStreamDelete('backend-delete-websocket', 'websocket', profile, o),
 });

@@ -1,4 +1,4 @@
-import { backendTopology, BACKEND } from './backend-topology.ts';
+import { backendOptions, backendTopology, BACKEND } from './backend-topology.ts';
 import { defineScenario } from './definition.ts';
 
 export default defineScenario({
@@ -14,18 +14,11 @@ export default defineScenario({
     'mutant-refuse-after-sigterm':
       'an idle pod gets no connection at all; it exits once its listener is closed',
   },
-  defaults: {
-    replicas: 1,
-    graceSeconds: 8,
-    exitWithinMs: 2500,
-    deleteAtMs: 200,
-  },
-  nightly: { graceSeconds: 60 },
-  optionDocs: {
-    replicas: 'backend replicas',
-    graceSeconds: 'terminationGracePeriodSeconds',
-    exitWithinMs: 'bound on SIGTERM (or last connection closed) to exit',
-    deleteAtMs: 'when the pod is deleted',
+  options: {
+    replicas: { ...backendOptions.replicas, default: 1 },
+    graceSeconds: { ...backendOptions.graceSeconds, default: 8 },
+    exitWithinMs: { default: 2500, doc: 'bound on SIGTERM (or last connection closed) to exit' },
+    deleteAtMs: { default: 200, doc: 'when the pod is deleted' },
   },
   build: (profile, o) => ({
     id: 'backend-idle-exit',

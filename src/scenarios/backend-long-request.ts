@@ -12,16 +12,10 @@ export default defineScenario({
     'mutant-refuse-after-sigterm':
       'its one request is in flight before SIGTERM and no other connection comes',
   },
-  defaults: {
-    requestMs: 5000,
-    graceSeconds: 8,
-    deleteAtMs: 1000,
-  },
-  nightly: { requestMs: 60_000, graceSeconds: 120, deleteAtMs: 5000 },
-  optionDocs: {
-    requestMs: 'duration of the long request',
-    graceSeconds: 'terminationGracePeriodSeconds (must exceed what is left of the request)',
-    deleteAtMs: 'when the pod is deleted, after the request starts',
+  options: {
+    requestMs: { default: 5000, nightly: 60_000, doc: 'duration of the long request' },
+    graceSeconds: { default: 8, nightly: 120, doc: 'terminationGracePeriodSeconds (must exceed what is left of the request)' },
+    deleteAtMs: { default: 1000, nightly: 5000, doc: 'when the pod is deleted, after the request starts' },
   },
   build: (profile, o) => ({
     id: 'backend-long-request',

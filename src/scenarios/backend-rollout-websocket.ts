@@ -1,6 +1,6 @@
-import { backendTopology, BACKEND } from './backend-topology.ts';
-import { defineScenario } from './definition.ts';
-import { streamDefaults, streamDeleteTolerates, streamNightly, streamOptionDocs } from './stream-delete.ts';
+import { backendOptions, backendTopology, BACKEND } from './backend-topology.ts';
+import { defineScenario, pick } from './definition.ts';
+import { streamDeleteTolerates, streamOptions } from './stream-delete.ts';
 
 export default defineScenario({
   id: 'backend-rollout-websocket',
@@ -10,13 +10,7 @@ export default defineScenario({
   seeds: ['005'],
   role: 'backend',
   tolerates: streamDeleteTolerates,
-  defaults: { ...streamDefaults, restartAtMs: 1000, rolloutMaxMs: 20_000 },
-  nightly: { ...streamNightly, restartAtMs: 10_000, rolloutMaxMs: 300_000 },
-  optionDocs: {
-    ...streamOptionDocs,
-    restartAtMs: 'when the rollout restart is issued, after load starts',
-    rolloutMaxMs: 'bound on the rollout, from restart to the last old pod gone',
-  },
+  options: { ...streamOptions, ...pick(backendOptions, ['restartAtMs', 'rolloutMaxMs']) },
   build: (profile, o) => ({
     id: 'backend-rollout-websocket',
     profile: profile.name,

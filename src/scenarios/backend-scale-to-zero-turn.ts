@@ -9,22 +9,11 @@
 // The flows end on their own shortly after the backend's SIGTERM, so the echo drains and exits by
 // itself (idle after SIGTERM); packets sent after it exited would be counted apart, never as drain losses.
 
-import { defineScenario } from './definition.ts';
+import { defineScenario, pick } from './definition.ts';
 import { TURN_BACKEND, turnLoad, turnTopology } from './turn-topology.ts';
+import { scaleToZeroOptions } from './udp-echo-backend.ts';
 
-type Options = {
-  preStopSeconds: number;
-  graceSeconds: number;
-  programmingDelayMs: number;
-  flows: number;
-  ratePerFlow: number;
-  flowMs: number;
-  scaleAtMs: number;
-  echoIdleMs: number;
-  settleMs: number;
-};
-
-export default defineScenario<Options>({
+export default defineScenario({
   id: 'backend-scale-to-zero-turn',
   description:
     "STUNner #138 as reported: TURN allocations relay to the backend pod's own address (a media server's ICE candidate), and the backend is scaled to 0 with a preStop sleep. No packet may be lost while the backend is alive: a TURN server that checks peers against the backends it discovered must keep a terminating, serving pod (EndpointSlices), not drop it at once (legacy Endpoints, STUNner before 0.19).",
@@ -39,29 +28,16 @@ export default defineScenario<Options>({
     'stunner-018':
       'STUNner 0.18.0 feeds stunnerd its backends from the legacy Endpoints API, which drops a pod the moment it terminates: https://github.com/l7mp/stunner/issues/138, fixed by the EndpointSlice controller of 0.19.0 (https://github.com/l7mp/stunner/releases/tag/v0.19.0)',
   },
-  defaults: {
-    preStopSeconds: 3,
-    graceSeconds: 8,
-    programmingDelayMs: 100,
-    flows: 4,
+  options: {
+    preStopSeconds: { ...scaleToZeroOptions.preStopSeconds, default: 3 },
+    graceSeconds: { ...scaleToZeroOptions.graceSeconds, default: 8 },
+    programmingDelayMs: scaleToZeroOptions.programmingDelayMs,
+    flows: { default: 4, nightly: 50, doc: 'concurrent TURN allocations, each relaying to the backend pod' },
     // 50 packets/s: one audio frame every 20 ms, as a voice call sends.
-    ratePerFlow: 50,
-    flowMs: 5000,
-    scaleAtMs: 1500,
-    echoIdleMs: 500,
-    settleMs: 200,
-  },
-  nightly: { preStopSeconds: 30, graceSeconds: 300, programmingDelayMs: 1000, flows: 50, flowMs: 45_000, scaleAtMs: 10_000, echoIdleMs: 2000, settleMs: 2000 },
-  optionDocs: {
-    preStopSeconds: 'preStop sleep of the backend pod (seed 000: 300)',
-    graceSeconds: 'terminationGracePeriodSeconds of the backend pod',
-    programmingDelayMs: 'delay before the Services apply an endpoint change',
-    flows: 'concurrent TURN allocations, each relaying to the backend pod',
-    ratePerFlow: 'packets per second of each allocation',
-    flowMs: 'how long each allocation relays (ends after the backend SIGTERM with the defaults)',
-    scaleAtMs: 'when the backend is scaled to 0, after load starts',
-    echoIdleMs: 'the echo exits this long after its last datagram once SIGTERMed',
-    settleMs: 'time kept after the backend pod is gone',
+    ratePerFlow: { default: 50, doc: 'packets per second of each allocation' },
+    flowMs: { default: 5000, nightly: 45_000, doc: 'how long each allocation relays (ends after the backend SIGTERM with the defaults)' },
+    scaleAtMs: { ...scaleToZeroOptions.scaleAtMs, default: 1500 },
+    ...pick(scaleToZeroOptions, ['echoIdleMs', 'settleMs']),
   },
   checkOptions: (o) =>
     o.flowMs <= o.scaleAtMs

@@ -11,25 +11,22 @@
 
 import type { Topology } from '../model/workload.ts';
 import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
-import { defineScenario } from './definition.ts';
+import { defineScenario, pick, type OptionsOf, type OptionSpecs } from './definition.ts';
 import { gatewayWorkload } from './gateway-workload.ts';
-import { UDP_ECHO_PORT, UDP_HEALTH_PORT, udpEchoService, udpEchoWorkload } from './udp-echo-backend.ts';
+import { scaleToZeroOptions, UDP_ECHO_PORT, UDP_HEALTH_PORT, udpEchoService, udpEchoWorkload } from './udp-echo-backend.ts';
 
 export const UDP_BACKEND = 'backend';
 export const UDP_GATEWAY = 'gateway';
 export const UDP_GATEWAY_PORT = 3478;
 
-type Options = {
-  preStopSeconds: number;
-  graceSeconds: number;
-  programmingDelayMs: number;
-  flows: number;
-  ratePerFlow: number;
-  flowMs: number;
-  scaleAtMs: number;
-  echoIdleMs: number;
-  settleMs: number;
-};
+const options = {
+  ...pick(scaleToZeroOptions, ['preStopSeconds', 'graceSeconds', 'programmingDelayMs']),
+  flows: { default: 4, nightly: 50, doc: 'concurrent UDP flows' },
+  ratePerFlow: { default: 200, nightly: 100, doc: 'packets per second of each flow' },
+  flowMs: { default: 3000, nightly: 45_000, doc: 'how long each flow sends (ends after the backend SIGTERM with the defaults)' },
+  ...pick(scaleToZeroOptions, ['scaleAtMs', 'echoIdleMs', 'settleMs']),
+} satisfies OptionSpecs;
+type Options = OptionsOf<typeof options>;
 
 function topology(profile: Profile, o: Options): Topology {
   if (!profile.gateway) throw new ProfileCannotPlay(`profile ${profile.name} provides no gateway`);
@@ -66,36 +63,14 @@ function topology(profile: Profile, o: Options): Topology {
   };
 }
 
-export default defineScenario<Options>({
+export default defineScenario({
   id: 'backend-scale-to-zero-udp',
   description:
     'STUNner #138: long-lived UDP flows through a relay gateway to one UDP echo backend, which is scaled to 0 with a preStop sleep. No packet may be lost while the backend is alive: a relay must keep relaying to a terminating, serving pod (EndpointSlices), not drop it at once (legacy Endpoints).',
   features: ['udp', 'gateway', 'backend', 'endpoint-discovery'],
   seeds: ['000', '002'],
   role: 'gateway',
-  defaults: {
-    preStopSeconds: 1.5,
-    graceSeconds: 6,
-    programmingDelayMs: 100,
-    flows: 4,
-    ratePerFlow: 200,
-    flowMs: 3000,
-    scaleAtMs: 1000,
-    echoIdleMs: 500,
-    settleMs: 200,
-  },
-  nightly: { preStopSeconds: 30, graceSeconds: 300, programmingDelayMs: 1000, flows: 50, ratePerFlow: 100, flowMs: 45_000, scaleAtMs: 10_000, echoIdleMs: 2000, settleMs: 2000 },
-  optionDocs: {
-    preStopSeconds: 'preStop sleep of the backend pod (seed 000: 300)',
-    graceSeconds: 'terminationGracePeriodSeconds of the backend pod',
-    programmingDelayMs: 'delay before the Services apply an endpoint change',
-    flows: 'concurrent UDP flows',
-    ratePerFlow: 'packets per second of each flow',
-    flowMs: 'how long each flow sends (ends after the backend SIGTERM with the defaults)',
-    scaleAtMs: 'when the backend is scaled to 0, after load starts',
-    echoIdleMs: 'the echo exits this long after its last datagram once SIGTERMed',
-    settleMs: 'time kept after the backend pod is gone',
-  },
+  options,
   build: (profile, o) => ({
     id: 'backend-scale-to-zero-udp',
     profile: profile.name,

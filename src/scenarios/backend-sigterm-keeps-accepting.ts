@@ -1,4 +1,4 @@
-import { backendTopology, backendTraffic, backendTrafficDefaults, backendTrafficOptionDocs, BACKEND } from './backend-topology.ts';
+import { backendOptions, backendTopology, backendTraffic, backendTrafficOptions, BACKEND } from './backend-topology.ts';
 import { trafficExpectations } from './dense-traffic.ts';
 import { defineScenario } from './definition.ts';
 
@@ -9,24 +9,14 @@ export default defineScenario({
   features: ['http', 'http-no-keepalive', 'backend', 'slow-lb'],
   seeds: ['001'],
   role: 'backend',
-  defaults: {
-    replicas: 2,
-    graceSeconds: 6,
-    programmingDelayMs: 2000,
-    rate: 100,
-    deleteAtMs: 1000,
-    settleMs: 300,
-    ...backendTrafficDefaults,
-  },
-  nightly: { graceSeconds: 30, programmingDelayMs: 10_000, rate: 500, deleteAtMs: 10_000, settleMs: 5000 },
-  optionDocs: {
-    replicas: 'backend replicas',
-    graceSeconds: 'terminationGracePeriodSeconds',
-    programmingDelayMs: 'D: delay before the Service load balancer applies an endpoint change',
-    rate: 'requests per second, each on a new connection',
-    deleteAtMs: 'when the pod is deleted, after load starts',
-    settleMs: 'load kept running after the pod is gone',
-    ...backendTrafficOptionDocs,
+  options: {
+    replicas: { ...backendOptions.replicas, default: 2 },
+    graceSeconds: { ...backendOptions.graceSeconds, default: 6, nightly: 30 },
+    programmingDelayMs: { default: 2000, nightly: 10_000, doc: 'D: delay before the Service load balancer applies an endpoint change' },
+    rate: { default: 100, nightly: 500, doc: 'requests per second, each on a new connection' },
+    deleteAtMs: backendOptions.deleteAtMs,
+    settleMs: { default: 300, nightly: 5000, doc: 'load kept running after the pod is gone' },
+    ...backendTrafficOptions,
   },
   build: (profile, o) => {
     const loads = [

@@ -6,6 +6,7 @@ import { ProfileCannotPlay, type BackendProtocol, type Profile } from '../profil
 import { checkHarnessFiles } from '../profiles/limits.ts';
 import { denseConnections, denseTraffic, denseTrafficDefaults, type DenseTrafficOptions } from './dense-traffic.ts';
 import type { LoadPhase } from '../model/scenario.ts';
+import type { OptionSpecs } from './definition.ts';
 
 export const BACKEND = 'backend';
 export const BACKEND_PORT = 8080;
@@ -76,9 +77,6 @@ export function inFlightLoad(o: { connections: number; requestMs: number }) {
   };
 }
 
-/** The dense traffic of the backend scenarios: that of the gateway scenarios (dense-traffic.ts). */
-export const backendTrafficDefaults: DenseTrafficOptions = { ...denseTrafficDefaults, ratePerClient: 10 };
-
 /**
  * Dense traffic to the backends beside a scenario's own load (dense-traffic.ts): keep-alive connections with
  * a think time, fresh connections, and long requests in flight at the SIGTERM (after the preStop)
@@ -92,26 +90,28 @@ export function backendTraffic(o: DenseTrafficOptions & { preStopSeconds: number
 }
 const BACKEND_EXIT_MARGIN_SECONDS = 2;
 
-/** What the options shared by the backend scenarios mean, for `zerodrop list`. */
-export const backendOptionDocs = {
-  replicas: 'backend replicas',
-  preStopSeconds: 'preStop sleep of the backend pods',
-  graceSeconds: 'terminationGracePeriodSeconds',
-  programmingDelayMs: 'delay before the Service load balancer applies an endpoint change',
-  connections: 'concurrent keep-alive connections of the load',
-  requestMs: 'server time of each request (/delay?ms=)',
-  settleMs: 'load kept running after the last pod is gone',
-} as const;
+/** The options of the backend scenarios that stop backends under load: their pods, their Service, the load, the chaos. */
+export const backendOptions = {
+  replicas: { default: 3, doc: 'backend replicas' },
+  preStopSeconds: { default: 1, nightly: 15, doc: 'preStop sleep of the backend pods' },
+  graceSeconds: { default: 5, nightly: 60, doc: 'terminationGracePeriodSeconds' },
+  programmingDelayMs: { default: 200, nightly: 5000, doc: 'delay before the Service load balancer applies an endpoint change' },
+  connections: { default: 12, nightly: 100, doc: 'concurrent keep-alive connections of the load' },
+  requestMs: { default: 100, doc: 'server time of each request (/delay?ms=)' },
+  deleteAtMs: { default: 1000, nightly: 10_000, doc: 'when the pod is deleted, after load starts' },
+  restartAtMs: { default: 1000, nightly: 10_000, doc: 'when the rollout restart is issued, after load starts' },
+  rolloutMaxMs: { default: 20_000, nightly: 300_000, doc: 'bound on the rollout, from restart to the last old pod gone' },
+  settleMs: { default: 500, nightly: 5000, doc: 'load kept running after the last pod is gone' },
+} satisfies OptionSpecs;
 
-/** What the options of backendTraffic mean, for `zerodrop list`. */
-export const backendTrafficOptionDocs = {
-  keepAliveConnections: 'keep-alive connections beside the load, each thinking thinkMs between requests: a close between two requests races the next one',
-  thinkMs: 'think time of a keep-alive connection between a response and its next request, on a timer',
-  freshClients: 'clients opening a new connection per request (at ratePerClient)',
-  ratePerClient: 'requests per second of each fresh client',
-  longRequests: 'requests in flight at SIGTERM, lasting halfway from the preStop to the grace period less 2 s',
-} as const;
-
-export function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
-  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
-}
+/** The options of backendTraffic: the dense traffic of the gateway scenarios (dense-traffic.ts). */
+export const backendTrafficOptions = {
+  keepAliveConnections: {
+    default: denseTrafficDefaults.keepAliveConnections,
+    doc: 'keep-alive connections beside the load, each thinking thinkMs between requests: a close between two requests races the next one',
+  },
+  thinkMs: { default: denseTrafficDefaults.thinkMs, doc: 'think time of a keep-alive connection between a response and its next request, on a timer' },
+  freshClients: { default: denseTrafficDefaults.freshClients, doc: 'clients opening a new connection per request (at ratePerClient)' },
+  longRequests: { default: denseTrafficDefaults.longRequests, doc: 'requests in flight at SIGTERM, lasting halfway from the preStop to the grace period less 2 s' },
+  ratePerClient: { default: 10, doc: 'requests per second of each fresh client' },
+} satisfies OptionSpecs;

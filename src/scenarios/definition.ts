@@ -1,6 +1,7 @@
 // A scenario definition reads like a Gateway API conformance test: a ShortName (`id`), a Description,
-// the Features it exercises, the seeds it comes from, its options with short defaults (for `npm test`)
-// and realistic values (`nightly`), and a `build` that returns the Scenario the runner carries out.
+// the Features it exercises, the seeds it comes from, its options (each declared once: a short default
+// for `npm test`, a realistic `nightly` value, what it means), and a `build` that returns the Scenario
+// the runner carries out.
 
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
@@ -11,6 +12,27 @@ export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend
 export type Seed = '000' | '001' | '002' | '003' | '004' | '005';
 
 export type OptionValues = Record<string, number>;
+
+/**
+ * One option of a scenario, declared where the scenario (or the factory it shares) uses it. Its range
+ * belongs to its name, in option-kinds.ts: an option means the same thing in every scenario.
+ */
+export interface OptionSpec {
+  /** Short, so that the whole local catalog runs in minutes. */
+  default: number;
+  /** Realistic, for nightly runs (`--nightly`); without one, nightly runs keep the default. */
+  nightly?: number;
+  /** One line: what it means in this scenario. */
+  doc: string;
+}
+
+export type OptionSpecs = Record<string, OptionSpec>;
+
+/** The values a scenario's `build` and `checkOptions` receive for its declared options. */
+export type OptionsOf<S extends OptionSpecs> = { [K in keyof S]: number };
+
+/** A misspelt field of a declaration (`nighlty`) would otherwise be dropped without a word. */
+type OnlyOptionFields<S> = { [K in keyof S]: { [F in Exclude<keyof S[K], keyof OptionSpec>]: never } };
 
 export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
   id: string;
@@ -38,11 +60,12 @@ export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
    * message names what they do.
    */
   knownFailures?: Record<string, string>;
+  // The next three are derived from the scenario's declared `options` (defineScenario, OptionSpec).
   /** Short values, so that the whole local catalog runs in minutes. */
   defaults: O;
   /** Realistic values for nightly runs (`--nightly`). */
   nightly: Partial<O>;
-  /** One line per option, shown by `zerodrop list`. */
+  /** One line per option. */
   optionDocs: { [K in keyof O]: string };
   /**
    * Constraints between options, for a scenario that has them (each option's own range is declared
@@ -52,7 +75,33 @@ export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
   build(profile: Profile, options: O): Scenario;
 }
 
+/** What a scenario file writes: its options declared once, the tables of ScenarioDefinition derived from them. */
+export type ScenarioSpec<S extends OptionSpecs> = Omit<ScenarioDefinition<OptionsOf<S>>, 'defaults' | 'nightly' | 'optionDocs'> & {
+  options: S & OnlyOptionFields<S>;
+};
+
+/** The defaults, nightly values and docs of declared options, in their declared order (`zerodrop list`'s). */
+export function optionTables<S extends OptionSpecs>(options: S): Pick<ScenarioDefinition<OptionsOf<S>>, 'defaults' | 'nightly' | 'optionDocs'> {
+  const specs = Object.entries(options);
+  return {
+    defaults: Object.fromEntries(specs.map(([key, spec]) => [key, spec.default])) as OptionsOf<S>,
+    nightly: Object.fromEntries(specs.flatMap(([key, spec]) => (spec.nightly === undefined ? [] : [[key, spec.nightly]]))) as Partial<OptionsOf<S>>,
+    optionDocs: Object.fromEntries(specs.map(([key, spec]) => [key, spec.doc])) as { [K in keyof S]: string },
+  };
+}
+
 /** Erases the option type so definitions with different options share one catalog array. */
-export function defineScenario<O extends OptionValues>(def: ScenarioDefinition<O>): ScenarioDefinition {
-  return def as unknown as ScenarioDefinition;
+export function defineScenario<S extends OptionSpecs>(spec: ScenarioSpec<S>): ScenarioDefinition {
+  const { options, ...rest } = spec;
+  return { ...rest, ...optionTables<S>(options) } as unknown as ScenarioDefinition;
+}
+
+/** The same declarations with nightly runs keeping their defaults: for a scenario that has no nightly form. */
+export function withoutNightly<S extends OptionSpecs>(options: S): S {
+  return Object.fromEntries(Object.entries(options).map(([key, spec]) => [key, { default: spec.default, doc: spec.doc }])) as S;
+}
+
+/** Some of a shared group of option declarations, in the order given (`zerodrop list` shows options in declared order). */
+export function pick<T extends object, const K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
 }

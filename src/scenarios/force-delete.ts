@@ -1,5 +1,5 @@
-import { backendOptionDocs, backendTopology, BACKEND, inFlightLoad, pick } from './backend-topology.ts';
-import { defineScenario } from './definition.ts';
+import { backendOptions, backendTopology, BACKEND, inFlightLoad } from './backend-topology.ts';
+import { defineScenario, pick, withoutNightly } from './definition.ts';
 
 export default defineScenario({
   id: 'force-delete',
@@ -9,21 +9,14 @@ export default defineScenario({
   seeds: ['000', '001', '002', '003', '004'],
   role: 'backend',
   control: true,
-  defaults: {
-    replicas: 3,
-    programmingDelayMs: 200,
-    connections: 12,
+  options: withoutNightly({
+    ...pick(backendOptions, ['replicas', 'programmingDelayMs', 'connections']),
     // Not 100 ms: a real kubelet does not SIGKILL a force-deleted pod at once (src/providers/local/pod.ts
     // models its minimum grace), and a backend that drains would finish short requests and pass the control.
-    requestMs: 8_000,
-    deleteAtMs: 1000,
-    settleMs: 500,
-  },
-  nightly: {},
-  optionDocs: {
-    ...pick(backendOptionDocs, ['replicas', 'programmingDelayMs', 'connections', 'requestMs', 'settleMs']),
-    deleteAtMs: 'when the pod is force deleted, after load starts',
-  },
+    requestMs: { ...backendOptions.requestMs, default: 8_000 },
+    deleteAtMs: { default: 1000, doc: 'when the pod is force deleted, after load starts' },
+    settleMs: backendOptions.settleMs,
+  }),
   build: (profile, o) => ({
     id: 'force-delete',
     profile: profile.name,

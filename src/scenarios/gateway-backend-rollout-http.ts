@@ -14,8 +14,8 @@
 
 import type { Topology } from '../model/workload.ts';
 import { BACKEND } from './backend-topology.ts';
-import { defineScenario } from './definition.ts';
-import { BACKEND_PROGRAMMING_DELAY_MS, gatewayOptionDocs, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
+import { defineScenario, pick, withoutNightly } from './definition.ts';
+import { BACKEND_PROGRAMMING_DELAY_MS, gatewayOptions, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
 import { trafficExpectations } from './dense-traffic.ts';
 
 /** The backends' preStop (gatewayTopology's): long enough for the backend Service to deprogram them. */
@@ -51,32 +51,25 @@ export default defineScenario({
     'envoy-gateway-naive': `${NOT_STOPPED} its upstream connection pools are those of the drain-correct chart`,
     'ingress-nginx-naive': `${NOT_STOPPED} its upstream connection pools are those of the drain-correct chart`,
   },
-  defaults: {
-    gateways: 2,
-    backends: 3,
-    programmingDelayMs: 200,
-    graceSeconds: 5,
-    backendGraceSeconds: 8,
-    backendIdleCloseMs: 30,
-    rolloutAtMs: 1000,
-    settleMs: 500,
-    // 120 x 200 ms (400 requests/s): a gateway that does not pool opens a backend connection per
-    // request through the harness's balancer, and at 200 connections the drain-correct gateways'
-    // load was not held on this 2-core machine (35 to 80%).
-    keepAliveConnections: 120,
-    thinkMs: 200,
-    longRequests: 8,
-    postBytes: 64,
-  },
-  nightly: { rolloutAtMs: 10_000, settleMs: 5000, keepAliveConnections: 200 },
-  optionDocs: {
-    ...gatewayOptionDocs,
-    backends: 'reference backend replicas, rolled one at a time',
-    longRequests: 'requests in flight at the first backend\'s SIGTERM, lasting halfway from its preStop to its grace period',
-    backendGraceSeconds: 'terminationGracePeriodSeconds of the backends',
-    backendIdleCloseMs: 'how long after SIGTERM a backend closes a keep-alive connection left idle (the reference backend\'s DRAIN_IDLE_CLOSE_MS)',
-    rolloutAtMs: 'when the backends\' rollout restart starts, after load starts',
-    postBytes: 'the keep-alive connections send POSTs of this many bytes (0: GETs): a request no proxy may send again on its own',
+  options: {
+    ...withoutNightly(pick(gatewayOptions, ['gateways'])),
+    backends: { default: 3, doc: 'reference backend replicas, rolled one at a time' },
+    ...withoutNightly(pick(gatewayOptions, ['programmingDelayMs', 'graceSeconds'])),
+    backendGraceSeconds: { default: 8, doc: 'terminationGracePeriodSeconds of the backends' },
+    backendIdleCloseMs: { default: 30, doc: 'how long after SIGTERM a backend closes a keep-alive connection left idle (the reference backend\'s DRAIN_IDLE_CLOSE_MS)' },
+    rolloutAtMs: { default: 1000, nightly: 10_000, doc: 'when the backends\' rollout restart starts, after load starts' },
+    settleMs: gatewayOptions.settleMs,
+    keepAliveConnections: {
+      ...gatewayOptions.keepAliveConnections,
+      // 120 x 200 ms (400 requests/s): a gateway that does not pool opens a backend connection per
+      // request through the harness's balancer, and at 200 connections the drain-correct gateways'
+      // load was not held on this 2-core machine (35 to 80%).
+      default: 120,
+      nightly: 200,
+    },
+    thinkMs: gatewayOptions.thinkMs,
+    longRequests: { ...gatewayOptions.longRequests, doc: 'requests in flight at the first backend\'s SIGTERM, lasting halfway from its preStop to its grace period' },
+    postBytes: { default: 64, doc: 'the keep-alive connections send POSTs of this many bytes (0: GETs): a request no proxy may send again on its own' },
   },
   checkOptions: (o) =>
     o.backendGraceSeconds * 1000 > BACKEND_PRESTOP_MS ? undefined : `backendGraceSeconds (${o.backendGraceSeconds}) must be above the backends' 1 s preStop, or they are SIGKILLed by design`,

@@ -9,19 +9,7 @@
 import { defineScenario } from './definition.ts';
 import { TURN_GATEWAY, turnLoad, turnTopology } from './turn-topology.ts';
 
-type Options = {
-  gatewayReplicas: number;
-  flows: number;
-  ratePerFlow: number;
-  flowMs: number;
-  restartAtMs: number;
-  newFlows: number;
-  newFlowsAtMs: number;
-  newFlowMs: number;
-  settleMs: number;
-};
-
-export default defineScenario<Options>({
+export default defineScenario({
   id: 'gateway-controller-restart-turn',
   description:
     "Live TURN allocations relay through the gateway's dataplane while the controller that configures it (a chart's controller Deployment) is rollout-restarted; more allocations are made once the new controller has had time to take over. Every allocation must succeed and every packet of it be relayed: the dataplane must not notice its control plane restarting.",
@@ -32,33 +20,21 @@ export default defineScenario<Options>({
     'stunner-naive':
       "its 30 s grace period cuts allocations only if the dataplane pod they are on is deleted more than 30 s before they end; the dataplane rollout that follows the controller's takeover starts near the flows' end",
   },
-  defaults: {
-    gatewayReplicas: 1,
-    flows: 4,
+  options: {
+    gatewayReplicas: { default: 1, nightly: 2, doc: 'dataplane replicas' },
+    flows: { default: 4, nightly: 50, doc: 'allocations live through the restart' },
     // 50 packets/s: one audio frame every 20 ms, as a voice call sends.
-    ratePerFlow: 50,
+    ratePerFlow: { default: 50, doc: 'packets per second on each allocation' },
     // Past the new controller's takeover and what it does then. Measured with STUNner 0.18.0 on the
     // netns cluster: the new operator starts in about 0.5 s, the old one is stopped 5 s later, and
     // the new one leads about 22 s after the restart (the old lease expires: 15 s, controller-runtime's
     // default), then rolls the dataplane Deployment.
-    flowMs: 40_000,
-    restartAtMs: 1000,
-    newFlows: 4,
-    newFlowsAtMs: 30_000,
-    newFlowMs: 8000,
-    settleMs: 200,
-  },
-  nightly: { gatewayReplicas: 2, flows: 50, flowMs: 120_000, restartAtMs: 10_000, newFlows: 20, newFlowsAtMs: 90_000, newFlowMs: 20_000, settleMs: 2000 },
-  optionDocs: {
-    gatewayReplicas: 'dataplane replicas',
-    flows: 'allocations live through the restart',
-    ratePerFlow: 'packets per second on each allocation',
-    flowMs: 'how long each of those allocations relays',
-    restartAtMs: 'when the controller is rollout-restarted, after load starts',
-    newFlows: 'allocations made after the restart, once the new controller should lead',
-    newFlowsAtMs: 'when those allocations are made, after load starts',
-    newFlowMs: 'how long each new allocation relays',
-    settleMs: 'time kept after the last flow ends',
+    flowMs: { default: 40_000, nightly: 120_000, doc: 'how long each of those allocations relays' },
+    restartAtMs: { default: 1000, nightly: 10_000, doc: 'when the controller is rollout-restarted, after load starts' },
+    newFlows: { default: 4, nightly: 20, doc: 'allocations made after the restart, once the new controller should lead' },
+    newFlowsAtMs: { default: 30_000, nightly: 90_000, doc: 'when those allocations are made, after load starts' },
+    newFlowMs: { default: 8000, nightly: 20_000, doc: 'how long each new allocation relays' },
+    settleMs: { default: 200, nightly: 2000, doc: 'time kept after the last flow ends' },
   },
   checkOptions: (o) =>
     o.restartAtMs >= o.flowMs

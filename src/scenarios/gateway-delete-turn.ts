@@ -15,21 +15,23 @@
 
 import type { Topology } from '../model/workload.ts';
 import type { Profile } from '../profiles/profile.ts';
-import { defineScenario } from './definition.ts';
+import { defineScenario, type OptionsOf, type OptionSpecs } from './definition.ts';
 import { TURN_GATEWAY, turnLoad, turnTopology } from './turn-topology.ts';
 
-type Options = {
-  gatewayReplicas: number;
-  graceSeconds: number;
-  programmingDelayMs: number;
-  flows: number;
-  ratePerFlow: number;
-  flowMs: number;
-  newFlows: number;
-  newFlowMs: number;
-  deleteAtMs: number;
-  settleMs: number;
-};
+const options = {
+  gatewayReplicas: { default: 2, doc: 'TURN gateway replicas' },
+  graceSeconds: { default: 4, nightly: 300, doc: 'terminationGracePeriodSeconds of the gateway pods' },
+  programmingDelayMs: { default: 300, nightly: 5000, doc: 'delay before the Services apply an endpoint change' },
+  flows: { default: 4, nightly: 50, doc: 'allocations live when the gateway pod is deleted' },
+  // 50 packets/s: one audio frame every 20 ms, as a voice call sends.
+  ratePerFlow: { default: 50, nightly: 50, doc: 'packets per second on each allocation' },
+  flowMs: { default: 3000, nightly: 120_000, doc: 'how long each of those allocations relays' },
+  newFlows: { default: 4, nightly: 20, doc: 'allocations made 50 ms after the delete, while the pod drains' },
+  newFlowMs: { default: 1500, nightly: 30_000, doc: 'how long each new allocation relays' },
+  deleteAtMs: { default: 1000, nightly: 10_000, doc: 'when the gateway pod is deleted, after load starts' },
+  settleMs: { default: 200, nightly: 2000, doc: 'time kept after the deleted pod is gone' },
+} satisfies OptionSpecs;
+type Options = OptionsOf<typeof options>;
 
 function topology(profile: Profile, o: Options): Topology {
   return turnTopology(profile, {
@@ -56,44 +58,19 @@ function lastMoment(o: Options): number {
   return Math.max(o.flowMs + replyMs, o.deleteAtMs + 50 + o.newFlowMs + replyMs, o.deleteAtMs + o.graceSeconds * 1000);
 }
 
-export default defineScenario<Options>({
+export default defineScenario({
   id: 'gateway-delete-turn',
   description:
     'Active TURN allocations (long-term credentials, a channel each, ChannelData at a fixed rate to UDP echo backends) are relayed by a gateway pod that is deleted; more allocations are made while it drains. The allocations it holds must keep relaying every packet until their flows end or its grace period expires, and every new allocation must succeed. coturn 4.6.1 has no drain: SIGTERM terminates turnserver within milliseconds (killed by the signal, nothing logged, nothing sent to clients) and its allocations die with it, so `coturn-naive` (as packaged) fails both and `coturn` (preStop sleep until just before the grace period ends) passes.',
   features: ['turn', 'udp', 'gateway'],
   seeds: ['000'],
   role: 'gateway',
-  defaults: {
-    gatewayReplicas: 2,
-    graceSeconds: 4,
-    programmingDelayMs: 300,
-    flows: 4,
-    // 50 packets/s: one audio frame every 20 ms, as a voice call sends.
-    ratePerFlow: 50,
-    flowMs: 3000,
-    newFlows: 4,
-    newFlowMs: 1500,
-    deleteAtMs: 1000,
-    settleMs: 200,
-  },
-  nightly: { graceSeconds: 300, programmingDelayMs: 5000, flows: 50, ratePerFlow: 50, flowMs: 120_000, newFlows: 20, newFlowMs: 30_000, deleteAtMs: 10_000, settleMs: 2000 },
+  options,
   checkOptions: (o) => {
     const rate = (o.flows + o.newFlows) * o.ratePerFlow;
     return rate > TURN_PATH_PACKETS_PER_SECOND
       ? `(flows ${o.flows} + newFlows ${o.newFlows}) x ratePerFlow ${o.ratePerFlow} = ${rate} packets/s, above the ${TURN_PATH_PACKETS_PER_SECOND} packets/s the local TURN path carries without loss (lost packets would be ours, not the drain's); lower flows or ratePerFlow`
       : undefined;
-  },
-  optionDocs: {
-    gatewayReplicas: 'TURN gateway replicas',
-    graceSeconds: 'terminationGracePeriodSeconds of the gateway pods',
-    programmingDelayMs: 'delay before the Services apply an endpoint change',
-    flows: 'allocations live when the gateway pod is deleted',
-    ratePerFlow: 'packets per second on each allocation',
-    flowMs: 'how long each of those allocations relays',
-    newFlows: 'allocations made 50 ms after the delete, while the pod drains',
-    newFlowMs: 'how long each new allocation relays',
-    deleteAtMs: 'when the gateway pod is deleted, after load starts',
-    settleMs: 'time kept after the deleted pod is gone',
   },
   build: (profile, o) => ({
     id: 'gateway-delete-turn',

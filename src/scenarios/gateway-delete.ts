@@ -3,16 +3,9 @@
 // 2-core machine holds the rate; the nightly options carry the full shape). No request may fail,
 // and the pod must drain within the bounds of Envoy Gateway's shutdown manager, never by SIGKILL.
 
-import { defineScenario, type Feature, type ScenarioDefinition, type Seed } from './definition.ts';
-import {
-  drainExpectations,
-  GATEWAY,
-  gatewayOptionDocs,
-  gatewayTopology,
-  gatewayTraffic,
-  gatewayTrafficNightly,
-} from './gateway-http-topology.ts';
-import { denseTrafficDefaults, trafficExpectations } from './dense-traffic.ts';
+import { defineScenario, pick, type Feature, type ScenarioDefinition, type Seed } from './definition.ts';
+import { drainExpectations, GATEWAY, gatewayOptions, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
+import { trafficExpectations } from './dense-traffic.ts';
 
 export interface GatewayDeleteShape {
   id: string;
@@ -34,33 +27,20 @@ export function gatewayDeleteScenario(shape: GatewayDeleteShape): ScenarioDefini
     features: shape.features,
     seeds: shape.seeds,
     role: 'gateway',
-    defaults: {
-      gateways: 2,
-      backends: 2,
-      programmingDelayMs: shape.programmingDelayMs,
-      graceSeconds: 5,
-      clients: shape.clients,
-      ratePerClient: 10,
-      deleteAtMs: 1000,
-      settleMs: 500,
-      idleExitMs: 1500,
-      ...denseTrafficDefaults,
+    options: {
+      ...pick(gatewayOptions, ['gateways', 'backends']),
+      programmingDelayMs: { ...gatewayOptions.programmingDelayMs, default: shape.programmingDelayMs, nightly: shape.nightly.programmingDelayMs },
+      graceSeconds: gatewayOptions.graceSeconds,
+      clients: { ...gatewayOptions.clients, default: shape.clients },
+      ...pick(gatewayOptions, ['ratePerClient', 'deleteAtMs', 'settleMs', 'idleExitMs']),
       // Without keep-alive every request crosses the balancer: no keep-alive connection to race, and the
       // main load is already all new connections.
-      ...(shape.keepAlive ? {} : { keepAliveConnections: 0, freshClients: 0 }),
-      overlongRequests: shape.overlongRequests ?? 0,
+      keepAliveConnections: shape.keepAlive ? gatewayOptions.keepAliveConnections : { default: 0, doc: gatewayOptions.keepAliveConnections.doc },
+      thinkMs: gatewayOptions.thinkMs,
+      freshClients: shape.keepAlive ? gatewayOptions.freshClients : { ...gatewayOptions.freshClients, default: 0 },
+      longRequests: gatewayOptions.longRequests,
+      overlongRequests: { ...gatewayOptions.overlongRequests, default: shape.overlongRequests ?? 0 },
     },
-    nightly: {
-      gateways: 3,
-      backends: 3,
-      clients: 100,
-      deleteAtMs: 10_000,
-      settleMs: 5000,
-      graceSeconds: 30,
-      ...(shape.keepAlive ? gatewayTrafficNightly : {}),
-      ...shape.nightly,
-    },
-    optionDocs: { ...gatewayOptionDocs, deleteAtMs: 'when the gateway pod is deleted, after load starts' },
     build: (profile, o) => {
       const setup = gatewayTopology(profile, o);
       const loads = gatewayTraffic({ ...o, keepAlive: shape.keepAlive }, setup, o.deleteAtMs);

@@ -12,7 +12,8 @@ import { ProfileCannotPlay } from '../profiles/profile.ts';
 import { checkHarnessFiles } from '../profiles/limits.ts';
 import { referenceProfile } from '../profiles/reference.ts';
 import { backendTopology } from './backend-topology.ts';
-import { denseTraffic, longRequestStart, OVERLONG, type DenseTrafficOptions } from './dense-traffic.ts';
+import { denseTraffic, denseTrafficDefaults, longRequestStart, OVERLONG, type DenseTrafficOptions } from './dense-traffic.ts';
+import type { OptionSpecs } from './definition.ts';
 import { gatewayWorkload } from './gateway-workload.ts';
 
 export const GATEWAY = 'gateway';
@@ -134,9 +135,6 @@ export interface GatewayTrafficOptions extends DenseTrafficOptions {
   overlongRequests?: number;
 }
 
-/** Nightly: the seed's `hey -c 100`, as keep-alive connections beside the clients. */
-export const gatewayTrafficNightly: Partial<GatewayTrafficOptions> = { keepAliveConnections: 100 };
-
 /**
  * The traffic a real gateway carries, at the moment one of its pods is stopped: the hey-like clients
  * (`http`: keep-alive or not, by the scenario, mostly idle between requests), the dense traffic of
@@ -176,18 +174,31 @@ export function drainExpectations(pod: PodRef, setup: GatewaySetup, idleExitMs: 
   ];
 }
 
-export const gatewayOptionDocs = {
-  gateways: 'gateway replicas',
-  backends: 'reference backend replicas behind the backend Service',
-  programmingDelayMs: 'delay before the gateway Service load balancer applies an endpoint change',
-  graceSeconds: 'terminationGracePeriodSeconds of a gateway whose profile sets none',
-  clients: 'concurrent clients (hey -c)',
-  ratePerClient: 'requests per second per client (hey -q)',
-  keepAliveConnections: 'keep-alive connections beside the clients, each thinking thinkMs between requests: a close between two requests races the next one',
-  thinkMs: 'think time of a keep-alive connection between a response and its next request, on a timer',
-  freshClients: 'clients opening a new connection per request beside the keep-alive ones (at ratePerClient)',
-  longRequests: 'requests in flight at the stop signal, lasting halfway from the minimum drain to the drain timeout the profile promises',
-  overlongRequests: 'requests in flight at the stop signal that outlast the grace period by 1 s: cut at the drain timeout (not judged), the pod must still leave by its drain timeout',
-  settleMs: 'load kept running after the gateway pod is gone',
-  idleExitMs: 'how soon a gateway must exit once it has no connection left (after its minimum drain)',
-} as const;
+/** The options of the HTTP gateway scenarios: the pods, the gateway Service, the traffic (gatewayTraffic), the chaos. */
+export const gatewayOptions = {
+  gateways: { default: 2, nightly: 3, doc: 'gateway replicas' },
+  backends: { default: 2, nightly: 3, doc: 'reference backend replicas behind the backend Service' },
+  programmingDelayMs: { default: 200, nightly: 1000, doc: 'delay before the gateway Service load balancer applies an endpoint change' },
+  graceSeconds: { default: 5, nightly: 30, doc: 'terminationGracePeriodSeconds of a gateway whose profile sets none' },
+  clients: { default: 10, nightly: 100, doc: 'concurrent clients (hey -c)' },
+  ratePerClient: { default: 10, doc: 'requests per second per client (hey -q)' },
+  keepAliveConnections: {
+    default: denseTrafficDefaults.keepAliveConnections,
+    // The seed's `hey -c 100`, as keep-alive connections beside the clients.
+    nightly: 100,
+    doc: 'keep-alive connections beside the clients, each thinking thinkMs between requests: a close between two requests races the next one',
+  },
+  thinkMs: { default: denseTrafficDefaults.thinkMs, doc: 'think time of a keep-alive connection between a response and its next request, on a timer' },
+  freshClients: { default: denseTrafficDefaults.freshClients, doc: 'clients opening a new connection per request beside the keep-alive ones (at ratePerClient)' },
+  longRequests: {
+    default: denseTrafficDefaults.longRequests,
+    doc: 'requests in flight at the stop signal, lasting halfway from the minimum drain to the drain timeout the profile promises',
+  },
+  overlongRequests: {
+    default: 0,
+    doc: 'requests in flight at the stop signal that outlast the grace period by 1 s: cut at the drain timeout (not judged), the pod must still leave by its drain timeout',
+  },
+  deleteAtMs: { default: 1000, nightly: 10_000, doc: 'when the gateway pod is deleted, after load starts' },
+  settleMs: { default: 500, nightly: 5000, doc: 'load kept running after the gateway pod is gone' },
+  idleExitMs: { default: 1500, doc: 'how soon a gateway must exit once it has no connection left (after its minimum drain)' },
+} satisfies OptionSpecs;

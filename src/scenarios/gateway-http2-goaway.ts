@@ -2,8 +2,8 @@
 // server lets it, so a draining gateway must say GOAWAY (RFC 9113 section 6.8) for the client to
 // move to another replica; closing the connection instead fails the streams on it.
 
-import { defineScenario } from './definition.ts';
-import { drainExpectations, GATEWAY, gatewayHttp2Load, gatewayOptionDocs, gatewayTopology } from './gateway-http-topology.ts';
+import { defineScenario, pick } from './definition.ts';
+import { drainExpectations, GATEWAY, gatewayHttp2Load, gatewayOptions, gatewayTopology } from './gateway-http-topology.ts';
 
 export default defineScenario({
   id: 'gateway-http2-goaway',
@@ -12,27 +12,13 @@ export default defineScenario({
   features: ['gateway', 'http2'],
   seeds: ['003'],
   role: 'gateway',
-  defaults: {
-    gateways: 2,
-    backends: 2,
-    programmingDelayMs: 200,
-    graceSeconds: 5,
-    sessions: 4,
-    streamsPerSession: 2,
-    ratePerStream: 10,
-    requestMs: 50,
-    deleteAtMs: 1000,
-    settleMs: 500,
-    idleExitMs: 1500,
-  },
-  nightly: { gateways: 3, backends: 3, sessions: 10, streamsPerSession: 10, programmingDelayMs: 1000, graceSeconds: 30, deleteAtMs: 10_000, settleMs: 5000 },
-  optionDocs: {
-    ...gatewayOptionDocs,
-    sessions: 'pooled HTTP/2 connections',
-    streamsPerSession: 'concurrent streams per connection',
-    ratePerStream: 'requests per second per stream slot',
-    requestMs: 'server time of each stream (/delay?ms=): with ratePerStream 10, each slot has a stream in flight most of the time',
-    deleteAtMs: 'when the gateway pod is deleted, after load starts',
+  options: {
+    ...pick(gatewayOptions, ['gateways', 'backends', 'programmingDelayMs', 'graceSeconds']),
+    sessions: { default: 4, nightly: 10, doc: 'pooled HTTP/2 connections' },
+    streamsPerSession: { default: 2, nightly: 10, doc: 'concurrent streams per connection' },
+    ratePerStream: { default: 10, doc: 'requests per second per stream slot' },
+    requestMs: { default: 50, doc: 'server time of each stream (/delay?ms=): with ratePerStream 10, each slot has a stream in flight most of the time' },
+    ...pick(gatewayOptions, ['deleteAtMs', 'settleMs', 'idleExitMs']),
   },
   build: (profile, o) => {
     const setup = gatewayTopology(profile, { ...o, protocol: 'h2c' });

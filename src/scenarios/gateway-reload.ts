@@ -8,9 +8,9 @@
 
 import type { Expectation, LoadPhase } from '../model/scenario.ts';
 import { ProfileCannotPlay } from '../profiles/profile.ts';
-import { defineScenario, type Feature, type ScenarioDefinition } from './definition.ts';
+import { defineScenario, pick, withoutNightly, type Feature, type OptionSpecs, type ScenarioDefinition } from './definition.ts';
 import { trafficExpectations } from './dense-traffic.ts';
-import { GATEWAY, gatewayOptionDocs, gatewayTopology, gatewayTraffic, type GatewaySetup, type GatewayTrafficOptions } from './gateway-http-topology.ts';
+import { GATEWAY, gatewayOptions, gatewayTopology, gatewayTraffic, type GatewaySetup, type GatewayTrafficOptions } from './gateway-http-topology.ts';
 import type { Profile } from '../profiles/profile.ts';
 
 export interface GatewayReloadShape {
@@ -66,6 +66,14 @@ export function reloadTraffic(setup: GatewaySetup, o: ReloadTrafficOptions, atMs
   };
 }
 
+/** The options of reloadTraffic beyond gatewayOptions, as the reload and the route swap declare them. */
+export const reloadOptions = {
+  keepAliveConnections: { ...gatewayOptions.keepAliveConnections, default: 20 },
+  longRequestMs: { default: 1500, nightly: 10_000, doc: 'how long each long request lasts' },
+  retireWithinMs: { default: 2500, nightly: 15_000, doc: 'how soon after the reload every process it retired must be gone' },
+  settleMs: { default: 1000, nightly: 5000, doc: 'load kept running after the long requests have ended' },
+} satisfies OptionSpecs;
+
 export function gatewayReloadScenario(shape: GatewayReloadShape): ScenarioDefinition {
   return defineScenario({
     id: shape.id,
@@ -74,31 +82,19 @@ export function gatewayReloadScenario(shape: GatewayReloadShape): ScenarioDefini
     seeds: [],
     role: 'gateway',
     ...(shape.knownFailures ? { knownFailures: shape.knownFailures } : {}),
-    defaults: {
+    options: {
       // One replica: every request crosses the pod being reloaded.
-      gateways: 1,
-      backends: 2,
-      programmingDelayMs: 200,
-      graceSeconds: 5,
-      clients: 10,
-      ratePerClient: 10,
-      keepAliveConnections: shape.keepAlive ? 20 : 0,
-      thinkMs: 200,
-      freshClients: shape.keepAlive ? 4 : 0,
-      longRequests: 2,
-      longRequestMs: 1500,
-      reloadAtMs: 1000,
-      retireWithinMs: 2500,
-      settleMs: 1000,
-    },
-    nightly: { backends: 3, clients: 100, keepAliveConnections: shape.keepAlive ? 100 : 0, reloadAtMs: 10_000, longRequestMs: 10_000, retireWithinMs: 15_000, settleMs: 5000 },
-    optionDocs: {
-      ...gatewayOptionDocs,
-      longRequests: 'requests in flight across the reload, started 0.5 s before it',
-      longRequestMs: 'how long each long request lasts',
-      reloadAtMs: 'when the gateway pod is reloaded, after load starts',
-      retireWithinMs: 'how soon after the reload every process it retired must be gone',
-      settleMs: 'load kept running after the long requests have ended',
+      gateways: { default: 1, doc: gatewayOptions.gateways.doc },
+      backends: gatewayOptions.backends,
+      ...withoutNightly(pick(gatewayOptions, ['programmingDelayMs', 'graceSeconds'])),
+      ...pick(gatewayOptions, ['clients', 'ratePerClient']),
+      keepAliveConnections: shape.keepAlive ? reloadOptions.keepAliveConnections : { ...reloadOptions.keepAliveConnections, default: 0, nightly: 0 },
+      thinkMs: gatewayOptions.thinkMs,
+      freshClients: shape.keepAlive ? gatewayOptions.freshClients : { ...gatewayOptions.freshClients, default: 0 },
+      longRequests: { default: 2, doc: 'requests in flight across the reload, started 0.5 s before it' },
+      longRequestMs: reloadOptions.longRequestMs,
+      reloadAtMs: { default: 1000, nightly: 10_000, doc: 'when the gateway pod is reloaded, after load starts' },
+      ...pick(reloadOptions, ['retireWithinMs', 'settleMs']),
     },
     build: (profile, o) => {
       const setup = reloadableGateway(profile, o);

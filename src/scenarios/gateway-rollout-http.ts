@@ -1,16 +1,9 @@
 // Rollout restart of the gateway Deployment under hey-like keep-alive load (seed 004): every
 // gateway pod is replaced, one at a time (maxSurge 1, maxUnavailable 0), each draining as if deleted.
 
-import { defineScenario } from './definition.ts';
-import {
-  drainExpectations,
-  GATEWAY,
-  gatewayOptionDocs,
-  gatewayTopology,
-  gatewayTraffic,
-  gatewayTrafficNightly,
-} from './gateway-http-topology.ts';
-import { denseTrafficDefaults, trafficExpectations } from './dense-traffic.ts';
+import { defineScenario, pick } from './definition.ts';
+import { drainExpectations, GATEWAY, gatewayOptions, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
+import { trafficExpectations } from './dense-traffic.ts';
 
 export default defineScenario({
   id: 'gateway-rollout-http',
@@ -19,20 +12,11 @@ export default defineScenario({
   features: ['gateway', 'http', 'http-keepalive', 'rollout'],
   seeds: ['004'],
   role: 'gateway',
-  defaults: {
-    gateways: 2,
-    backends: 2,
-    programmingDelayMs: 200,
-    graceSeconds: 5,
-    clients: 10,
-    ratePerClient: 10,
-    rolloutAtMs: 1000,
-    settleMs: 500,
-    idleExitMs: 1500,
-    ...denseTrafficDefaults,
+  options: {
+    ...pick(gatewayOptions, ['gateways', 'backends', 'programmingDelayMs', 'graceSeconds', 'clients', 'ratePerClient']),
+    rolloutAtMs: { default: 1000, nightly: 10_000, doc: 'when the rollout restart starts, after load starts' },
+    ...pick(gatewayOptions, ['settleMs', 'idleExitMs', 'keepAliveConnections', 'thinkMs', 'freshClients', 'longRequests']),
   },
-  nightly: { gateways: 3, backends: 3, clients: 100, programmingDelayMs: 1000, graceSeconds: 30, rolloutAtMs: 10_000, settleMs: 5000, ...gatewayTrafficNightly },
-  optionDocs: { ...gatewayOptionDocs, rolloutAtMs: 'when the rollout restart starts, after load starts' },
   build: (profile, o) => {
     const setup = gatewayTopology(profile, o);
     const loads = gatewayTraffic({ ...o, keepAlive: true }, setup, o.rolloutAtMs);

@@ -7,9 +7,9 @@
 
 import { referenceProfile } from '../profiles/reference.ts';
 import { backendTopology } from './backend-topology.ts';
-import { defineScenario } from './definition.ts';
-import { BACKEND_PROGRAMMING_DELAY_MS, GATEWAY, gatewayOptionDocs } from './gateway-http-topology.ts';
-import { reloadableGateway, reloadTraffic } from './gateway-reload.ts';
+import { defineScenario, pick, withoutNightly } from './definition.ts';
+import { BACKEND_PROGRAMMING_DELAY_MS, GATEWAY, gatewayOptions } from './gateway-http-topology.ts';
+import { reloadableGateway, reloadOptions, reloadTraffic } from './gateway-reload.ts';
 import { RELOAD_KNOWN_FAILURES } from './gateway-reload-http.ts';
 
 /** The second backend set, where the route moves to; the first is the gateway topology's `backend`. */
@@ -24,33 +24,18 @@ export default defineScenario({
   role: 'gateway',
   // The same reload as gateway-reload-http: the same behaviours of the systems' reloads decide.
   knownFailures: RELOAD_KNOWN_FAILURES,
-  defaults: {
-    gateways: 2,
-    backends: 2,
-    programmingDelayMs: 200,
-    graceSeconds: 5,
-    clients: 10,
-    ratePerClient: 10,
-    keepAliveConnections: 20,
-    thinkMs: 200,
-    freshClients: 4,
-    longRequests: 2,
-    longRequestMs: 1500,
-    swapAtMs: 1000,
-    movedWithinMs: 1000,
-    retireWithinMs: 2500,
-    settleMs: 1000,
-  },
-  nightly: { gateways: 3, backends: 3, clients: 100, keepAliveConnections: 100, swapAtMs: 10_000, longRequestMs: 10_000, retireWithinMs: 15_000, settleMs: 5000 },
-  optionDocs: {
-    ...gatewayOptionDocs,
-    backends: 'reference backend replicas in each of the two sets',
-    longRequests: 'requests in flight across the move, started 0.5 s before it',
-    longRequestMs: 'how long each long request lasts',
-    swapAtMs: 'when the route moves to the second backend set, after load starts',
-    movedWithinMs: 'how soon after the move every new request must be answered by the second set',
-    retireWithinMs: 'how soon after the reload every process it retired must be gone',
-    settleMs: 'load kept running after the long requests have ended',
+  options: {
+    gateways: gatewayOptions.gateways,
+    backends: { ...gatewayOptions.backends, doc: 'reference backend replicas in each of the two sets' },
+    ...withoutNightly(pick(gatewayOptions, ['programmingDelayMs', 'graceSeconds'])),
+    ...pick(gatewayOptions, ['clients', 'ratePerClient']),
+    keepAliveConnections: reloadOptions.keepAliveConnections,
+    ...pick(gatewayOptions, ['thinkMs', 'freshClients']),
+    longRequests: { default: 2, doc: 'requests in flight across the move, started 0.5 s before it' },
+    longRequestMs: reloadOptions.longRequestMs,
+    swapAtMs: { default: 1000, nightly: 10_000, doc: 'when the route moves to the second backend set, after load starts' },
+    movedWithinMs: { default: 1000, doc: 'how soon after the move every new request must be answered by the second set' },
+    ...pick(reloadOptions, ['retireWithinMs', 'settleMs']),
   },
   checkOptions: (o) => (o.movedWithinMs > o.longRequestMs + o.settleMs ? 'movedWithinMs must leave time to see requests after it: at most longRequestMs + settleMs' : undefined),
   build: (profile, o) => {

@@ -1,16 +1,9 @@
 // The gateway Deployment scaled from 3 to 1 under load (seed 000: a dataplane scaled in while its
 // load balancer still sends it traffic): two pods drain at once, the last one takes all the load.
 
-import { defineScenario } from './definition.ts';
-import {
-  drainExpectations,
-  GATEWAY,
-  gatewayOptionDocs,
-  gatewayTopology,
-  gatewayTraffic,
-  gatewayTrafficNightly,
-} from './gateway-http-topology.ts';
-import { denseTrafficDefaults, trafficExpectations } from './dense-traffic.ts';
+import { defineScenario, pick } from './definition.ts';
+import { drainExpectations, GATEWAY, gatewayOptions, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
+import { trafficExpectations } from './dense-traffic.ts';
 
 export default defineScenario({
   id: 'gateway-scale-down',
@@ -19,24 +12,12 @@ export default defineScenario({
   features: ['gateway', 'http', 'http-keepalive', 'scale'],
   seeds: ['000', '004'],
   role: 'gateway',
-  defaults: {
-    gateways: 3,
-    replicasAfter: 1,
-    backends: 2,
-    programmingDelayMs: 200,
-    graceSeconds: 5,
-    clients: 10,
-    ratePerClient: 10,
-    scaleAtMs: 1000,
-    settleMs: 500,
-    idleExitMs: 1500,
-    ...denseTrafficDefaults,
-  },
-  nightly: { backends: 3, clients: 100, programmingDelayMs: 1000, graceSeconds: 30, scaleAtMs: 10_000, settleMs: 5000, ...gatewayTrafficNightly },
-  optionDocs: {
-    ...gatewayOptionDocs,
-    replicasAfter: 'gateway replicas after the scale down',
-    scaleAtMs: 'when the gateway is scaled down, after load starts',
+  options: {
+    gateways: { default: 3, doc: gatewayOptions.gateways.doc },
+    replicasAfter: { default: 1, doc: 'gateway replicas after the scale down' },
+    ...pick(gatewayOptions, ['backends', 'programmingDelayMs', 'graceSeconds', 'clients', 'ratePerClient']),
+    scaleAtMs: { default: 1000, nightly: 10_000, doc: 'when the gateway is scaled down, after load starts' },
+    ...pick(gatewayOptions, ['settleMs', 'idleExitMs', 'keepAliveConnections', 'thinkMs', 'freshClients', 'longRequests']),
   },
   checkOptions: (o) => (o.replicasAfter < o.gateways ? undefined : `replicasAfter (${o.replicasAfter}) must be below gateways (${o.gateways}), or nothing is scaled down`),
   build: (profile, o) => {

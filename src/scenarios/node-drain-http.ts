@@ -13,8 +13,8 @@
 // zerodrop created; others skip it with the reason (src/providers/support.ts).
 
 import type { Topology } from '../model/workload.ts';
-import { backendOptionDocs, backendTopology, BACKEND, inFlightLoad, pick } from './backend-topology.ts';
-import { defineScenario } from './definition.ts';
+import { backendOptions, backendTopology, BACKEND, inFlightLoad } from './backend-topology.ts';
+import { defineScenario, pick } from './definition.ts';
 
 /** The backends become ready `seconds` after they start. */
 function slowStart(topology: Topology, seconds: number): Topology {
@@ -35,28 +35,17 @@ export default defineScenario({
     'mutant-refuse-after-sigterm':
       'a preStop sleep outlasts deprogramming, so no new connection reaches the pod after SIGTERM (backend-sigterm-keeps-accepting catches it)',
   },
-  defaults: {
-    replicas: 2,
-    minAvailable: 1,
-    startupSeconds: 6,
-    preStopSeconds: 1,
-    graceSeconds: 4,
-    programmingDelayMs: 200,
-    connections: 12,
-    requestMs: 100,
-    drainAtMs: 1000,
-    retryMs: 1000,
-    drainTimeoutMs: 120_000,
-    settleMs: 1000,
-  },
-  nightly: { replicas: 3, minAvailable: 2, startupSeconds: 90, preStopSeconds: 15, graceSeconds: 60, programmingDelayMs: 5000, connections: 100, drainAtMs: 10_000, retryMs: 5000, drainTimeoutMs: 600_000, settleMs: 5000 },
-  optionDocs: {
-    ...pick(backendOptionDocs, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'connections', 'requestMs', 'settleMs']),
-    minAvailable: 'PodDisruptionBudget minAvailable of the backends; 0 renders no budget at all',
-    startupSeconds: 'readiness probe initialDelaySeconds of the backends: how long a replacement takes to become ready',
-    drainAtMs: 'when the node is drained, after load starts',
-    retryMs: 'pause before an eviction the budget refused is tried again (kubectl drain: 5 s)',
-    drainTimeoutMs: 'how long the drain may wait for the budget before it gives up',
+  options: {
+    replicas: { ...backendOptions.replicas, default: 2, nightly: 3 },
+    minAvailable: { default: 1, nightly: 2, doc: 'PodDisruptionBudget minAvailable of the backends; 0 renders no budget at all' },
+    startupSeconds: { default: 6, nightly: 90, doc: 'readiness probe initialDelaySeconds of the backends: how long a replacement takes to become ready' },
+    preStopSeconds: backendOptions.preStopSeconds,
+    graceSeconds: { ...backendOptions.graceSeconds, default: 4 },
+    ...pick(backendOptions, ['programmingDelayMs', 'connections', 'requestMs']),
+    drainAtMs: { default: 1000, nightly: 10_000, doc: 'when the node is drained, after load starts' },
+    retryMs: { default: 1000, nightly: 5000, doc: 'pause before an eviction the budget refused is tried again (kubectl drain: 5 s)' },
+    drainTimeoutMs: { default: 120_000, nightly: 600_000, doc: 'how long the drain may wait for the budget before it gives up' },
+    settleMs: { ...backendOptions.settleMs, default: 1000 },
   },
   build: (profile, o) => ({
     id: 'node-drain-http',

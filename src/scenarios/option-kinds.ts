@@ -1,7 +1,8 @@
 // What each scenario option may be, declared once by option name: an option means the same thing in
 // every scenario that has it (replicas are replicas everywhere), so one table covers the catalog and
-// scenario files stay plain numbers. `--set`, the config's `set` and every scenario's defaults and
-// nightly values are checked against it (option-kinds.test.ts makes a new option without a kind fail).
+// a scenario's option declarations (definition.ts's OptionSpec) carry only its values and docs.
+// `--set`, the config's `set` and every scenario's defaults and nightly values are checked against it
+// (option-kinds.test.ts makes a new option without a kind fail).
 
 export interface OptionKind {
   /** Whole numbers only (counts, milliseconds, terminationGracePeriodSeconds, which is an int64). */

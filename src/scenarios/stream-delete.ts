@@ -6,39 +6,21 @@
 import type { StreamLoadSpec } from '../model/load.ts';
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
-import { backendOptionDocs, backendTopology, BACKEND, pick } from './backend-topology.ts';
+import { backendOptions, backendTopology, BACKEND } from './backend-topology.ts';
+import { pick, type OptionsOf, type OptionSpecs } from './definition.ts';
 
 /** The options of every backend stream scenario (the rollout's too). */
-export const streamDefaults = {
-  replicas: 2,
-  preStopSeconds: 1,
-  graceSeconds: 5,
-  programmingDelayMs: 200,
-  streams: 4,
-  ratePerStream: 50,
-  stallMs: 1000,
-  settleMs: 500,
-};
+export const streamOptions = {
+  replicas: { ...backendOptions.replicas, default: 2 },
+  ...pick(backendOptions, ['preStopSeconds', 'graceSeconds', 'programmingDelayMs']),
+  streams: { default: 4, nightly: 50, doc: 'concurrent long-lived streams (spread round robin over the backends)' },
+  ratePerStream: { default: 50, doc: 'messages per second on each stream' },
+  stallMs: { default: 1000, doc: 'an outstanding message with no echo for this long is a stall' },
+  settleMs: backendOptions.settleMs,
+} satisfies OptionSpecs;
 
-export const streamNightly: Partial<typeof streamDefaults> = {
-  preStopSeconds: 15,
-  graceSeconds: 60,
-  programmingDelayMs: 5000,
-  streams: 50,
-  settleMs: 5000,
-};
-
-export const streamOptionDocs = {
-  ...pick(backendOptionDocs, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'settleMs']),
-  streams: 'concurrent long-lived streams (spread round robin over the backends)',
-  ratePerStream: 'messages per second on each stream',
-  stallMs: 'an outstanding message with no echo for this long is a stall',
-} as const;
-
-export const streamDeleteDefaults = { ...streamDefaults, deleteAtMs: 1000 };
-export type StreamDeleteOptions = typeof streamDeleteDefaults;
-export const streamDeleteNightly: Partial<StreamDeleteOptions> = { ...streamNightly, deleteAtMs: 10_000 };
-export const streamDeleteOptionDocs = { ...streamOptionDocs, deleteAtMs: 'when the pod is deleted, after load starts' } as const;
+export const streamDeleteOptions = { ...streamOptions, deleteAtMs: backendOptions.deleteAtMs } satisfies OptionSpecs;
+export type StreamDeleteOptions = OptionsOf<typeof streamDeleteOptions>;
 
 /** Why the stream scenarios pass the mutant that stops listening at SIGTERM. */
 export const streamDeleteTolerates = {

@@ -5,7 +5,7 @@
 // must also overlap in time.
 
 import type { RequestTable } from '../model/request-table.ts';
-import type { ConnectionRecord, Outcome, RequestRecord, Timeline } from '../model/timeline.ts';
+import type { ConnectionRecord, Outcome, RequestRecord, StreamRecord, Timeline } from '../model/timeline.ts';
 
 /** Slack for the two sides' timestamps of the same connection (client connect vs balancer accept). */
 const EPSILON_MS = 5;
@@ -34,7 +34,7 @@ export function indexConnections(connections: readonly ConnectionRecord[]): Conn
  */
 export function connectionOf(
   timeline: Timeline,
-  request: RequestRecord,
+  request: Pick<RequestRecord, 'localPort' | 'service' | 'connectionStart' | 'start' | 'end'>,
   index: ConnectionIndex = indexConnections(timeline.connections),
 ): ConnectionRecord | undefined {
   if (request.localPort === undefined) return undefined;
@@ -112,4 +112,24 @@ export function joinedRequests(timeline: Timeline): RequestTable {
     requests.refine(i, refinement(pod, refused));
   });
   return requests;
+}
+
+/**
+ * The pod in front of each stream: behind a gateway, the gateway pod its handshake named, else the
+ * one the balancer routed its connection to (a stream refused or cut before any pod answered names
+ * none); the stream's own `pod` when it went to the backends directly. Without a balancer record
+ * (a cluster), what the stream says.
+ */
+export function frontPods(timeline: Timeline, streams: readonly StreamRecord[]): Map<StreamRecord, string | undefined> {
+  let index: ConnectionIndex | undefined;
+  const front = new Map<StreamRecord, string | undefined>();
+  for (const s of streams) {
+    if (s.gateway !== undefined || s.localPort === undefined || s.service === undefined) {
+      front.set(s, s.gateway ?? s.pod);
+      continue;
+    }
+    index ??= indexConnections(timeline.connections);
+    front.set(s, connectionOf(timeline, s, index)?.pod ?? s.pod);
+  }
+  return front;
 }

@@ -154,7 +154,9 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
   const closedText =
     closed.length > 0
       ? `${closed.length === onDeleted.length ? 'each' : `${count(closed.length)} of them`} closed gracefully by its backend (${words.close}last at ${at(Math.max(...closed.map((s) => s.end)))}), ${words.every}`
-      : `each ran ${toEnd ? 'to its end' : 'until the load ended'}, ${words.every}`;
+      : toEnd
+        ? `each ran to its end, ${words.every.replace(/, resuming from Last-Event-ID$/, '')}`
+        : `each ran until the load ended, ${words.every}`;
   const crossed = streams.reduce((n, s) => n + (s.crossed ?? 0), 0);
   const crossedText = crossed > 0 ? ` (but ${plural(crossed, 'message')} sent as the close frame crossed it, which no backend could answer)` : '';
   return {

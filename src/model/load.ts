@@ -135,6 +135,8 @@ export interface SseLoadSpec {
   ratePerStream: number;
   stallMs: number;
   reopen: boolean;
+  /** Bounded streams: each stream is closed by the client once this many events have arrived, and a new one (from the first event) takes its place; see WebSocketLoadSpec. */
+  messagesPerStream?: number;
 }
 
 /**

@@ -55,7 +55,7 @@ export function streamLengthMs(setup: GatewaySetup, o: Pick<GatewayStreamDeleteO
   return Math.max(100, Math.round((setup.drainTimeoutMs - setup.programmingDelayMs - setup.programmingSpreadMs) / 2));
 }
 
-export function buildGatewayStreamDelete(id: string, kind: Extract<StreamLoadSpec['kind'], 'websocket'>, profile: Profile, o: GatewayStreamDeleteOptions): Scenario {
+export function buildGatewayStreamDelete(id: string, kind: Extract<StreamLoadSpec['kind'], 'websocket' | 'sse'>, profile: Profile, o: GatewayStreamDeleteOptions): Scenario {
   const setup = gatewayTopology(profile, { ...o, sessions: o.streams, backendProtocol: kind });
   const streamMs = streamLengthMs(setup, o);
   const messagesPerStream = Math.max(1, Math.round((streamMs * o.ratePerStream) / 1000));

@@ -17,6 +17,7 @@ import forceDelete from './force-delete.ts';
 import gatewayBackendRolloutHttp from './gateway-backend-rollout-http.ts';
 import gatewayDeleteHttp from './gateway-delete-http.ts';
 import gatewayDeleteHttpNoKeepalive from './gateway-delete-http-no-keepalive.ts';
+import gatewayDeleteSse from './gateway-delete-sse.ts';
 import gatewayDeleteTurn from './gateway-delete-turn.ts';
 import gatewayDeleteWebsocket from './gateway-delete-websocket.ts';
 import gatewayControllerRestartTurn from './gateway-controller-restart-turn.ts';
@@ -51,6 +52,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewayBackendRolloutHttp,
   gatewayHttp2Goaway,
   gatewayDeleteWebsocket,
+  gatewayDeleteSse,
   gatewayReloadHttp,
   gatewayReloadHttpNoKeepalive,
   gatewayRouteSwapHttp,

@@ -148,6 +148,16 @@ describe('streamsIntact behind a gateway', () => {
     expect(r.message).toContain('stream 1 through backend-2 (backend backend-9)');
   });
 
+  it('calls a stream refused when the balancer says the pod refused its connection (the client saw a reset)', () => {
+    const b = drainScenario('exit-on-sigterm');
+    stream(b, { stream: 1, service: 'svc', localPort: 40_002, start: 1100, end: 1101, sent: 0, ending: 'reset' });
+    b.timeline.connections.push({ id: 1, service: 'svc', clientPort: 40_002, pod: 'backend-2', open: 1100, close: 1101, upstream: 'refused', bytesIn: 10, bytesOut: 0 });
+    const r = evaluateOne(TO_END, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.message).toContain('broke (1 refused');
+    expect(r.message).toContain('first: stream 1 on backend-2 ended refused');
+  });
+
   it('with toEnd, fails a proper close before the stream ended: only the gateway can have sent it', () => {
     const b = drainScenario('correct');
     stream(b, { stream: 1, gateway: 'backend-2', pod: 'backend-9', byeAt: 2005, end: 2010, ending: 'closed', closeCode: 1001, kind: 'websocket' });

@@ -17,7 +17,7 @@
 import type { Expectation } from '../model/scenario.ts';
 import type { StreamRecord } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
-import { frontPods } from '../observe/join.ts';
+import { frontPods, type FrontPod } from '../observe/join.ts';
 import { phaseAt } from '../observe/phase.ts';
 import { allOf, at, count, describeRef, FIRST_FAILURES, plural, resolvePods, tally, type AssertContext } from './common.ts';
 
@@ -36,7 +36,8 @@ function brokeAt(s: StreamRecord): number {
 }
 
 /** What went wrong with a stream, for the tally: its ending, or what it lost when it ended well otherwise. */
-function fault(s: StreamRecord, toEnd = false): string {
+function fault(s: StreamRecord, toEnd = false, refused = false): string {
+  if (refused) return 'refused';
   if (toEnd && s.ending === 'closed') return s.kind === 'websocket' ? 'close 1001 before its end' : 'closed before its end';
   if (!INTACT.has(s.ending)) {
     if (s.closeCode !== undefined && s.closeCode !== 1000 && s.closeCode !== 1001) return `close ${s.closeCode}${s.closeCode === 1006 ? ` (${s.ending}, no close frame)` : ''}`;
@@ -64,7 +65,7 @@ function protocolWords(kind: StreamRecord['kind']): { message: string; delivered
 export function streamsAtDelete(
   expectation: { load: string; pod: StreamsIntact['pod'] },
   ctx: AssertContext,
-): { streams: StreamRecord[]; deleted: Map<string, number>; onDeleted: StreamRecord[]; front: Map<StreamRecord, string | undefined> } {
+): { streams: StreamRecord[]; deleted: Map<string, number>; onDeleted: StreamRecord[]; front: Map<StreamRecord, FrontPod> } {
   const streams = (ctx.timeline.streams ?? []).filter((s) => s.load === expectation.load);
   const front = frontPods(ctx.timeline, streams);
   const deleted = new Map<string, number>();
@@ -73,7 +74,7 @@ export function streamsAtDelete(
     if (del) deleted.set(pod, del.t);
   }
   const onDeleted = streams.filter((s) => {
-    const pod = front.get(s);
+    const pod = front.get(s)?.pod;
     const t = pod !== undefined ? deleted.get(pod) : undefined;
     return t !== undefined && s.start <= t && s.end >= t;
   });
@@ -120,13 +121,13 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
 
   if (broken.length > 0) {
     const first = broken[0]!;
-    const phase = phaseAt(ctx.timeline, front.get(first), brokeAt(first));
-    const faults = tally(broken.map((s) => fault(s, toEnd)));
+    const phase = phaseAt(ctx.timeline, front.get(first)?.pod, brokeAt(first));
+    const faults = tally(broken.map((s) => fault(s, toEnd, front.get(s)?.refused)));
     const unanswered = broken.reduce((n, s) => n + s.unanswered, 0);
     const lost = broken.reduce((n, s) => n + (s.lost ?? 0), 0);
     const duplicated = broken.reduce((n, s) => n + (s.duplicated ?? 0), 0);
     const words = protocolWords(first.kind);
-    const firstWhat = `stream ${first.stream}${whereRan(first, front.get(first))} ended ${fault(first, toEnd)} at ${at(brokeAt(first))} after ${plural(first.echoed, words.message)}`;
+    const firstWhat = `stream ${first.stream}${whereRan(first, front.get(first)?.pod)} ended ${fault(first, toEnd, front.get(first)?.refused)} at ${at(brokeAt(first))} after ${plural(first.echoed, words.message)}`;
     // An event stream has nothing to answer: its losses are events.
     const echoes = broken.some((s) => s.kind !== 'sse');
     const missing = [...(unanswered > 0 || echoes ? [plural(unanswered, 'message') + ' unanswered'] : []), ...(lost > 0 ? [plural(lost, 'event') + ' lost'] : []), ...(duplicated > 0 ? [plural(duplicated, 'event') + ' duplicated'] : [])];
@@ -142,7 +143,7 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
         unanswered,
         lost,
         duplicated,
-        firstFailures: broken.slice(0, FIRST_FAILURES).map((s) => ({ ...s, front: front.get(s), phase: phaseAt(ctx.timeline, front.get(s), brokeAt(s)).label })),
+        firstFailures: broken.slice(0, FIRST_FAILURES).map((s) => ({ ...s, front: front.get(s)?.pod, phase: phaseAt(ctx.timeline, front.get(s)?.pod, brokeAt(s)).label })),
       },
     };
   }

@@ -114,22 +114,32 @@ export function joinedRequests(timeline: Timeline): RequestTable {
   return requests;
 }
 
+/** The pod in front of a stream, and whether the balancer says that pod refused the stream's connection. */
+export interface FrontPod {
+  pod?: string;
+  refused: boolean;
+}
+
 /**
  * The pod in front of each stream: behind a gateway, the gateway pod its handshake named, else the
  * one the balancer routed its connection to (a stream refused or cut before any pod answered names
  * none); the stream's own `pod` when it went to the backends directly. Without a balancer record
- * (a cluster), what the stream says.
+ * (a cluster), what the stream says. A stream that failed on a connection the pod refused (or the
+ * balancer had no endpoint for) is `refused`, as for requests: the client saw only a reset or EOF.
  */
-export function frontPods(timeline: Timeline, streams: readonly StreamRecord[]): Map<StreamRecord, string | undefined> {
+export function frontPods(timeline: Timeline, streams: readonly StreamRecord[]): Map<StreamRecord, FrontPod> {
   let index: ConnectionIndex | undefined;
-  const front = new Map<StreamRecord, string | undefined>();
+  const front = new Map<StreamRecord, FrontPod>();
   for (const s of streams) {
-    if (s.gateway !== undefined || s.localPort === undefined || s.service === undefined) {
-      front.set(s, s.gateway ?? s.pod);
-      continue;
-    }
-    index ??= indexConnections(timeline.connections);
-    front.set(s, connectionOf(timeline, s, index)?.pod ?? s.pod);
+    const failed = REFINABLE.has(s.ending as Outcome);
+    // The balancer is asked only what the stream itself cannot say.
+    const connection =
+      s.localPort !== undefined && s.service !== undefined && (s.gateway === undefined || failed)
+        ? connectionOf(timeline, s, (index ??= indexConnections(timeline.connections)))
+        : undefined;
+    const pod = s.gateway ?? connection?.pod ?? s.pod;
+    const refused = failed && (connection?.upstream === 'refused' || connection?.upstream === 'no-endpoint');
+    front.set(s, { ...(pod !== undefined ? { pod } : {}), refused });
   }
   return front;
 }

@@ -113,6 +113,13 @@ export interface WebSocketLoadSpec {
   ratePerStream: number;
   stallMs: number;
   reopen: boolean;
+  /**
+   * Bounded streams: each stream sends this many messages, closes itself with 1000 once all are
+   * echoed, and a new stream takes its place, so that streams keep starting and ending through the
+   * run. The first streams' starts are spread over one stream's length, so that their ends are too.
+   * Unbounded (each stream runs until its backend or the load ends it) when absent.
+   */
+  messagesPerStream?: number;
 }
 
 /**
@@ -128,6 +135,8 @@ export interface SseLoadSpec {
   ratePerStream: number;
   stallMs: number;
   reopen: boolean;
+  /** Bounded streams: each stream is closed by the client once this many events have arrived, and a new one (from the first event) takes its place; see WebSocketLoadSpec. */
+  messagesPerStream?: number;
 }
 
 /**

@@ -112,7 +112,17 @@ export type Expectation =
    * closes it gracefully (drain announced, every message echoed) or the load ends it; no reset, no
    * stall, no unannounced close. Needs at least one stream open on a pod `pod` names at its delete.
    */
-  | { assert: 'streamsIntact'; load: string; pod: PodRef }
+  | {
+      assert: 'streamsIntact';
+      load: string;
+      pod: PodRef;
+      /**
+       * Bounded streams whose backends are never disturbed (a gateway scenario): each must run to its
+       * own end, so a drain close (WebSocket 1001, an SSE body ended) before it is a fault too, sent
+       * by whatever stands in front of the backends.
+       */
+      toEnd?: boolean;
+    }
   | { assert: 'grpcStreamsComplete'; load: string; pod: PodRef }
   /**
    * TURN (seed 000): allocations of `load` held by the gateway pod `pod` names keep relaying, every

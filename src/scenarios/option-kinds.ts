@@ -61,6 +61,8 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   rolloutMaxMs: ms(1),
   exitWithinMs: ms(1),
   stallMs: ms(1),
+  // 0: derived from the gateway's drain bounds (gateway-stream-delete.ts).
+  streamMs: ms(0),
   flowMs: ms(1),
   newFlowMs: ms(1),
   newFlowsAtMs: ms(0),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamRecord } from '../model/timeline.ts';
+import { countsOf } from '../report/results.ts';
 import { drainScenario, evaluateOne, SCENARIO, type TimelineBuilder } from '../../test-support/assert.ts';
 
 const EXPECT = { assert: 'streamsIntact', load: 'streams', pod: { step: SCENARIO.step } } as const;
@@ -167,6 +168,9 @@ describe('streamsIntact behind a gateway', () => {
     expect(r.verdict).toBe('fail');
     expect(r.message).toContain('1 of 2 streams of load "streams" broke (1 close 1001 before its end; 0 messages unanswered)');
     expect(r.message).toContain('at t=2.005 s');
+    // The run's summary counts the streams as the assertion judged them.
+    expect(countsOf(b.build()).streams?.broken).toBe(0);
+    expect(countsOf(b.build(), [], true).streams?.broken).toBe(1);
   });
 
   it('with toEnd, passes streams that each ran to their end across the drain', () => {

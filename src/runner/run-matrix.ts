@@ -149,7 +149,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     durationMs: Math.round(performance.now() - started),
     ...(outcome.reason ? { reason: outcome.reason } : {}),
     assertions: outcome.assertions,
-    counts: countsOf(recorder.timeline, notJudgedLoads(scenario.expectations)),
+    counts: countsOf(recorder.timeline, notJudgedLoads(scenario.expectations), scenario.expectations.some((e) => e.assert === 'streamsIntact' && e.toEnd === true)),
     ...(provider.seed !== undefined ? { seed: provider.seed } : {}),
     ...(attribution.length > 0 ? { attribution } : {}),
     ...(keep ? { timeline: recorder.timeline } : {}),

@@ -347,6 +347,10 @@ describe('--gateway-class: where the harness sends traffic', () => {
     });
   });
 
+  it("on netns: the same NodePort, at the first node's address where the cluster publishes it", () => {
+    expect(chooseEndpoint({ provider: 'netns', gateway: 'zerodrop', listenerPort: 8080, addresses: [], services: [service(30801)], published, publishedHost: '198.18.0.10' })).toMatchObject({ host: '198.18.0.10', port: 30801 });
+  });
+
   it('mutant: on kind a NodePort kind does not publish fails, naming it and the published ones', () => {
     expect(() => chooseEndpoint({ provider: 'kind', gateway: 'zerodrop', listenerPort: 8080, addresses: [{ value: '10.96.0.10' }], services: [service(31234)], published })).toThrow(
       'Gateway zerodrop is not reachable from the host: envoy-zerodrop has NodePort 31234, and kind publishes only NodePorts 30800, 30801',

@@ -170,8 +170,8 @@ export type ServiceLike = KubeObject & { spec?: { type?: string; ports?: { port?
 
 /**
  * Where to send a listener's traffic. On kind the host reaches only the NodePorts zerodrop's cluster
- * publishes on 127.0.0.1 (30800-30807), so the Gateway is reached through the generated Service's
- * NodePort for the listener; elsewhere at the first address of status.addresses of type IPAddress or
+ * publishes on 127.0.0.1 (30040-30047), and on netns only those on the first node's address, so the
+ * Gateway is reached through the generated Service's NodePort for the listener; elsewhere at the first address of status.addresses of type IPAddress or
  * Hostname (an entry without a type is an IPAddress, Gateway API's default), on the listener's port.
  */
 export function chooseEndpoint(opts: {
@@ -181,8 +181,10 @@ export function chooseEndpoint(opts: {
   addresses: readonly GatewayAddress[];
   /** The Services found with the Gateway's dataplane (kind, k3s). */
   services: readonly ServiceLike[];
-  /** kind and k3s: NodePort -> host port published for it. */
+  /** kind, k3s and netns: NodePort -> host port published for it. */
   published: ReadonlyMap<number, number>;
+  /** Where the published ports are (kind: 127.0.0.1; netns: the first node's address; k3s: the container's host). */
+  publishedHost?: string;
 }): GatewayEndpoint {
   if (opts.provider !== 'cluster') {
     const exposures: string[] = [];
@@ -190,7 +192,7 @@ export function chooseEndpoint(opts: {
       const port = service.spec?.ports?.find((p) => p.port === opts.listenerPort);
       if (port?.nodePort === undefined) continue;
       const hostPort = opts.published.get(port.nodePort);
-      if (hostPort !== undefined) return { host: '127.0.0.1', port: hostPort, via: `Service ${service.metadata.namespace ?? ''}/${service.metadata.name} NodePort ${port.nodePort}` };
+      if (hostPort !== undefined) return { host: opts.publishedHost ?? '127.0.0.1', port: hostPort, via: `Service ${service.metadata.namespace ?? ''}/${service.metadata.name} NodePort ${port.nodePort}` };
       exposures.push(`${service.metadata.name} has NodePort ${port.nodePort}`);
     }
     const published = [...opts.published.keys()].sort((a, b) => a - b);
@@ -424,8 +426,9 @@ export interface GatewayClassRunOptions {
   namespace: string;
   runId: string;
   listeners: readonly ListenerRoute[];
-  /** kind and k3s: NodePort -> host port the cluster publishes. */
+  /** kind, k3s and netns: NodePort -> host port the cluster publishes, and where. */
   published: ReadonlyMap<number, number>;
+  publishedHost?: string;
   gatewayName?: string;
   pollMs?: number;
   signal?: AbortSignal;
@@ -482,7 +485,7 @@ export async function openGatewayClassRun(client: KubeClient, opts: GatewayClass
     const services = (await client.request<{ items?: ServiceLike[] }>('GET', `/api/v1/namespaces/${podNamespace}/services`, { query: { labelSelector: discovery.selector } })).body.items ?? [];
     const endpoints = new Map<number, GatewayEndpoint>();
     for (const listener of opts.listeners) {
-      const endpoint = chooseEndpoint({ provider: opts.provider, gateway: `${opts.namespace}/${gatewayName}`, listenerPort: listener.port, addresses, services, published: opts.published });
+      const endpoint = chooseEndpoint({ provider: opts.provider, gateway: `${opts.namespace}/${gatewayName}`, listenerPort: listener.port, addresses, services, published: opts.published, ...(opts.publishedHost !== undefined ? { publishedHost: opts.publishedHost } : {}) });
       if (listener.kind !== 'UDPRoute') await (opts.probe ?? probeTcp)(endpoint);
       endpoints.set(listener.port, endpoint);
     }

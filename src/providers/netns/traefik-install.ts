@@ -7,8 +7,9 @@
 // - Traefik's RBAC for that provider, as its documentation ships it
 //   (docs/content/reference/dynamic-configuration/kubernetes-gateway-rbac.yml of the module),
 //   bound to the install's ServiceAccount,
-// - Traefik as a Deployment of the image `traefik` (the node agent runs the build for it) and a
-//   NodePort Service in front of it,
+// - Traefik as a Deployment of the image `traefik` (the node agent runs the build for it), a
+//   NodePort Service in front of it, and a ConfigMap for its file provider (the pod's name on
+//   every response),
 // - the GatewayClass, controllerName traefik.io/gateway-controller (the one Traefik reconciles).
 //
 // Traefik is its own dataplane and serves every Gateway of its classes from this one Deployment:
@@ -41,6 +42,25 @@ export const TRAEFIK_LABELS = { 'app.kubernetes.io/name': 'traefik', 'app.kubern
 export const TRAEFIK_HTTP_PORT = 8000;
 /** Traefik's own entrypoint (ping), the chart's port. */
 const TRAEFIK_PING_PORT = 8080;
+/**
+ * Traefik's file provider, for one middleware on the HTTP entrypoint: every response names the
+ * Traefik pod that forwarded it, in the header the harness reads a gateway pod's name from (as the
+ * nginx, HAProxy and Caddy configurations here do). Without it a request cut at a pod's exit
+ * belongs to no pod, and drainTiming cannot say when that pod went idle. The file provider renders
+ * the file as a Go template with sprig's functions (pkg/provider/file), `env` among them.
+ */
+// Not under /etc: the node agent mounts the host's /etc read-only, with no room for a volume in it.
+const DYNAMIC_DIR = '/config/dynamic';
+const DYNAMIC_FILE = 'zerodrop.yml';
+const NAME_MIDDLEWARE = 'zerodrop-pod-name';
+export const TRAEFIK_DYNAMIC = `http:
+  middlewares:
+    ${NAME_MIDDLEWARE}:
+      headers:
+        customResponseHeaders:
+          x-zerodrop-gateway: '{{ env "POD_NAME" }}'
+`;
+
 /** The last NodePort the netns and kind clusters publish: the run's own Services take them from the first. */
 const NODE_PORT = PUBLISHED_NODE_PORTS[PUBLISHED_NODE_PORTS.length - 1]!.nodePort;
 
@@ -74,12 +94,16 @@ export function traefikArgs(variant: TraefikVariant, statusAddress: string): str
     '--global.checknewversion=false',
     '--global.sendanonymoususage=false',
     '--log.level=INFO',
+    // Plain lines: the pod log lands on the Timeline and in the reports.
+    '--log.nocolor=true',
     `${web}.address=$(POD_IP):${TRAEFIK_HTTP_PORT}`,
     `--entrypoints.traefik.address=$(POD_IP):${TRAEFIK_PING_PORT}`,
     '--ping=true',
     '--providers.kubernetesgateway=true',
     // Without it Programmed Gateways have no status.addresses; the Service's ClusterIP is where the cluster reaches them.
     `--providers.kubernetesgateway.statusaddress.ip=${statusAddress}`,
+    `--providers.file.filename=${DYNAMIC_DIR}/${DYNAMIC_FILE}`,
+    `${web}.http.middlewares=${NAME_MIDDLEWARE}@file`,
     ...(variant === 'naive'
       ? []
       : [
@@ -109,12 +133,17 @@ export function traefikDeployment(variant: TraefikVariant, image: string, status
         spec: {
           serviceAccountName: NAME,
           ...(correct ? { terminationGracePeriodSeconds: TRAEFIK_DRAIN.terminationGracePeriodSeconds } : {}),
+          volumes: [{ name: 'dynamic', configMap: { name: `${NAME}-dynamic` } }],
           containers: [
             {
               name: NAME,
               image,
               args: traefikArgs(variant, statusAddress),
-              env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }],
+              env: [
+                { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+                { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+              ],
+              volumeMounts: [{ name: 'dynamic', mountPath: DYNAMIC_DIR, readOnly: true }],
               ports: [
                 { name: 'web', containerPort: TRAEFIK_HTTP_PORT, protocol: 'TCP' },
                 { name: 'traefik', containerPort: TRAEFIK_PING_PORT, protocol: 'TCP' },
@@ -170,11 +199,17 @@ export async function installTraefik(kubectl: readonly string[], className: stri
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: NAME, namespace: TRAEFIK_NAMESPACE } },
     ...rbac,
     traefikService(),
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${NAME}-dynamic`, namespace: TRAEFIK_NAMESPACE }, data: { [DYNAMIC_FILE]: TRAEFIK_DYNAMIC } },
     { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: className }, spec: { controllerName: TRAEFIK_CONTROLLER } },
   ]);
   const clusterIP = (await run(['-n', TRAEFIK_NAMESPACE, 'get', 'service', NAME, '-o', 'jsonpath={.spec.clusterIP}'])).stdout.trim();
   await apply([traefikDeployment(variant, `docker.io/traefik:${pin}`, clusterIP)]);
-  await run(['-n', TRAEFIK_NAMESPACE, 'rollout', 'status', `deployment/${NAME}`, '--timeout=120s']);
+  await run(['-n', TRAEFIK_NAMESPACE, 'rollout', 'status', `deployment/${NAME}`, '--timeout=120s']).catch(async (err: unknown) => {
+    // What Traefik said is the reason; kubectl's own message is only that the wait ran out.
+    const selector = Object.entries(TRAEFIK_LABELS).map(([k, v]) => `${k}=${v}`).join(',');
+    const logs = await run(['-n', TRAEFIK_NAMESPACE, 'logs', '-l', selector, '--tail=5', '--prefix']).then((r) => r.stdout, (e: unknown) => String(e));
+    throw new Error(`Traefik ${TRAEFIK_NAMESPACE}/${NAME} did not become available within 120 s; its last log lines:\n${logs}`, { cause: err });
+  });
   log(`Traefik ${TRAEFIK_NAMESPACE}/${NAME} available, serving GatewayClass ${className}`);
 }
 

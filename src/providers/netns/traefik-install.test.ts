@@ -23,6 +23,8 @@ describe('Traefik on the netns cluster', () => {
     expect(container?.lifecycle).toEqual({ preStop: { sleep: { seconds: TRAEFIK_DRAIN.preStopSeconds } } });
     expect(container?.args).toEqual(expect.arrayContaining(['--entrypoints.web.transport.keepalivemaxtime=1s', '--entrypoints.web.transport.lifecycle.gracetimeout=5s']));
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(TRAEFIK_DRAIN.preStopSeconds + TRAEFIK_DRAIN.graceTimeoutSeconds);
+    // kube-proxy's 3 s bound and the 1 s keep-alive bound, with gateway-drain.ts's margin.
+    expect(TRAEFIK_DRAIN).toEqual({ keepAliveMaxTimeSeconds: 1, preStopSeconds: 5, graceTimeoutSeconds: 5, terminationGracePeriodSeconds: 13 });
   });
 
   it("naive: Traefik's and Kubernetes' defaults, nothing for the drain", () => {

@@ -25,7 +25,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
+import { drainShape, STOP_TIMEOUT_SECONDS } from '../../profiles/gateway-drain.ts';
 import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
+import { KUBE_PROXY_PROGRAMMING_BOUND_MS } from '../kube/observers.ts';
 import { downloadedModule, requiredVersion } from './go-module-build.ts';
 import { yamlFiles } from './stunner-install.ts';
 import { TRAEFIK_MODULE_DIR, traefikPin } from './traefik-binary.ts';
@@ -64,21 +66,22 @@ export const TRAEFIK_DYNAMIC = `http:
 /** The last NodePort the netns and kind clusters publish: the run's own Services take them from the first. */
 const NODE_PORT = PUBLISHED_NODE_PORTS[PUBLISHED_NODE_PORTS.length - 1]!.nodePort;
 
+/** transport.keepAliveMaxTime: a response on a connection older than this says Connection: close. */
+const KEEPALIVE_MAX_TIME_SECONDS = 1;
 /**
- * The drain-correct configuration, after the shape every drain-correct gateway here has
- * (src/profiles/gateway-drain.ts): connections closed politely once a second, a preStop that
- * outlasts kube-proxy's deprogramming and that second, then Traefik's graceful stop bounded by its
- * own timeout, and a grace period above both. One install serves every scenario, so the preStop
- * takes the netns cluster's kube-proxy (minSyncPeriod 1 s) with room to spare rather than one
- * scenario's programming delay.
+ * The drain-correct configuration, by the arithmetic every drain-correct gateway here shares
+ * (src/profiles/gateway-drain.ts): a preStop that outlasts kube-proxy's deprogramming and the
+ * keep-alive bound, then Traefik's graceful stop bounded by its own timeout, and a grace period above
+ * both. One install serves every scenario, so the preStop waits for kube-proxy's bound as measured
+ * on this cluster, not for one scenario's programming delay.
  */
+const SHAPE = drainShape({ programmingDelayMs: KUBE_PROXY_PROGRAMMING_BOUND_MS }, KEEPALIVE_MAX_TIME_SECONDS * 1000);
 export const TRAEFIK_DRAIN = {
-  /** transport.keepAliveMaxTime: a response on a connection older than this says Connection: close. */
-  keepAliveMaxTimeSeconds: 1,
-  preStopSeconds: 5,
+  keepAliveMaxTimeSeconds: KEEPALIVE_MAX_TIME_SECONDS,
+  preStopSeconds: SHAPE.preStopSeconds,
   /** transport.lifeCycle.graceTimeOut: how long the graceful stop waits for requests in flight. */
-  graceTimeoutSeconds: 5,
-  terminationGracePeriodSeconds: 12,
+  graceTimeoutSeconds: STOP_TIMEOUT_SECONDS,
+  terminationGracePeriodSeconds: SHAPE.terminationGracePeriodSeconds,
 } as const;
 
 export type TraefikVariant = 'drain-correct' | 'naive';

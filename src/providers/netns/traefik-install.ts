@@ -213,6 +213,9 @@ export async function installTraefik(kubectl: readonly string[], className: stri
     const logs = await run(['-n', TRAEFIK_NAMESPACE, 'logs', '-l', selector, '--tail=5', '--prefix']).then((r) => r.stdout, (e: unknown) => String(e));
     throw new Error(`Traefik ${TRAEFIK_NAMESPACE}/${NAME} did not become available within 120 s; its last log lines:\n${logs}`, { cause: err });
   });
+  // Ready pods are not yet a programmed NodePort: kube-proxy takes up to its bound to route to them,
+  // and a run probing the Gateway sooner is refused (seen: ECONNREFUSED 0.3 s after the rollout).
+  await new Promise((resolve) => setTimeout(resolve, KUBE_PROXY_PROGRAMMING_BOUND_MS));
   log(`Traefik ${TRAEFIK_NAMESPACE}/${NAME} available, serving GatewayClass ${className}`);
 }
 

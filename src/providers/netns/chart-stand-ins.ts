@@ -115,7 +115,7 @@ export function gatewayClassStandIn(className: string): GatewayClassStandIn | un
   if (TRAEFIK_CLASSES[className] === undefined) return undefined;
   const traefik = traefikModule();
   return {
-    missing: async () => ((await isBuilt(traefik)) ? undefined : `--gateway-class ${className}: Traefik ${traefik.pin} is not built (run: npm run traefik:build, about 9 minutes once)`),
+    missing: async () => ((await isBuilt(traefik)) ? undefined : `--gateway-class ${className}: Traefik ${traefik.pin} is not built (run: npm run traefik:build, 8 to 15 minutes once)`),
     install: (kubectl, log) => installTraefik(kubectl, className, log),
   };
 }

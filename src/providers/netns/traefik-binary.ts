@@ -28,7 +28,7 @@ export function traefikModule(moduleDir = TRAEFIK_MODULE_DIR): GoModule {
     // Two cores, and other work on the machine measures time: one package at a time, lowest priority.
     parallelism: 1,
     nice: true,
-    describe: `Traefik ${pin} from its Go module (once per pin; about 9 minutes cold on two cores)`,
+    describe: `Traefik ${pin} from its Go module (once per pin; 8 to 15 minutes cold on two cores)`,
   };
 }
 

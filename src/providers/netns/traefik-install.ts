@@ -93,7 +93,7 @@ export const TRAEFIK_CLASSES: Readonly<Record<string, TraefikVariant>> = { traef
 export function traefikArgs(variant: TraefikVariant, statusAddress: string): string[] {
   const web = '--entrypoints.web';
   return [
-    // The chart's defaults too; here they also keep it from calling out of a cluster with no route out.
+    // Both default to on in Traefik (and its chart): each calls out, and nothing a run starts may.
     '--global.checknewversion=false',
     '--global.sendanonymoususage=false',
     '--log.level=INFO',

@@ -59,6 +59,11 @@ export async function missingPrerequisites(settings: ProviderSettings, warn: (li
     case 'netns': {
       const { netnsMissing } = await import('./netns/prerequisites.ts');
       missing.push(...(await netnsMissing()));
+      const className = settings.gatewayClass?.name;
+      if (className !== undefined) {
+        const { gatewayClassStandIn } = await import('./netns/chart-stand-ins.ts');
+        missing.push(await gatewayClassStandIn(className)?.missing());
+      }
       break;
     }
   }

@@ -162,7 +162,8 @@ export async function openClusterSession(
 
 
 /**
- * A session on a netns cluster: the charts it installs itself (chart-stand-ins.ts) and whether it
+ * A session on a netns cluster: the charts it installs itself and the GatewayClass a run names, when
+ * the cluster can install its implementation (chart-stand-ins.ts), and whether it
  * keeps lifecycle.stopSignal, both asked once. No run-record tracking of the run's namespaces: they
  * live and die with the cluster, which has a record of its own that `zerodrop clean` reads
  * (netns/leftovers.ts). `onDispose` (the CLI's: remove the cluster) runs when the session ends.
@@ -173,14 +174,22 @@ export async function netnsSession(
   opts: { system?: ClusterSystemSettings; onDispose?: () => Promise<void> } = {},
 ): Promise<ProviderSession> {
   const { netnsExposure } = await import('./netns/cluster.ts');
-  const { netnsCharts } = await import('./netns/chart-stand-ins.ts');
+  const { netnsCharts, gatewayClassStandIn } = await import('./netns/chart-stand-ins.ts');
   const client = new KubeClient(cluster.kubeConfig());
-  return kubeSession('netns', client, netnsExposure(cluster), {
-    charts: await netnsCharts(cluster.kubectl, log),
-    allowNodeOperations: true,
-    multiNode: cluster.nodes.length > 1,
-    containerStopSignals: await keepsContainerStopSignal(client, log),
-    ...(opts.system ? { system: opts.system } : {}),
-    ...(opts.onDispose ? { onDispose: opts.onDispose } : {}),
-  });
+  const className = opts.system?.gatewayClass?.name;
+  try {
+    await (className === undefined ? undefined : gatewayClassStandIn(className))?.install(cluster.kubectl, log);
+    return kubeSession('netns', client, netnsExposure(cluster), {
+      charts: await netnsCharts(cluster.kubectl, log),
+      allowNodeOperations: true,
+      multiNode: cluster.nodes.length > 1,
+      containerStopSignals: await keepsContainerStopSignal(client, log),
+      ...(opts.system ? { system: opts.system } : {}),
+      ...(opts.onDispose ? { onDispose: opts.onDispose } : {}),
+    });
+  } catch (error) {
+    // No session holds the cluster yet, so nothing else would remove it.
+    await opts.onDispose?.();
+    throw error;
+  }
 }

@@ -9,6 +9,7 @@ import { netnsMissing } from '../../src/providers/netns/prerequisites.ts';
 import { netnsSession } from '../../src/providers/kube-session.ts';
 import { KubeClient } from '../../src/providers/kube/client.ts';
 import type { ProviderSession } from '../../src/providers/index.ts';
+import type { ClusterSystemSettings } from '../../src/providers/cluster-system.ts';
 
 const missing = await netnsMissing();
 export const skipReason = missing.length > 0 ? `netns cluster suites skipped: ${missing.join('; ')}` : '';
@@ -21,7 +22,7 @@ export function title(name: string): string {
 const START_TIMEOUT_MS = 40 * 60_000;
 
 /** Starts the file's cluster in beforeAll and removes it in afterAll; `get()` inside tests. */
-export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): KubeClient; session(): Promise<ProviderSession>; kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string> } {
+export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): KubeClient; session(system?: ClusterSystemSettings): Promise<ProviderSession>; kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string> } {
   let cluster: NetnsCluster | undefined;
   beforeAll(async () => {
     if (skipReason) return;
@@ -39,8 +40,9 @@ export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): Kub
   return {
     get,
     client,
-    // As `--provider netns` opens it (the charts it installs, its stop-signal answer); the cluster outlives it.
-    session: () => netnsSession(get(), (line) => console.log(`netns: ${line}`)),
+    // As `--provider netns` opens it (the charts it installs, its stop-signal answer, the GatewayClass
+    // a run names); the cluster outlives it.
+    session: (system) => netnsSession(get(), (line) => console.log(`netns: ${line}`), system ? { system } : {}),
     kubectl: async (args, opts = {}) => {
       const [file, ...pre] = get().kubectl;
       const { stdout } = await execa(file!, [...pre, ...args], { ...(opts.input !== undefined ? { input: opts.input } : {}), timeout: opts.timeoutMs ?? 120_000 });

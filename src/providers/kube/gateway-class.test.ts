@@ -207,6 +207,20 @@ describe('--gateway-class: the flow against a fake API server', () => {
       expect(found.explanation).toContain("STUNner's related-gateway labels");
     });
 
+    it("Traefik's shared dataplane by its controller, on the run's own cluster only; mutant: another controller's pods with the same labels are not taken", async () => {
+      const { client, cluster } = await setup();
+      cluster.put('/api/v1/namespaces/traefik/pods/traefik-1', pod('traefik', 'traefik-1', { 'app.kubernetes.io/name': 'traefik' }));
+      const traefik = { namespace: NS, gateway: 'zerodrop', controllerName: 'traefik.io/gateway-controller' };
+      const found = await findDataplanePods(client, { ...traefik, sharedDataplane: true });
+      expect(found).toMatchObject({ rule: 'traefik', selector: 'app.kubernetes.io/name=traefik', namespace: undefined });
+      expect(found.pods.map((p) => p.metadata.name)).toEqual(['traefik-1']);
+      expect(found.explanation).toContain("Traefik's shared dataplane");
+      const shared = String(await findDataplanePods(client, traefik).catch((e: unknown) => e));
+      expect(shared).toContain('is not disrupted unasked on a cluster shared with others: name it with --dataplane-selector app.kubernetes.io/name=traefik');
+      const other = String(await findDataplanePods(client, { ...traefik, controllerName: 'example.com/gateway', sharedDataplane: true }).catch((e: unknown) => e));
+      expect(other).toContain('no running dataplane pods found');
+    });
+
     it('--dataplane-selector replaces the rules, even where GEP-1762 would find pods', async () => {
       const { client, cluster } = await setup();
       cluster.put(`/api/v1/namespaces/${NS}/pods/gw-1`, pod(NS, 'gw-1', { 'gateway.networking.k8s.io/gateway-name': 'zerodrop' }));
@@ -331,6 +345,10 @@ describe('--gateway-class: where the harness sends traffic', () => {
       port: 30801,
       via: 'Service envoy-gateway-system/envoy-zerodrop NodePort 30801',
     });
+  });
+
+  it("on netns: the same NodePort, at the first node's address where the cluster publishes it", () => {
+    expect(chooseEndpoint({ provider: 'netns', gateway: 'zerodrop', listenerPort: 8080, addresses: [], services: [service(30801)], published, publishedHost: '198.18.0.10' })).toMatchObject({ host: '198.18.0.10', port: 30801 });
   });
 
   it('mutant: on kind a NodePort kind does not publish fails, naming it and the published ones', () => {

@@ -471,6 +471,7 @@ export class KubeProvider implements Provider {
       runId: this.opts.runId,
       listeners,
       published: new Map(exposure.kind === 'nodePort' ? exposure.ports.map((p) => [p.nodePort, p.hostPort]) : []),
+      ...(exposure.kind === 'nodePort' ? { publishedHost: exposure.host } : {}),
       pollMs: this.opts.pollMs ?? 1_000,
       signal,
       ...(this.opts.gatewayProbe ? { probe: this.opts.gatewayProbe } : {}),

@@ -14,6 +14,8 @@ import type { helmInstall } from '../kube/helm.ts';
 import { isBuilt } from './go-module-build.ts';
 import { stunnerModule, stunnerPin } from './stunner-binary.ts';
 import { installStunner } from './stunner-install.ts';
+import { traefikModule } from './traefik-binary.ts';
+import { installTraefik, TRAEFIK_CLASSES } from './traefik-install.ts';
 
 interface ChartStandIn {
   chart: string;
@@ -93,4 +95,27 @@ async function installWith(standIn: ChartStandIn, kubectl: readonly string[], op
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A Gateway API implementation the netns cluster installs itself when a run names its class
+ * (`--gateway-class`): on kind or an existing cluster the class is installed before the run, but a
+ * netns cluster exists only for the run, and nothing could be installed into it beforehand. Only
+ * implementations whose programs build from Go modules and serve HTTP themselves qualify (Traefik);
+ * any other class name is left for the run to find missing, naming the classes installed.
+ */
+export interface GatewayClassStandIn {
+  /** Why it cannot install now (its program not built), or undefined. */
+  missing(): Promise<string | undefined>;
+  /** Installs the implementation and the class with the cluster's `kubectl`, once per cluster. */
+  install(kubectl: readonly string[], log: (line: string) => void): Promise<void>;
+}
+
+export function gatewayClassStandIn(className: string): GatewayClassStandIn | undefined {
+  if (TRAEFIK_CLASSES[className] === undefined) return undefined;
+  const traefik = traefikModule();
+  return {
+    missing: async () => ((await isBuilt(traefik)) ? undefined : `--gateway-class ${className}: Traefik ${traefik.pin} is not built (run: npm run traefik:build, 8 to 15 minutes once)`),
+    install: (kubectl, log) => installTraefik(kubectl, className, log),
+  };
 }

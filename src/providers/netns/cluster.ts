@@ -20,7 +20,9 @@ import type { Exposure } from '../kube/kube-provider.ts';
 import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
 import type { AddressPlan } from './address-plan.ts';
 import { adminKubeconfig, makeCertificates, type ClusterCertificates } from './certificates.ts';
-import { builtGoPrograms } from './stunner-binary.ts';
+import { cachedPrograms } from './go-module-build.ts';
+import { stunnerModule } from './stunner-binary.ts';
+import { traefikModule } from './traefik-binary.ts';
 import { controlPlanePrograms, type ControlPlanePrograms, type Program } from './control-plane-binary.ts';
 import { createClusterNetwork, netnsName, type ClusterNetwork } from './host-network.ts';
 import { forgetCluster, freePlan, ownerAlias, recordCluster, removeCluster, removeClusterSync } from './leftovers.ts';
@@ -151,10 +153,10 @@ async function bringUp(
     '--use-service-account-credentials=false',
   ]));
   start(network.controlPlane, 'kube-scheduler', run('kube-scheduler', common));
-  // Images of programs built from Go modules (STUNner's) run the builds already in the cache; a
+  // Images of programs built from Go modules (STUNner's, Traefik's) run the builds already in the cache; a
   // cluster never builds them itself (minutes of compile), so an image without a build fails to
   // pull, and its message says how to build it.
-  const goPrograms = await builtGoPrograms();
+  const goPrograms = { ...(await cachedPrograms(stunnerModule())), ...(await cachedPrograms(traefikModule())) };
 
   for (const [k, node] of nodes.entries()) {
     const certsOfNode = certs.nodes[k]!;

@@ -19,6 +19,22 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.cache'), 'zerodrop');
 }
 
+/** The release of `path` that the module in `moduleDir` requires (`v3.6.12`): the pin a build is keyed by. */
+export function requiredVersion(moduleDir: string, path: string): string {
+  const file = join(moduleDir, 'go.mod');
+  const version = new RegExp(`^\\s*(?:require\\s+)?${path.replaceAll('.', '\\.')} (v\\d+\\.\\d+\\.\\d+\\S*)`, 'm').exec(readFileSync(file, 'utf8'))?.[1];
+  if (!version) throw new Error(`${file} pins no ${path} version`);
+  return version;
+}
+
+/** A module's directory in Go's module cache, downloaded first if absent; run in `moduleDir`, whose go.sum vouches for it. */
+export async function downloadedModule(moduleDir: string, path: string, version: string): Promise<string> {
+  const { stdout } = await execa('go', ['mod', 'download', '-json', `${path}@${version}`], { cwd: moduleDir });
+  const dir = (JSON.parse(stdout) as { Dir?: string }).Dir;
+  if (!dir) throw new Error(`go mod download ${path}@${version} names no directory`);
+  return dir;
+}
+
 export interface GoModule {
   /** The module's directory (holds go.mod). */
   dir: string;
@@ -64,6 +80,13 @@ export async function builtDir(mod: GoModule): Promise<string> {
 export async function isBuilt(mod: GoModule): Promise<boolean> {
   const dir = await builtDir(mod);
   return mod.outputs.every((o) => existsSync(join(dir, o.output)));
+}
+
+/** The programs the cache holds for the module's current build (output -> path), none when it is not built: the node agents' image map takes these, never a build. */
+export async function cachedPrograms(mod: GoModule): Promise<Record<string, string>> {
+  if (!(await isBuilt(mod))) return {};
+  const dir = await builtDir(mod);
+  return Object.fromEntries(mod.outputs.map((o) => [o.output, join(dir, o.output)]));
 }
 
 /** The directory holding the module's programs: the cached build, else a build now (`log` hears that it started and how long it took). */

@@ -17,7 +17,7 @@ export const RUN_FLAGS = {
     type: 'string',
     value: 'V',
     help: `kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s); netns: a release kubernetes/ pins, or its minor (${controlPlanePins()
-      .map((p, i) => (i === 0 ? `default ${p.version}` : p.version))
+      .map((p, i) => (i === 0 ? `${p.version} (default)` : p.version))
       .join(', ')}; docs/netns-cluster.md)`,
   },
   'cluster-name': { type: 'string', value: 'NAME', help: 'kind: cluster to reuse, or create and delete afterwards (default zerodrop)' },

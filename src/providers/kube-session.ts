@@ -4,7 +4,7 @@
 import { ensureKindCluster, PUBLISHED_NODE_PORTS } from './kind/kind.ts';
 import { startK3s } from './k3s/k3s.ts';
 import { loadClusterConfig } from './cluster/cluster.ts';
-import { KubeClient } from './kube/client.ts';
+import { KubeClient, serverVersion } from './kube/client.ts';
 import { KubeProvider, type Exposure } from './kube/kube-provider.ts';
 import { namespaceFor } from './kube/manifests.ts';
 import { keepsContainerStopSignal, kindKeepsContainerStopSignal } from './kube/stop-signal-probe.ts';
@@ -38,6 +38,8 @@ export function kubeSession(
     system?: ClusterSystemSettings;
     /** netns: the charts the cluster installs itself, in place of helm (netns/chart-stand-ins.ts). */
     charts?: NetnsCharts;
+    /** The API server's /version gitVersion (serverVersion). */
+    kubernetesVersion?: string;
   },
 ): ProviderSession {
   const gatewayClass = opts.system?.gatewayClass;
@@ -46,6 +48,7 @@ export function kubeSession(
   return {
     name,
     capabilities,
+    ...(opts.kubernetesVersion ? { kubernetesVersion: opts.kubernetesVersion } : {}),
     // With --gateway-class the class's dataplane is the gateway of the run (its own profile, named
     // for the class); the other profiles play the backends.
     unsupported: (scenario, profile) => {
@@ -98,6 +101,7 @@ export async function openClusterSession(
       const { startNetnsCluster } = await import('./netns/cluster.ts');
       const cluster = await startNetnsCluster({
         ...(settings.nodes !== undefined ? { nodes: settings.nodes } : {}),
+        ...(settings.kubeVersion !== undefined ? { kubeVersion: settings.kubeVersion } : {}),
         ...(process.env['ZERODROP_NETNS_BLOCK'] ? { block: process.env['ZERODROP_NETNS_BLOCK'] } : {}),
         log,
         ...(signal ? { signal } : {}),
@@ -121,6 +125,7 @@ export async function openClusterSession(
         allowNodeOperations: cluster.created,
         multiNode: true,
         containerStopSignals: await kindKeepsContainerStopSignal(cluster, client, log),
+        kubernetesVersion: await serverVersion(client),
         onDispose: () => cluster.delete(),
         ...tracking,
         system: settings,
@@ -133,6 +138,7 @@ export async function openClusterSession(
         allowNodeOperations: true,
         multiNode: false,
         containerStopSignals: await keepsContainerStopSignal(client, log),
+        kubernetesVersion: await serverVersion(client),
         // The container publishes its NodePorts for TCP only.
         udp: false,
         ...tracking,
@@ -152,6 +158,7 @@ export async function openClusterSession(
         allowNodeOperations: false,
         multiNode: true,
         containerStopSignals: await keepsContainerStopSignal(client, log),
+        kubernetesVersion: await serverVersion(client),
         ...tracking,
         system: settings,
       });
@@ -184,6 +191,7 @@ export async function netnsSession(
       allowNodeOperations: true,
       multiNode: cluster.nodes.length > 1,
       containerStopSignals: await keepsContainerStopSignal(client, log),
+      kubernetesVersion: cluster.version,
       ...(opts.system ? { system: opts.system } : {}),
       ...(opts.onDispose ? { onDispose: opts.onDispose } : {}),
     });
@@ -193,3 +201,4 @@ export async function netnsSession(
     throw error;
   }
 }
+

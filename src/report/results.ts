@@ -70,6 +70,8 @@ export interface RecordsPointer {
 export interface RunResult {
   tool: { name: 'zerodrop'; version: string; node: string };
   provider: string;
+  /** The cluster's Kubernetes release as its API server reports it at /version (gitVersion); absent for the local provider. */
+  kubernetesVersion?: string;
   /** `nightly` when the realistic durations were used (`--nightly`). */
   mode?: 'default' | 'nightly';
   /** Who the run vouches for, for conformance.yaml (from the config file's `implementation`). */

@@ -93,6 +93,7 @@ export async function runMatrix(request: MatrixRequest): Promise<RunResult> {
   return {
     tool: { name: 'zerodrop', version: TOOL_VERSION, node: process.version },
     provider: request.provider,
+    ...(request.session?.kubernetesVersion ? { kubernetesVersion: request.session.kubernetesVersion } : {}),
     mode: request.nightly ? 'nightly' : 'default',
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),

@@ -1,6 +1,7 @@
 // One netns cluster for a test file: started in beforeAll (the control plane built first if this
 // machine has no build of the pinned release), removed in afterAll. Where the machine cannot run one
-// (not root, no Go, no nft) every test is skipped and its title says why.
+// (not root, no Go, no nft) every test is skipped and its title says why. ZERODROP_KUBE_VERSION
+// picks another release kubernetes/ pins (v1.36.3, or its minor), as it picks kind's node image.
 
 import { execa } from 'execa';
 import { afterAll, beforeAll } from 'vitest';
@@ -11,7 +12,8 @@ import { KubeClient } from '../../src/providers/kube/client.ts';
 import type { ProviderSession } from '../../src/providers/index.ts';
 import type { ClusterSystemSettings } from '../../src/providers/cluster-system.ts';
 
-const missing = await netnsMissing();
+const kubeVersion = process.env['ZERODROP_KUBE_VERSION'] || undefined;
+const missing = await netnsMissing(kubeVersion ? { kubeVersion } : {});
 export const skipReason = missing.length > 0 ? `netns cluster suites skipped: ${missing.join('; ')}` : '';
 
 export function title(name: string): string {
@@ -27,7 +29,7 @@ export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): Kub
   beforeAll(async () => {
     if (skipReason) return;
     const log = (line: string) => console.log(`netns: ${line}`);
-    cluster = await startNetnsCluster({ nodes, log });
+    cluster = await startNetnsCluster({ nodes, log, ...(kubeVersion ? { kubeVersion } : {}) });
   }, START_TIMEOUT_MS);
   afterAll(async () => {
     await cluster?.[Symbol.asyncDispose]();

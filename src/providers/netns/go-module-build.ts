@@ -36,8 +36,13 @@ export async function downloadedModule(moduleDir: string, path: string, version:
 }
 
 export interface GoModule {
-  /** The module's directory (holds go.mod). */
+  /** The module's directory (holds go.mod and the sources). */
   dir: string;
+  /**
+   * Another go.mod to build with (`go build -modfile`), relative to `dir`: one set of sources built
+   * at several pins (kubernetes/v1.36/go.mod beside kubernetes/go.mod). List it in keyFiles too.
+   */
+  modfile?: string;
   /** Its name under the cache directory (`kubernetes` -> ~/.cache/zerodrop/kubernetes/<key>/). */
   cacheName: string;
   /** The module's files whose content decides what is built (go.mod, go.sum, sources). */
@@ -100,7 +105,7 @@ export async function goModulePrograms(mod: GoModule, log: (line: string) => voi
   const started = Date.now();
   try {
     for (const { output, pkg } of mod.outputs) {
-      const args = ['build', '-p', String(mod.parallelism), '-trimpath', ...(mod.ldflags ? ['-ldflags', mod.ldflags] : []), '-o', join(partial, output), pkg];
+      const args = ['build', ...(mod.modfile ? [`-modfile=${mod.modfile}`] : []), '-p', String(mod.parallelism), '-trimpath', ...(mod.ldflags ? ['-ldflags', mod.ldflags] : []), '-o', join(partial, output), pkg];
       const [file, argv] = mod.nice ? ['nice', ['-n', '19', 'go', ...args]] : ['go', args];
       await execa(file, argv, { cwd: mod.dir });
     }

@@ -36,7 +36,7 @@ export function kubeSession(
     tracker?: LeftoverTracker;
     /** --gateway-class and the run namespace's labels and annotations. */
     system?: ClusterSystemSettings;
-    /** netns: the charts the cluster installs itself, in place of helm (netns/chart-stand-ins.ts). */
+    /** netns: the charts the cluster installs, with its own helm build or in place of helm (netns/chart-stand-ins.ts). */
     charts?: NetnsCharts;
     /** The API server's /version gitVersion (serverVersion). */
     kubernetesVersion?: string;
@@ -59,7 +59,7 @@ export function kubeSession(
       if (profile.name !== classProfile && scenario.role === 'gateway') return `--gateway-class ${gatewayClass.name}: the gateway in this run is the class's dataplane (profile ${classProfile}); profile ${profile.name} is not measured as a gateway`;
       return undefined;
     },
-    ...(opts.charts ? { fulfils: (requirement: Requirement, profile: { name: string }) => requirement.binary === 'helm' && opts.charts!.installsWithoutHelm(profile.name) } : {}),
+    ...(opts.charts ? { fulfils: (requirement: Requirement, profile: { name: string }) => requirement.binary === 'helm' && opts.charts!.answersForHelm(profile.name) } : {}),
     create: ({ recorder, runId = newRunId(), cwd, profile }) => {
       const mesh = profile === undefined ? undefined : MESHES[profile];
       opts.tracker?.namespaceCreated(namespaceFor(runId));
@@ -182,12 +182,14 @@ export async function netnsSession(
 ): Promise<ProviderSession> {
   const { netnsExposure } = await import('./netns/cluster.ts');
   const { netnsCharts, gatewayClassStandIn } = await import('./netns/chart-stand-ins.ts');
+  const { cachedHelm } = await import('./netns/helm-binary.ts');
   const client = new KubeClient(cluster.kubeConfig());
   const className = opts.system?.gatewayClass?.name;
   try {
     await (className === undefined ? undefined : gatewayClassStandIn(className))?.install(cluster.kubectl, log);
     return kubeSession('netns', client, netnsExposure(cluster), {
-      charts: await netnsCharts(cluster.kubectl, log),
+      // Never built by a run (minutes of CPU beside a measurement): `npm run helm:build` does that.
+      charts: await netnsCharts(cluster.kubectl, log, await cachedHelm()),
       allowNodeOperations: true,
       multiNode: cluster.nodes.length > 1,
       containerStopSignals: await keepsContainerStopSignal(client, log),

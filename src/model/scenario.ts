@@ -40,6 +40,15 @@ export type ChaosAction =
    */
   | { kind: 'reload-pod'; workload: string; pick: 'oldest' | 'newest' | 'all'; env?: Record<string, string> }
   /**
+   * The workload's route moves from Service `from` to Service `to` (both the run's), as a user or a
+   * GitOps tool changes it. On a cluster with a GatewayClass: the HTTPRoute's backendRefs patched in
+   * place, or, with `recreate`, the route deleted and then created again with the new backendRefs (a
+   * pipeline that replaces objects rather than patching them; between the two the gateway has no
+   * route). Locally: the gateway's configuration rendered again with the new Service and every pod
+   * reloaded at once, as a controller applying the changed route would (capabilities.routeChanges).
+   */
+  | { kind: 'move-route'; workload: string; from: string; to: { service: string; port: number }; recreate?: boolean }
+  /**
    * `kubectl drain` of the node hosting the workload's oldest running pod: cordon it, then evict its
    * pods through the Eviction API, an eviction a PodDisruptionBudget refuses (429) tried again after a
    * pause. Needs a provider that may cordon and drain nodes (capabilities.nodeDrain).

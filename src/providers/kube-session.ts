@@ -44,7 +44,7 @@ export function kubeSession(
 ): ProviderSession {
   const gatewayClass = opts.system?.gatewayClass;
   const classProfile = gatewayClass ? gatewayClassProfileName(gatewayClass.name) : undefined;
-  const capabilities: ProviderCapabilities = { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals, meshes: true };
+  const capabilities: ProviderCapabilities = { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals, meshes: true, ...(gatewayClass ? { routeChanges: 'gateway-api' as const } : {}) };
   return {
     name,
     capabilities,

@@ -5,7 +5,7 @@
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
 
-export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'websocket' | 'sse' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'control-plane' | 'grpc' | 'reload';
+export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'websocket' | 'sse' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'control-plane' | 'grpc' | 'reload' | 'route-change';
 
 /** Seed discussions (src/scenarios/seeds.ts), by their number. */
 export type Seed = '000' | '001' | '002' | '003' | '004' | '005';
@@ -52,7 +52,21 @@ export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
   build(profile: Profile, options: O): Scenario;
 }
 
-/** Erases the option type so definitions with different options share one catalog array. */
+/**
+ * Erases the option type so definitions with different options share one catalog array. A gateway
+ * scenario's HTTP loads count only a 2xx as answered (HttpLoadSpec.okStatus): its backends are the
+ * reference app, which answers each of them with one, so a 404 or 421 is the gateway's own answer,
+ * a request dropped in front of every backend. Decided here, once, so that no gateway scenario
+ * (nor a new one) lets a gateway pass by answering for itself.
+ */
 export function defineScenario<O extends OptionValues>(def: ScenarioDefinition<O>): ScenarioDefinition {
-  return def as unknown as ScenarioDefinition;
+  const erased = def as unknown as ScenarioDefinition;
+  if (erased.role !== 'gateway') return erased;
+  return { ...erased, build: (profile, options) => answeredByBackends(erased.build(profile, options)) };
+}
+
+/** The scenario with every HTTP load (HTTP/1.1, single requests, HTTP/2) counting only a 2xx as answered. */
+export function answeredByBackends(scenario: Scenario): Scenario {
+  const loads = scenario.loads.map((l) => (l.spec.kind === 'http' || l.spec.kind === 'single' || l.spec.kind === 'http2' ? { ...l, spec: { ...l.spec, okStatus: '2xx' as const } } : l));
+  return { ...scenario, loads };
 }

@@ -55,6 +55,7 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   reloadAtMs: ms(0),
   swapAtMs: ms(0),
   movedWithinMs: ms(0),
+  routeRecreate: count(0, 1),
   longRequestMs: ms(1),
   retireWithinMs: ms(1),
   settleMs: ms(0),

@@ -13,6 +13,7 @@ import {
   drainBoundsOf,
   findDataplanePods,
   GatewayClassError,
+  moveRoute,
   openGatewayClassRun,
   owningWorkload,
   probeTcp,
@@ -331,6 +332,36 @@ describe('--gateway-class: the flow against a fake API server', () => {
       (created.routes[0]!['spec'] as { rules: unknown }).rules = 'not a list';
       await expect(applyGatewayObjects(client, created)).rejects.toThrow(/invalid manifests:\n {2}gateway.networking.k8s.io\/v1\/HTTPRoute zerodrop-httproute-8080/);
       expect(fake.requests).toEqual([]);
+    });
+  });
+
+  describe('moving a route (gateway-route-swap-http)', () => {
+    const HTTP = `/apis/gateway.networking.k8s.io/v1/namespaces/${NS}/httproutes/zerodrop-httproute-8080`;
+    const created = () =>
+      gatewayObjects({ namespace: NS, runId: RUN, gatewayName: 'zerodrop', className: 'acme', supportedFeatures: ['HTTPRoute'], listeners: [{ kind: 'HTTPRoute', port: 8080, backend: { service: 'backend', port: 8080 } }] });
+    const route = () => created().routes[0]!;
+    const backendRefs = (o: Obj | undefined) => (o?.['spec'] as { rules: { backendRefs: unknown[] }[] } | undefined)?.rules[0]?.backendRefs;
+
+    it('in place: the route applied again with the new backendRefs, never deleted', async () => {
+      const { client, cluster } = await setup();
+      await applyGatewayObjects(client, created());
+      const moved = await moveRoute(client, route(), { service: 'backend-b', port: 8080 }, { recreate: false, runId: RUN, timeoutMs: 1_000, pollMs: 5 });
+      expect(backendRefs(cluster.objects.get(HTTP))).toEqual([{ name: 'backend-b', port: 8080 }]);
+      expect(backendRefs(moved as Obj)).toEqual([{ name: 'backend-b', port: 8080 }]);
+      expect(fake.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual([`PATCH ${GW_PATH}`, `PATCH ${HTTP}`, `PATCH ${HTTP}`]);
+    });
+
+    it('recreated: deleted, seen gone, then created with the new backendRefs; a route not of the run is refused', async () => {
+      const { client, cluster } = await setup();
+      await applyGatewayObjects(client, created());
+      await moveRoute(client, route(), { service: 'backend-b', port: 8080 }, { recreate: true, runId: RUN, timeoutMs: 1_000, pollMs: 5 });
+      const writes = fake.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+      expect(writes.slice(-2)).toEqual([`DELETE ${HTTP}`, `PATCH ${HTTP}`]);
+      const create = fake.requests.findLastIndex((r) => r.method === 'PATCH' && r.path === HTTP);
+      expect(fake.requests.findLastIndex((r, i) => i < create && r.method === 'GET' && r.path === HTTP)).toBeGreaterThan(fake.requests.findIndex((r) => r.method === 'DELETE'));
+      expect(backendRefs(cluster.objects.get(HTTP))).toEqual([{ name: 'backend-b', port: 8080 }]);
+      cluster.put(HTTP, { metadata: { name: 'zerodrop-httproute-8080', namespace: NS, labels: { team: 'edge' } } });
+      await expect(moveRoute(client, route(), { service: 'backend-b', port: 8080 }, { recreate: true, runId: RUN, timeoutMs: 50, pollMs: 5 })).rejects.toThrow(`not labelled zerodrop.dev/run=${RUN}; refusing to delete it`);
     });
   });
 });

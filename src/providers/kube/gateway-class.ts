@@ -420,6 +420,38 @@ export async function teardownGatewayObjects(client: KubeClient, objects: { gate
   return deleted;
 }
 
+/**
+ * Points a route of the run at another backend Service, as a user or a GitOps tool would: the route
+ * applied again with its new backendRefs (server-side apply, as `kubectl apply --server-side` and
+ * Flux do; a CRD's `rules` list is replaced whole), or, with `recreate`, deleted, waited for until
+ * gone, and created again with them, as a pipeline that replaces objects does. Returns the route as
+ * written.
+ */
+export async function moveRoute(
+  client: KubeClient,
+  route: KubeObject,
+  to: { service: string; port: number },
+  opts: { recreate: boolean; runId: string; timeoutMs: number; pollMs?: number; signal?: AbortSignal },
+): Promise<KubeObject> {
+  const moved: KubeObject = { ...route, spec: { ...(route['spec'] as object), rules: [{ backendRefs: [{ name: to.service, port: to.port }] }] } };
+  validateGatewayObjects([moved]);
+  if (opts.recreate) {
+    const path = pathOf(route);
+    const { status, body } = await client.request<KubeObject & { metadata: { labels?: Record<string, string> } }>('GET', path, { allow: [404] });
+    if (status !== 404) {
+      if (body.metadata.labels?.[LABELS.run] !== opts.runId) throw new GatewayClassError(`${path} is not labelled ${LABELS.run}=${opts.runId}; refusing to delete it`);
+      await client.request('DELETE', path, { allow: [404] });
+      await poll(
+        async () => ((await client.request('GET', path, { allow: [404] })).status === 404 ? true : undefined),
+        { timeoutMs: opts.timeoutMs, pollMs: opts.pollMs ?? 100, ...(opts.signal ? { signal: opts.signal } : {}) },
+        () => `${path} still exists ${seconds(opts.timeoutMs)} after its delete (a finalizer its controller did not remove?)`,
+      );
+    }
+  }
+  await serverSideApply(client, moved, opts.signal);
+  return moved;
+}
+
 export interface GatewayClassRunOptions {
   settings: GatewayClassSettings;
   provider: ClusterProviderName;

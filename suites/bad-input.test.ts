@@ -88,6 +88,9 @@ describe('zerodrop run flags, in process', () => {
     [['--provider', 'netns', '--nodes', '0'], /^--nodes 0: expected a whole number of nodes from 1 to 16$/],
     [['--provider', 'netns', '--nodes', 'two'], /^--nodes two: expected a whole number of nodes from 1 to 16$/],
     [['--provider', 'kind', '--nodes', '3'], /^--nodes: not used by --provider kind$/],
+    [['--provider', 'netns', '--kube-version', 'v1.34.1'], /^--kube-version v1\.34\.1: netns has no control plane pinned for Kubernetes v1\.34\.1; pinned: v1\.37\.2 \(default\), v1\.36\.3, v1\.35\.4 \(kubernetes\/pin\.sh pins another\)$/],
+    [['--provider', 'netns', '--kube-version', 'v1.36.2'], /^--kube-version v1\.36\.2: netns has no control plane pinned for Kubernetes v1\.36\.2; pinned: /],
+    [['--provider', 'netns', '--kube-version', 'latest'], /^--kube-version latest: netns has no control plane pinned for Kubernetes latest; pinned: /],
     [['--provider', 'kind', '--cluster-name', 'a'.repeat(64)], /^--cluster-name a{64}: expected a DNS label/],
     [['--provider', 'cluster', '--kubeconfig', '@FILE.missing'], /^--kubeconfig .*a-file\.missing: file not found$/],
     [['--provider', 'cluster', '--kubeconfig', '@DIR'], /^--kubeconfig .*a-dir: expected a kubeconfig file, found a directory$/],
@@ -101,6 +104,8 @@ describe('zerodrop run flags, in process', () => {
     const kubeconfig = inScratch('a-file');
     expect(parseRunArgs(['--provider', 'kind', '--kube-version', 'v1.36.1', '--cluster-name', 'zd-1']).providerSettings).toMatchObject({ kubeVersion: 'v1.36.1', clusterName: 'zd-1' });
     expect(parseRunArgs(['--provider', 'k3s', '--kube-version', '1.35']).providerSettings).toMatchObject({ kubeVersion: '1.35' });
+    expect(parseRunArgs(['--provider', 'netns', '--kube-version', 'v1.36.3']).providerSettings).toMatchObject({ kubeVersion: 'v1.36.3' });
+    expect(parseRunArgs(['--provider', 'netns', '--kube-version', '1.35']).providerSettings).toMatchObject({ kubeVersion: '1.35' });
     expect(parseRunArgs(['--provider', 'cluster', '--kubeconfig', kubeconfig]).providerSettings).toMatchObject({ kubeconfig });
     expect(parseRunArgs(['--report-dir', inScratch('a-dir/new/deeper'), '--scenario', 'backend-scale-to-zero-udp', '--set', 'preStopSeconds=0.5']).overrides).toEqual({ preStopSeconds: 0.5 });
   });
@@ -202,6 +207,9 @@ describe('the real CLI on bad input', () => {
     ['reporter module missing', ['run', '--reporter', './missing-reporter.ts'], /^zerodrop: --reporter \.\/missing-reporter\.ts: no such file; a reporter module's path is relative to the working directory/],
     ['reporter module exports no reporter', ['run', '--config', 'reporter.config.mjs'], /^zerodrop: --reporter .*not-a-reporter\.mjs: its default export is number, not a reporter; export a reporter: /],
     ['report flag', ['report', 'reports', '--reporter', 'json'], /^zerodrop: --reporter json: use one or more of html, junit, conformance, or the path of a reporter module$/],
+    ['netns version not pinned', ['run', '--provider', 'netns', '--kube-version', 'v1.34.1'], /^zerodrop: --kube-version v1\.34\.1: netns has no control plane pinned for Kubernetes v1\.34\.1; pinned: v1\.37\.2 \(default\), /],
+    ['compare one run', ['report', '--compare', 'reports'], /^zerodrop: report --compare: expects two or more report directories/],
+    ['compare no results', ['report', '--compare', 'a', 'b', '--report-dir', 'out'], /^zerodrop: .*\/a\/results\.json: not found$/],
     ['campaign flag', ['campaign', '--runs'], /^zerodrop: campaign: --runs expects a value, e\.g\. --runs <value>$/],
     ['bench flag', ['--only', 'disk', '--out', 'out/bench.json'], /^bench: --only disk: use one or more of http, udp, provider, soak, scale$/, BENCH],
   ])('%s: exit 2, one line, nothing started', async (_name, args, message, script = MAIN) => {

@@ -33,7 +33,8 @@ describe('the installed package', () => {
     const top = (await readdir(installed)).sort();
     expect(top).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'fixtures', 'kubernetes', 'package.json', 'stunner']);
     // The Go modules the netns provider builds its programs from, and nothing else of theirs.
-    expect((await readdir(join(installed, 'kubernetes'))).sort()).toEqual(['go.mod', 'go.sum', 'main.go', 'pin.sh']);
+    expect((await readdir(join(installed, 'kubernetes'))).sort()).toEqual(['go.mod', 'go.sum', 'main.go', 'pin.sh', 'v1.35', 'v1.36']);
+    for (const minor of ['v1.35', 'v1.36']) expect((await readdir(join(installed, 'kubernetes', minor))).sort()).toEqual(['go.mod', 'go.sum']);
     expect((await readdir(join(installed, 'stunner'))).sort()).toEqual(['go.mod', 'go.sum']);
     const dist = await readdir(join(installed, 'dist'), { recursive: true });
     expect(dist).toContain('index.d.ts');

@@ -45,7 +45,7 @@ describe('completesInFlight', () => {
     none.request({ load: 'long', start: 100, end: 900, pod: 'p' });
     expect(evaluateOne({ assert: 'completesInFlight', load: 'long' }, none.build())).toMatchObject({
       verdict: 'inconclusive',
-      message: 'no pod was deleted or reloaded: no request of load "long" was in flight at a delete or reload',
+      message: 'no pod was deleted or reloaded and no route changed: no request of load "long" was in flight at a delete, reload or route change',
     });
   });
 
@@ -54,6 +54,15 @@ describe('completesInFlight', () => {
     b.request({ load: 'long', start: 500, end: 2000, pod: 'gateway-1' });
     expect(evaluateOne({ assert: 'completesInFlight', load: 'long' }, b.build())).toMatchObject({ verdict: 'pass', message: expect.stringMatching(/in flight at a reload \(t=1\.000 s\)/) });
     b.request({ load: 'long', start: 600, end: 1100, pod: 'gateway-1', outcome: 'reset' });
+    expect(evaluateOne({ assert: 'completesInFlight', load: 'long' }, b.build()).verdict).toBe('fail');
+  });
+
+  it("judges the requests in flight at a route change when nothing was deleted or reloaded: a class's dataplane reprogrammed from its HTTPRoute", () => {
+    const b = new TimelineBuilder().pod('gateway-1').event(1000, 'chaos', { workload: 'gateway', detail: { step: 'swap', action: 'move-route' } });
+    b.request({ load: 'long', start: 500, end: 2000, pod: 'gateway-1' });
+    expect(evaluateOne({ assert: 'completesInFlight', load: 'long' }, b.build())).toMatchObject({ verdict: 'pass', message: expect.stringMatching(/in flight at a route change \(t=1\.000 s\)/) });
+    // The gateway's own 404 while it had no route (HttpLoadSpec.okStatus 2xx makes it a failure of class status).
+    b.request({ load: 'long', start: 600, end: 1100, pod: 'gateway-1', outcome: 'status', status: 404 });
     expect(evaluateOne({ assert: 'completesInFlight', load: 'long' }, b.build()).verdict).toBe('fail');
   });
 });

@@ -12,12 +12,17 @@ export type CompletesInFlight = Extract<Expectation, { assert: 'completesInFligh
 export function completesInFlight(expectation: CompletesInFlight, ctx: AssertContext): AssertionResult {
   const name = 'completesInFlight';
   const { load } = expectation;
-  // A configuration reload retires processes as a delete retires a pod: what they hold must finish too.
-  const deleted = ctx.timeline.events.filter((e) => e.kind === 'delete-issued');
-  const disruption = deleted.length > 0 ? 'delete' : 'reload';
-  const deletes = (deleted.length > 0 ? deleted : ctx.timeline.events.filter((e) => e.kind === 'reload-start')).map((e) => e.t).sort((a, b) => a - b);
+  // A configuration reload retires processes as a delete retires a pod: what they hold must finish
+  // too. So does a route moved away from the backends a request is on (a GatewayClass's dataplane
+  // reprogrammed from its route, nothing of it reloaded or deleted).
+  const { events } = ctx.timeline;
+  const deleted = events.filter((e) => e.kind === 'delete-issued');
+  const reloaded = events.filter((e) => e.kind === 'reload-start');
+  const moved = events.filter((e) => e.kind === 'chaos' && e.detail?.['action'] === 'move-route');
+  const [disruption, disruptions] = deleted.length > 0 ? ['delete', deleted] as const : reloaded.length > 0 ? ['reload', reloaded] as const : ['route change', moved] as const;
+  const deletes = disruptions.map((e) => e.t).sort((a, b) => a - b);
   if (deletes.length === 0) {
-    return { name, verdict: 'inconclusive', message: `no pod was deleted or reloaded: no request of load "${load}" was in flight at a delete or reload` };
+    return { name, verdict: 'inconclusive', message: `no pod was deleted or reloaded and no route changed: no request of load "${load}" was in flight at a delete, reload or route change` };
   }
   const inFlight = ctx.timeline.requests.filter(
     (r) => r.load === load && deletes.some((t) => r.start < t && t <= r.end),

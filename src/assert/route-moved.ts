@@ -20,8 +20,11 @@ export function routeMoved(expectation: RouteMoved, ctx: AssertContext): Asserti
   for (const e of timeline.events) if (e.kind === 'pod-created' && e.pod !== undefined && e.workload !== undefined) workloadOf.set(e.pod, e.workload);
   const answered = timeline.requests.filter((r) => r.outcome === 'ok');
   // A response below 500 with no backend behind it is the gateway answering for a route it did not
-  // have (404 while the route was detached): the load counts it ok, the route did not hold.
-  const unrouted = answered.filter((r) => r.backendPod === undefined && !(r.path ?? '').startsWith('/healthz'));
+  // have (404 while the route was detached): the route did not hold, whether the load counted the
+  // answer ok or, counting only a 2xx (HttpLoadSpec.okStatus), failed it.
+  const unrouted = timeline.requests.filter(
+    (r) => (r.outcome === 'ok' || r.outcome === 'status') && r.status !== undefined && r.status < 500 && r.backendPod === undefined && !(r.path ?? '').startsWith('/healthz'),
+  );
   const served = answered.filter((r) => r.backendPod !== undefined);
   const before = served.filter((r) => r.start < change.t);
   const after = served.filter((r) => r.start >= change.t + withinMs);
@@ -36,7 +39,7 @@ export function routeMoved(expectation: RouteMoved, ctx: AssertContext): Asserti
   if (unrouted.length > 0) {
     const first = unrouted.reduce((a, b) => (a.start <= b.start ? a : b));
     const statuses = tally(unrouted.map((r) => (r.status === undefined ? 'no status' : `status ${r.status}`))).text;
-    problems.push(`${unrouted.length} of ${answered.length} requests were answered by the gateway with no backend behind it (${statuses}), the first sent at ${at(first.start)}, ${secs(first.start - change.t)} after the change, ${phaseAt(timeline, first.pod, first.start).label}`);
+    problems.push(`${unrouted.length} of ${answered.length + unrouted.filter((r) => r.outcome !== 'ok').length} requests were answered by the gateway with no backend behind it (${statuses}), the first sent at ${at(first.start)}, ${secs(first.start - change.t)} after the change, ${phaseAt(timeline, first.pod, first.start).label}`);
   }
   if (beforeWrong.length > 0) problems.push(`${beforeWrong.length} of ${before.length} requests sent before the change were answered by ${describe(beforeWrong, workloadOf)}, not ${from}`);
   if (afterWrong.length > 0) {
@@ -45,11 +48,14 @@ export function routeMoved(expectation: RouteMoved, ctx: AssertContext): Asserti
   }
   if (problems.length > 0) return { name, verdict: 'fail', message: `the route changed at ${at(change.t)}: ${problems.join('; ')}`, details };
   const moved = served.filter((r) => r.start >= change.t && workloadOf.get(r.backendPod ?? '') === to).reduce((m, r) => Math.min(m, r.start), Infinity);
+  // Until when the old set still took new requests: how long the change took to land everywhere.
+  const lastOld = served.filter((r) => r.start >= change.t && workloadOf.get(r.backendPod ?? '') === from).reduce((m, r) => Math.max(m, r.start), -Infinity);
+  const old = Number.isFinite(lastOld) ? `, the last answered by ${from} ${secs(lastOld - change.t)} after it` : `, none answered by ${from} after it`;
   return {
     name,
     verdict: 'pass',
-    message: `the route moved from ${from} to ${to} at ${at(change.t)}: all ${before.length} requests before it answered by ${from}, all ${after.length} from ${secs(withinMs)} after it by ${to}; the first answered by ${to} was sent ${secs(moved - change.t)} after the change`,
-    details: { ...details, firstNewMs: moved - change.t },
+    message: `the route moved from ${from} to ${to} at ${at(change.t)}: all ${before.length} requests before it answered by ${from}, all ${after.length} from ${secs(withinMs)} after it by ${to}; the first answered by ${to} was sent ${secs(moved - change.t)} after the change${old}`,
+    details: { ...details, firstNewMs: moved - change.t, ...(Number.isFinite(lastOld) ? { lastOldMs: lastOld - change.t } : {}) },
   };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamRecord } from '../model/timeline.ts';
+import { countsOf } from '../report/results.ts';
 import { drainScenario, evaluateOne, SCENARIO, type TimelineBuilder } from '../../test-support/assert.ts';
 
 const EXPECT = { assert: 'streamsIntact', load: 'streams', pod: { step: SCENARIO.step } } as const;
@@ -125,5 +126,58 @@ describe('streamsIntact', () => {
     stream(b, { stream: 1, pod: 'backend-1', end: 4000, ending: 'stopped' });
     const r = evaluateOne(EXPECT, b.build());
     expect(r).toMatchObject({ verdict: 'inconclusive', message: 'no stream of load "streams" was open on backend-2 when it was deleted: nothing was tested' });
+  });
+});
+
+describe('streamsIntact behind a gateway', () => {
+  const TO_END = { ...EXPECT, toEnd: true } as const;
+
+  it('places a cut stream on the gateway pod it went through, not on the backend behind it', () => {
+    const b = drainScenario('exit-on-sigterm');
+    stream(b, { stream: 1, gateway: 'backend-2', pod: 'backend-9', end: 1000.4, ending: 'eof', closeCode: 1006 });
+    const r = evaluateOne(TO_END, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.message).toContain('first: stream 1 through backend-2 (backend backend-9) ended close 1006 (eof, no close frame)');
+    expect(r.message).toContain('phase "after exit of backend-2');
+  });
+
+  it('names the pod from the balancer when the handshake named none (a gateway that adds no header to a 101)', () => {
+    const b = drainScenario('exit-on-sigterm');
+    stream(b, { stream: 1, service: 'svc', localPort: 40_001, pod: 'backend-9', end: 1000.4, ending: 'eof', closeCode: 1006 });
+    b.timeline.connections.push({ id: 1, service: 'svc', clientPort: 40_001, pod: 'backend-2', open: 199, close: 1000.4, upstream: 'reset', bytesIn: 10, bytesOut: 10 });
+    const r = evaluateOne(TO_END, b.build());
+    expect(r.message).toContain('stream 1 through backend-2 (backend backend-9)');
+  });
+
+  it('calls a stream refused when the balancer says the pod refused its connection (the client saw a reset)', () => {
+    const b = drainScenario('exit-on-sigterm');
+    stream(b, { stream: 1, service: 'svc', localPort: 40_002, start: 1100, end: 1101, sent: 0, ending: 'reset' });
+    b.timeline.connections.push({ id: 1, service: 'svc', clientPort: 40_002, pod: 'backend-2', open: 1100, close: 1101, upstream: 'refused', bytesIn: 10, bytesOut: 0 });
+    const r = evaluateOne(TO_END, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.message).toContain('broke (1 refused');
+    expect(r.message).toContain('first: stream 1 on backend-2 ended refused');
+  });
+
+  it('with toEnd, fails a proper close before the stream ended: only the gateway can have sent it', () => {
+    const b = drainScenario('correct');
+    stream(b, { stream: 1, gateway: 'backend-2', pod: 'backend-9', byeAt: 2005, end: 2010, ending: 'closed', closeCode: 1001, kind: 'websocket' });
+    stream(b, { stream: 2, gateway: 'backend-1', pod: 'backend-9', end: 4000, ending: 'stopped', kind: 'websocket' });
+    expect(evaluateOne(EXPECT, b.build()).verdict).toBe('pass');
+    const r = evaluateOne(TO_END, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.message).toContain('1 of 2 streams of load "streams" broke (1 close 1001 before its end; 0 messages unanswered)');
+    expect(r.message).toContain('at t=2.005 s');
+    // The run's summary counts the streams as the assertion judged them.
+    expect(countsOf(b.build()).streams?.broken).toBe(0);
+    expect(countsOf(b.build(), [], true).streams?.broken).toBe(1);
+  });
+
+  it('with toEnd, passes streams that each ran to their end across the drain', () => {
+    const b = drainScenario('correct');
+    stream(b, { stream: 1, gateway: 'backend-2', pod: 'backend-9', end: 2500, ending: 'stopped', kind: 'websocket' });
+    const r = evaluateOne(TO_END, b.build());
+    expect(r.verdict).toBe('pass');
+    expect(r.message).toContain('each ran to its end, every message echoed');
   });
 });

@@ -6,12 +6,18 @@
 // Last-Event-ID continues with the next event: none lost, none repeated. A reset, a stall, a close
 // the backend did not announce (the kernel closing the sockets of a process that died at SIGTERM or
 // at SIGKILL: WebSocket 1006, an SSE body cut short), another close code, or a reconnect that failed
-// fails, with the phase of the stream's pod at the moment it broke. At least one stream must have
-// been open on a pod the PodRef names when that pod was deleted, or nothing was tested.
+// fails, with the phase of the stream's pod at the moment it broke. With `toEnd` (bounded streams
+// over backends that are never disturbed) a proper close before the stream's end is a fault too:
+// only what stands in front of the backends can have sent it. Behind a gateway, the pod a failure
+// is placed on is the gateway pod the stream went through (join.ts frontPods): its drain is the
+// one the client meets. At
+// least one stream must have been open on a pod the PodRef names when that pod was deleted, or
+// nothing was tested.
 
 import type { Expectation } from '../model/scenario.ts';
 import type { StreamRecord } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
+import { frontPods, type FrontPod } from '../observe/join.ts';
 import { phaseAt } from '../observe/phase.ts';
 import { allOf, at, count, describeRef, FIRST_FAILURES, plural, resolvePods, tally, type AssertContext } from './common.ts';
 
@@ -20,12 +26,19 @@ export type StreamsIntact = Extract<Expectation, { assert: 'streamsIntact' }>;
 const INTACT = new Set<StreamRecord['ending']>(['closed', 'stopped']);
 
 /** Whether a stream lost nothing: it ended properly or was stopped by the load, every message answered, every event once. */
-export function streamIntact(s: StreamRecord): boolean {
-  return INTACT.has(s.ending) && s.unanswered === 0 && s.mismatched === 0 && !s.lost && !s.duplicated;
+export function streamIntact(s: StreamRecord, toEnd = false): boolean {
+  return INTACT.has(s.ending) && !(toEnd && s.ending === 'closed') && s.unanswered === 0 && s.mismatched === 0 && !s.lost && !s.duplicated;
+}
+
+/** When a stream broke: a close before its end at the close frame (the client saw the rest of the handshake later), else at its end. */
+function brokeAt(s: StreamRecord): number {
+  return s.ending === 'closed' && s.byeAt !== undefined ? s.byeAt : s.end;
 }
 
 /** What went wrong with a stream, for the tally: its ending, or what it lost when it ended well otherwise. */
-function fault(s: StreamRecord): string {
+function fault(s: StreamRecord, toEnd = false, refused = false): string {
+  if (refused) return 'refused';
+  if (toEnd && s.ending === 'closed') return s.kind === 'websocket' ? 'close 1001 before its end' : 'closed before its end';
   if (!INTACT.has(s.ending)) {
     if (s.closeCode !== undefined && s.closeCode !== 1000 && s.closeCode !== 1001) return `close ${s.closeCode}${s.closeCode === 1006 ? ` (${s.ending}, no close frame)` : ''}`;
     if (s.ending !== 'eof' || s.byeAt !== undefined) return s.ending;
@@ -49,18 +62,29 @@ function protocolWords(kind: StreamRecord['kind']): { message: string; delivered
  * The load's streams, when each pod the PodRef names was deleted, and the streams that were open on
  * one of them at that moment (the ones its drain was tested on).
  */
-export function streamsAtDelete(expectation: { load: string; pod: StreamsIntact['pod'] }, ctx: AssertContext): { streams: StreamRecord[]; deleted: Map<string, number>; onDeleted: StreamRecord[] } {
+export function streamsAtDelete(
+  expectation: { load: string; pod: StreamsIntact['pod'] },
+  ctx: AssertContext,
+): { streams: StreamRecord[]; deleted: Map<string, number>; onDeleted: StreamRecord[]; front: Map<StreamRecord, FrontPod> } {
   const streams = (ctx.timeline.streams ?? []).filter((s) => s.load === expectation.load);
+  const front = frontPods(ctx.timeline, streams);
   const deleted = new Map<string, number>();
   for (const pod of resolvePods(expectation.pod, ctx.timeline)) {
     const del = ctx.timeline.events.find((e) => e.kind === 'delete-issued' && e.pod === pod);
     if (del) deleted.set(pod, del.t);
   }
   const onDeleted = streams.filter((s) => {
-    const t = s.pod !== undefined ? deleted.get(s.pod) : undefined;
+    const pod = front.get(s)?.pod;
+    const t = pod !== undefined ? deleted.get(pod) : undefined;
     return t !== undefined && s.start <= t && s.end >= t;
   });
-  return { streams, deleted, onDeleted };
+  return { streams, deleted, onDeleted, front };
+}
+
+/** Where a stream ran, for a message: its front pod, and the backend behind it when that is another. */
+function whereRan(s: StreamRecord, front: string | undefined): string {
+  if (front === undefined) return '';
+  return s.pod !== undefined && s.pod !== front ? ` through ${front} (backend ${s.pod})` : ` on ${front}`;
 }
 
 /** Inconclusive when no pod was deleted or no stream of the load was open on one when it was: the drain was not tested. */
@@ -85,8 +109,9 @@ export function untestedStreams(
 export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): AssertionResult {
   const name = 'streamsIntact';
   const { load } = expectation;
-  const { streams, deleted, onDeleted } = streamsAtDelete(expectation, ctx);
-  const broken = streams.filter((s) => !streamIntact(s)).sort((a, b) => a.end - b.end);
+  const { streams, deleted, onDeleted, front } = streamsAtDelete(expectation, ctx);
+  const toEnd = expectation.toEnd === true;
+  const broken = streams.filter((s) => !streamIntact(s, toEnd)).sort((a, b) => brokeAt(a) - brokeAt(b));
   const details: Record<string, unknown> = {
     streams: streams.length,
     onDeletedPods: onDeleted.length,
@@ -96,13 +121,13 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
 
   if (broken.length > 0) {
     const first = broken[0]!;
-    const phase = phaseAt(ctx.timeline, first.pod, first.end);
-    const faults = tally(broken.map(fault));
+    const phase = phaseAt(ctx.timeline, front.get(first)?.pod, brokeAt(first));
+    const faults = tally(broken.map((s) => fault(s, toEnd, front.get(s)?.refused)));
     const unanswered = broken.reduce((n, s) => n + s.unanswered, 0);
     const lost = broken.reduce((n, s) => n + (s.lost ?? 0), 0);
     const duplicated = broken.reduce((n, s) => n + (s.duplicated ?? 0), 0);
     const words = protocolWords(first.kind);
-    const firstWhat = `stream ${first.stream}${first.pod !== undefined ? ` on ${first.pod}` : ''} ended ${fault(first)} at ${at(first.end)} after ${plural(first.echoed, words.message)}`;
+    const firstWhat = `stream ${first.stream}${whereRan(first, front.get(first)?.pod)} ended ${fault(first, toEnd, front.get(first)?.refused)} at ${at(brokeAt(first))} after ${plural(first.echoed, words.message)}`;
     // An event stream has nothing to answer: its losses are events.
     const echoes = broken.some((s) => s.kind !== 'sse');
     const missing = [...(unanswered > 0 || echoes ? [plural(unanswered, 'message') + ' unanswered'] : []), ...(lost > 0 ? [plural(lost, 'event') + ' lost'] : []), ...(duplicated > 0 ? [plural(duplicated, 'event') + ' duplicated'] : [])];
@@ -118,7 +143,7 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
         unanswered,
         lost,
         duplicated,
-        firstFailures: broken.slice(0, FIRST_FAILURES).map((s) => ({ ...s, phase: phaseAt(ctx.timeline, s.pod, s.end).label })),
+        firstFailures: broken.slice(0, FIRST_FAILURES).map((s) => ({ ...s, front: front.get(s)?.pod, phase: phaseAt(ctx.timeline, front.get(s)?.pod, brokeAt(s)).label })),
       },
     };
   }
@@ -130,7 +155,9 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
   const closedText =
     closed.length > 0
       ? `${closed.length === onDeleted.length ? 'each' : `${count(closed.length)} of them`} closed gracefully by its backend (${words.close}last at ${at(Math.max(...closed.map((s) => s.end)))}), ${words.every}`
-      : `each ran until the load ended, ${words.every}`;
+      : toEnd
+        ? `each ran to its end, ${words.every.replace(/, resuming from Last-Event-ID$/, '')}`
+        : `each ran until the load ended, ${words.every}`;
   const crossed = streams.reduce((n, s) => n + (s.crossed ?? 0), 0);
   const crossedText = crossed > 0 ? ` (but ${plural(crossed, 'message')} sent as the close frame crossed it, which no backend could answer)` : '';
   return {

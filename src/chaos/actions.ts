@@ -81,6 +81,30 @@ export async function runChaosAction(provider: Provider, recorder: Recorder, ste
       await Promise.all(pods.map((pod) => provider.reloadPod!(pod.name, { env })));
       return;
     }
+    case 'move-route': {
+      const how = provider.capabilities.routeChanges;
+      if (how === 'reload') {
+        if (action.recreate) throw new Error(`chaos step ${stepId}: provider ${provider.name} moves a route by reloading the gateway's configuration; it has no route object to delete and create again`);
+        // The gateway's templates name the route's Service by its variables, as a pod sees every
+        // Service of its namespace (https://kubernetes.io/docs/concepts/services-networking/service/#environment-variables):
+        // rendered again with the new Service's, the configuration routes to it.
+        const from = serviceVariable(action.from);
+        const to = serviceVariable(action.to.service);
+        const env = { [`${from}_SERVICE_HOST`]: `\${${to}_SERVICE_HOST}`, [`${from}_SERVICE_PORT`]: `\${${to}_SERVICE_PORT}` };
+        await runChaosAction(provider, recorder, stepId, { kind: 'reload-pod', workload: action.workload, pick: 'all', env });
+        return;
+      }
+      if (how !== 'gateway-api' || !provider.moveRoute) throw new Error(`chaos step ${stepId}: provider ${provider.name} cannot change a gateway's route`);
+      recorder.event('chaos', {
+        workload: action.workload,
+        message: action.recreate
+          ? `delete the route of ${action.workload} to ${action.from}, then create it to ${action.to.service}`
+          : `patch the route of ${action.workload}: backendRefs ${action.from} -> ${action.to.service}`,
+        detail: { step: stepId, action: action.kind, from: action.from, to: action.to.service, ...(action.recreate ? { recreate: true } : {}) },
+      });
+      await provider.moveRoute(action.workload, action.to, { recreate: action.recreate === true });
+      return;
+    }
     case 'rollout-restart': {
       recorder.event('chaos', {
         workload: action.workload,
@@ -91,4 +115,9 @@ export async function runChaosAction(provider: Provider, recorder: Recorder, ste
       return;
     }
   }
+}
+
+/** The prefix of a Service's variables in a pod's environment: `backend-b` -> `BACKEND_B`. */
+function serviceVariable(service: string): string {
+  return service.toUpperCase().replace(/-/g, '_');
 }

@@ -39,6 +39,12 @@ export const CLEAN_FLAGS = {
 export const REPORT_FLAGS = {
   reporter: { type: 'string', multiple: true, value: 'NAME|PATH', help: 'html, junit, conformance, or a reporter module (its onEnd hears the run); repeatable or comma-separated (default: the three files)' },
   open: { type: 'boolean', default: false, help: 'open index.html in the browser afterwards' },
+  compare: {
+    type: 'boolean',
+    default: false,
+    help: 'read several report directories (DIR...) and write them side by side, a column per run headed by its Kubernetes version, as compare.html and compare.md',
+  },
+  'report-dir': { type: 'string', value: 'DIR', help: 'with --compare: where compare.html and compare.md go (default: reports/compare)' },
 } as const satisfies FlagTable;
 
 export const LIST_FLAGS = {

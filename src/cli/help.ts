@@ -26,6 +26,7 @@ Usage:
   zerodrop campaign [options] the selection run again and again, every verdict counted; --ablations
                              proves each drain setting of the selected profiles necessary
   zerodrop report DIR        rebuild index.html (and junit.xml, conformance.yaml) from DIR/results.json and DIR/records/
+  zerodrop report --compare DIR DIR...   runs side by side, a column per Kubernetes version
   zerodrop clean [--dry-run] remove what crashed runs left behind (processes, temp dirs, namespaces, kind clusters)
   zerodrop help [COMMAND]    this text, or a command's (also: zerodrop COMMAND --help)
 
@@ -81,10 +82,15 @@ or configuration, 3 internal error, 130 interrupted. More: docs/campaign.md`,
 
 Usage:
   zerodrop report DIR [--reporter NAME]... [--open]
+  zerodrop report --compare DIR DIR... [--report-dir OUT] [--open]
 
 Reads DIR/results.json and the records files it points to (DIR/records/), and writes DIR/index.html,
 DIR/junit.xml and DIR/conformance.yaml again (or only the --reporter ones), e.g. after upgrading
 zerodrop or from a CI artifact.
+
+With --compare, reads the results.json of each DIR (a run per Kubernetes version, say) and writes
+OUT/compare.html and OUT/compare.md: a row per scenario x profile, a column per run headed by the
+Kubernetes version its API server reported, the rows whose verdicts differ marked.
 
 Options:
 ${flagHelp(REPORT_FLAGS)}

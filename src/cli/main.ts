@@ -9,6 +9,7 @@ import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.
 import { HELP } from './help.ts';
 import { LIST_FLAGS, REPORT_FLAGS } from './command-flags.ts';
 import { UsageError } from '../config/usage-error.ts';
+import { reportDirProblem } from '../config/checks.ts';
 
 // Each command loads what it needs when it runs (`await import`), so `--help` and `list` answer
 // at once and a local run never loads the cluster client.
@@ -152,6 +153,8 @@ async function report(argv: string[]): Promise<number> {
     import('../report/reporters/reporter.ts'),
   ]);
   const { values, positionals } = parseFlags('report', argv, REPORT_FLAGS, true);
+  if (values.compare) return compareRuns(positionals, values['report-dir'] ?? join('reports', 'compare'), values.open);
+  if (values['report-dir'] !== undefined) throw new UsageError('--report-dir: only with --compare (without it the reports are rebuilt in DIR)');
   if (positionals.length !== 1) throw new UsageError('report: expects one directory, e.g. zerodrop report reports');
   const derived = REPORTER_NAMES.filter((n) => n !== 'json');
   const given = (values.reporter ?? derived).flatMap((r) => r.split(','));
@@ -172,6 +175,24 @@ async function report(argv: string[]): Promise<number> {
   for (const module of modules) await module.onEnd?.(run, { reportDir: dir });
   printWritten(written);
   if (values.open) await openReport(written.html);
+  return 0;
+}
+
+/** `zerodrop report --compare DIR DIR...`: the runs side by side (src/report/compare.ts). */
+async function compareRuns(dirs: string[], out: string, open: boolean): Promise<number> {
+  if (dirs.length < 2) throw new UsageError('report --compare: expects two or more report directories, e.g. zerodrop report --compare reports/v1.36.3 reports/v1.37.2');
+  const problem = reportDirProblem(out);
+  if (problem !== undefined) throw new UsageError(`--report-dir ${JSON.stringify(out)}: ${problem}`);
+  const { readRuns, writeComparison } = await import('../report/compare.ts');
+  let runs;
+  try {
+    runs = await readRuns(dirs);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const written = await writeComparison(runs, resolve(out));
+  console.log(`compared ${runs.length} runs: ${written.html}, ${written.markdown}`);
+  if (open) await openReport(written.html);
   return 0;
 }
 

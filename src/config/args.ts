@@ -14,6 +14,7 @@ import { chooseDriver } from './driver.ts';
 import type { LoadDriver } from '../load/drivers.ts';
 import { parseFlags } from './flags.ts';
 import { K3S_IMAGES, KIND_NODE_IMAGES } from '../providers/node-images.ts';
+import { netnsKubeVersionProblem } from '../providers/netns/control-plane-binary.ts';
 import { optionProblem } from '../scenarios/option-kinds.ts';
 import { optionsFor } from '../runner/run-matrix.ts';
 import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProblem, reporterProblem } from './checks.ts';
@@ -161,14 +162,14 @@ export function checkCapacity(selected: readonly ScenarioDefinition[], profiles:
   }
 }
 
-/** --kubeconfig/--context belong to --provider cluster, --kube-version to kind and k3s, --cluster-name to kind, --nodes to netns. */
+/** --kubeconfig/--context belong to --provider cluster, --kube-version to kind, k3s and netns, --cluster-name to kind, --nodes to netns. */
 function providerSettingsOf(
   name: ProviderName,
   values: { kubeconfig?: string; context?: string; 'kube-version'?: string; 'cluster-name'?: string; nodes?: string },
 ): ProviderSettings {
   const allowed: Record<ProviderName, string[]> = {
     local: [],
-    netns: ['nodes'],
+    netns: ['nodes', 'kube-version'],
     kind: ['kube-version', 'cluster-name'],
     k3s: ['kube-version'],
     cluster: ['kubeconfig', 'context'],
@@ -181,7 +182,7 @@ function providerSettingsOf(
   }
   const kubeVersion = values['kube-version'];
   const checks = [
-    ['kube-version', (v: string) => kubeVersionProblem(v, name === 'k3s' ? { provider: 'k3s', table: K3S_IMAGES } : { provider: 'kind', table: KIND_NODE_IMAGES })],
+    ['kube-version', (v: string) => (name === 'netns' ? netnsKubeVersionProblem(v) : kubeVersionProblem(v, name === 'k3s' ? { provider: 'k3s', table: K3S_IMAGES } : { provider: 'kind', table: KIND_NODE_IMAGES }))],
     ['cluster-name', dnsLabelProblem],
     ['nodes', (v: string) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_NODES ? undefined : `expected a whole number of nodes from 1 to ${MAX_NODES}`)],
     ['kubeconfig', (v: string) => kubeconfigProblem(v)],

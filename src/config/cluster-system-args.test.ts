@@ -46,7 +46,7 @@ describe('--gateway-class, --dataplane-selector, --namespace-labels, --namespace
   });
 
   it.each([
-    [['--gateway-class', 'eg'], '--gateway-class: needs a cluster (--provider kind, k3s or cluster); the local provider runs pods as processes'],
+    [['--gateway-class', 'eg'], '--gateway-class: needs a cluster (--provider netns, kind, k3s or cluster); the local provider runs pods as processes'],
     [['--namespace-labels', 'a=b'], '--namespace-labels: needs a cluster'],
     [['--provider', 'kind', '--dataplane-selector', 'app=x'], '--dataplane-selector: applies to --gateway-class; name the GatewayClass with --gateway-class NAME'],
     [['--provider', 'kind', '--gateway-timeout', 'gatewayMustHaveAddress=5m'], '--gateway-timeout: applies to --gateway-class'],

@@ -96,7 +96,7 @@ export const CLUSTER_SYSTEM_FLAGS = {
   'gateway-class': {
     type: 'string',
     value: 'NAME',
-    help: 'kind, k3s, cluster: a Gateway API implementation installed on the cluster, by its GatewayClass; the run creates a Gateway and routes for it (docs/gateway-class.md)',
+    help: 'netns, kind, k3s, cluster: a Gateway API implementation installed on the cluster, by its GatewayClass (netns installs traefik and traefik-naive itself); the run creates a Gateway and routes for it (docs/gateway-class.md)',
   },
   'dataplane-selector': {
     type: 'string',
@@ -127,7 +127,7 @@ export function clusterSystemSettings(provider: string, values: ClusterSystemFla
   if (provider === 'local' && given.length > 0) {
     const flag = given[0] ?? '';
     throw new UsageError(
-      `--${flag}: needs a cluster (--provider kind, k3s or cluster); the local provider runs pods as processes, with no ${flag === 'gateway-class' || flag === 'dataplane-selector' || flag === 'gateway-timeout' ? 'GatewayClass or Gateway API implementation' : 'namespaces'} to use`,
+      `--${flag}: needs a cluster (--provider netns, kind, k3s or cluster); the local provider runs pods as processes, with no ${flag === 'gateway-class' || flag === 'dataplane-selector' || flag === 'gateway-timeout' ? 'GatewayClass or Gateway API implementation' : 'namespaces'} to use`,
     );
   }
   const className = values['gateway-class'];
@@ -154,7 +154,7 @@ export function clusterSystemSettings(provider: string, values: ClusterSystemFla
 
 /** The same settings in zerodrop.config.ts, named as the conformance suite's options file names them. */
 export interface ClusterSystemConfig {
-  /** kind, k3s, cluster: the GatewayClass of an implementation installed on the cluster (`--gateway-class`). */
+  /** netns, kind, k3s, cluster: the GatewayClass of an implementation installed on the cluster (`--gateway-class`). */
   gatewayClassName?: string;
   /** With gatewayClassName: the dataplane pods' label selector, KEY=VALUE[,KEY=VALUE] (`--dataplane-selector`). */
   dataplaneSelector?: string;

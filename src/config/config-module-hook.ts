@@ -3,6 +3,10 @@
 // `zerodrop.config.ts` as CommonJS ("Cannot use import statement outside a module"). As Playwright
 // and vitest load their TypeScript configs whatever the package type, zerodrop loads the config file,
 // and the project's own files it imports, as ES modules when they are written as ES modules.
+//
+// And its `import ... from 'zerodrop'` is the zerodrop that runs it: a config defines profiles into
+// that zerodrop's registries (a chart profile's spec, a defined profile's mark), which another copy
+// (a checkout's unbuilt dist/, a project's own install beside a global one) would keep to itself.
 
 import { readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
@@ -22,11 +26,16 @@ let registeredFor: string | undefined;
  */
 export function loadProjectFilesAsModules(projectDir: string): void {
   // module.registerHooks is Node 22.15+ (zerodrop needs 22.18); typed loosely for older @types/node.
-  const register = (nodeModule as { registerHooks?: (hooks: { load: LoadHook }) => unknown }).registerHooks;
+  const register = (nodeModule as { registerHooks?: (hooks: { load: LoadHook; resolve: ResolveHook }) => unknown }).registerHooks;
   if (register === undefined || registeredFor !== undefined) return;
   registeredFor = projectDir;
   const root = projectDir.endsWith('/') ? projectDir : `${projectDir}/`;
   register({
+    resolve(specifier, context, nextResolve) {
+      const parent = context.parentURL?.startsWith('file:') ? fileURLToPath(context.parentURL) : undefined;
+      if (specifier !== 'zerodrop' || parent === undefined || !parent.startsWith(root) || parent.includes('/node_modules/')) return nextResolve(specifier, context);
+      return { url: SELF, shortCircuit: true };
+    },
     load(url, context, nextLoad) {
       const loaded = nextLoad(url, context);
       const format = loaded.format === undefined ? undefined : AS_MODULE[loaded.format];
@@ -40,5 +49,10 @@ export function loadProjectFilesAsModules(projectDir: string): void {
   });
 }
 
+/** This zerodrop's package entry: src/index.ts in a checkout, dist/index.js when built (beside this file's directory either way). */
+const SELF = new URL(`../index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+
+type ResolveResult = { url: string; format?: string; shortCircuit?: boolean };
+type ResolveHook = (specifier: string, context: { parentURL?: string }, nextResolve: (specifier: string, context?: object) => ResolveResult) => ResolveResult;
 type LoadResult = { format?: string; source?: string | ArrayBuffer | Uint8Array | null; shortCircuit?: boolean };
 type LoadHook = (url: string, context: object, nextLoad: (url: string, context?: object) => LoadResult) => LoadResult;

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -121,5 +121,24 @@ describe('zerodrop.config.ts', () => {
     const loader = `import { loadConfig } from ${JSON.stringify(new URL('./config.ts', import.meta.url).href)};\nconsole.log(JSON.stringify((await loadConfig(undefined, ${JSON.stringify(dir)})).config));`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', loader], { cwd: dir });
     expect(JSON.parse(stdout)).toEqual({ profiles: ['reference'], scenarios: ['backend-delete-http'] });
+  });
+
+  it("gives its `import ... from 'zerodrop'` the zerodrop that loads it, whose registries then hold what it defines", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zerodrop-config-'));
+    dirs.push(dir);
+    await mkdir(join(dir, 'chart'));
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'adopter', version: '1.0.0', type: 'module' }));
+    await writeFile(
+      join(dir, 'zerodrop.config.ts'),
+      "import { defineConfig, defineHelmProfile } from 'zerodrop';\n" +
+        "const gw = defineHelmProfile({ name: 'adopter-chart', description: 'd', chart: { chart: './chart' }, protocols: ['http'], terminationGracePeriodSeconds: 30 });\n" +
+        'export default defineConfig({ profiles: [gw] });\n',
+    );
+    const loader =
+      `import { loadConfig } from ${JSON.stringify(new URL('./config.ts', import.meta.url).href)};\n` +
+      `import { helmProfileSpec } from ${JSON.stringify(new URL('../profiles/helm-charts.ts', import.meta.url).href)};\n` +
+      `await loadConfig(undefined, ${JSON.stringify(dir)});\nconsole.log(helmProfileSpec('adopter-chart')?.name);`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', loader], { cwd: dir });
+    expect(stdout.trim()).toBe('adopter-chart');
   });
 });

@@ -40,7 +40,7 @@ export interface ZerodropConfig extends ClusterSystemConfig {
   reporters?: (ReporterName | (string & {}))[];
   /** Open the HTML report when the run ends. */
   open?: boolean;
-  /** kind, k3s: Kubernetes version of the nodes. */
+  /** kind, k3s: Kubernetes minor version of the nodes; netns: a release kubernetes/ pins (v1.36.3), or its minor. */
   kubeVersion?: string;
   /** kind: cluster name. */
   clusterName?: string;

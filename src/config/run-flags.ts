@@ -4,6 +4,7 @@
 import { REPORTER_FILES, REPORTER_NAMES } from '../report/reporters/reporter.ts';
 import { CLUSTER_SYSTEM_FLAGS } from './cluster-system-args.ts';
 import type { FlagTable } from './flags.ts';
+import { controlPlanePins } from '../providers/netns/control-plane-binary.ts';
 
 export const RUN_FLAGS = {
   provider: {
@@ -12,7 +13,13 @@ export const RUN_FLAGS = {
     value: 'NAME',
     help: 'where pods run: local (default; real processes on loopback addresses), netns (a real Kubernetes cluster on this machine, nodes and pods as network namespaces; root, Go; see docs/netns-cluster.md), kind, k3s (Docker), or cluster (an existing cluster from a kubeconfig)',
   },
-  'kube-version': { type: 'string', value: 'V', help: 'kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s)' },
+  'kube-version': {
+    type: 'string',
+    value: 'V',
+    help: `kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s); netns: a release kubernetes/ pins, or its minor (${controlPlanePins()
+      .map((p, i) => (i === 0 ? `${p.version} (default)` : p.version))
+      .join(', ')}; docs/netns-cluster.md)`,
+  },
   'cluster-name': { type: 'string', value: 'NAME', help: 'kind: cluster to reuse, or create and delete afterwards (default zerodrop)' },
   nodes: { type: 'string', value: 'N', help: 'netns: number of nodes of the cluster (default 2; node-drain-http needs 2)' },
   kubeconfig: {

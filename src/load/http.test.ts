@@ -247,6 +247,14 @@ describe('outcome classes', () => {
     const { record } = await one(server.port, '/');
     expect(record).toMatchObject({ outcome: 'ok', status: 404 });
   });
+
+  it("a 404 is a failure of class status where the load counts only a 2xx (okStatus): a gateway's own answer", async () => {
+    const server = await startServer((_req, res) => reply(res, 404));
+    const recorder = new Recorder();
+    const load = track(startHttpLoad('one', { ...single('/', 2000), okStatus: '2xx' }, { host: '127.0.0.1', port: server.port }, recorder));
+    await load.done;
+    expect(recorder.timeline.requests.at(0)).toMatchObject({ outcome: 'status', status: 404 });
+  });
 });
 
 /** A TCP server that answers each request (one per read, enough here) with `answer(n)`, n counting from 1. */

@@ -319,7 +319,7 @@ class Worker {
     }
     if (!this.sink.keepAlive || !this.parser.keepAlive || this.parser.trailing) this.drop(conn);
     conn.idleSince = this.sink.recorder.now();
-    this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
+    this.finish({ outcome: classifyStatus(this.parser.status ?? 0, this.sink.spec.okStatus) });
   }
 
   /**
@@ -347,7 +347,7 @@ class Worker {
     }
     this.drop(conn);
     if (!current) return;
-    if (this.parser.endOfStream()) this.finish({ outcome: classifyStatus(this.parser.status ?? 0) });
+    if (this.parser.endOfStream()) this.finish({ outcome: classifyStatus(this.parser.status ?? 0, this.sink.spec.okStatus) });
     else this.finish(classifyError(harnessError('ZERODROP_EOF', why)));
   }
 

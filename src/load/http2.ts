@@ -248,7 +248,7 @@ class Http2Load extends RequestLoad {
     });
     stream.on('data', () => undefined);
     stream.once('end', () => {
-      if (status !== undefined) record(classifyStatus(status));
+      if (status !== undefined) record(classifyStatus(status, this.spec.okStatus));
     });
     stream.once('error', (err: Error) => failure(err));
     stream.once('close', () => {

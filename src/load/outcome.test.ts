@@ -36,4 +36,12 @@ describe('classifyStatus', () => {
     expect(classifyStatus(500)).toBe('status');
     expect(classifyStatus(503)).toBe('status');
   });
+
+  it('with okStatus 2xx, fails every status but a 2xx: a gateway answering for itself (404 without a route) dropped the request', () => {
+    expect(classifyStatus(200, '2xx')).toBe('ok');
+    expect(classifyStatus(204, '2xx')).toBe('ok');
+    expect(classifyStatus(404, '2xx')).toBe('status');
+    expect(classifyStatus(302, '2xx')).toBe('status');
+    expect(classifyStatus(503, '2xx')).toBe('status');
+  });
 });

@@ -59,8 +59,9 @@ export function classifyError(err: unknown): Classified {
   return { outcome: 'error', error: message };
 }
 
-/** A response that arrived: statuses >= 500 are failures of class `status`. */
-export function classifyStatus(status: number): Outcome {
+/** A response that arrived: statuses >= 500 are failures of class `status`, and with `okStatus` 2xx, every status but a 2xx. */
+export function classifyStatus(status: number, okStatus?: '2xx'): Outcome {
+  if (okStatus === '2xx') return status >= 200 && status < 300 ? 'ok' : 'status';
   return status >= 500 ? 'status' : 'ok';
 }
 

@@ -28,6 +28,18 @@ describe('startSseLoad', () => {
     expect(summary.achievedRate).toBeGreaterThan(100);
   });
 
+  it('bounded streams: the client closes each once its events have arrived, and a new one, from the first event, takes its place', async () => {
+    const app = await startApp('graceful');
+    const recorder = new Recorder();
+    const load = startSseLoad('sse', { ...SPEC, messagesPerStream: 10 }, { host: '127.0.0.1', port: app.port }, recorder);
+    await delay(450);
+    await load.stop();
+    const complete = (recorder.timeline.streams ?? []).filter((s) => s.echoed === 10);
+    expect(complete.length).toBeGreaterThanOrEqual(4);
+    for (const s of complete) expect(s).toMatchObject({ ending: 'stopped', sent: 10, lost: 0, duplicated: 0, service: 'app' });
+    expect(complete.every((s) => s.resumedFrom === undefined)).toBe(true);
+  });
+
   it('records a clean end with its retry hint, and resumes from Last-Event-ID on another pod without a gap', async () => {
     const first = await startApp('graceful', { SSE_RETRY_MS: '150' });
     const second = await startApp('graceful');

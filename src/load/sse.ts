@@ -2,13 +2,13 @@
 // of `/events?rate=N` through the Service, on a connection of its own, answered `text/event-stream`
 // with events whose `id` counts up from 1 (or from the Last-Event-ID the stream resumed from), N a
 // second, as fixtures/reference-stream-app.mjs sends them. The backend names itself in a response
-// header (`x-zerodrop-pod`). One StreamRecord per stream:
+// header (`x-zerodrop-pod`), a gateway in front of it in `x-zerodrop-gateway`. One StreamRecord per stream:
 // - the body ended cleanly (the last chunk arrived): `closed`, the drain close; the `retry` the
 //   server sent last is kept, and with `reopen` the client reconnects after that many milliseconds
 //   sending `Last-Event-ID`, as an EventSource does;
 // - the body was cut (the connection ended before its last chunk): `eof`, or `reset`/`refused`;
 // - no event for stallMs: `stall`; a response that is not a 200 event stream: `error`;
-// - the load ended it: `stopped`.
+// - the load ended it, or a bounded stream had received all its events: `stopped`.
 // An event id past the next one expected counts the ids skipped as `lost`; an id not past the last
 // one received (or resumed from) is `duplicated`: resuming from Last-Event-ID must continue exactly.
 //
@@ -19,11 +19,11 @@ import http from 'node:http';
 import type { SseLoadSpec } from '../model/load.ts';
 import type { StreamEnding, StreamRecord } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
-import { POD_HEADER } from '../profiles/profile.ts';
+import { GATEWAY_HEADER, POD_HEADER } from '../profiles/profile.ts';
 import type { LoadHandle, LoadTarget } from './http.ts';
 import { errorCodes, errorMessage } from './outcome.ts';
 import { headerValue } from './request-load.ts';
-import { STALL_CHECK_MS, StreamLoad, type StreamHandle, type StreamLoadOptions } from './stream-load.ts';
+import { boundedMessages, STALL_CHECK_MS, StreamLoad, type StreamHandle, type StreamLoadOptions } from './stream-load.ts';
 
 export const SSE_PATH = '/events';
 /** The longest `retry` the client honours: a backend asking for more is not waited for during a short run. */
@@ -58,7 +58,7 @@ class SseStream implements StreamHandle {
     this.lastAt = now;
     this.lastEventId = previous?.lastEventId;
     this.retryMs = previous?.retryMs;
-    this.record = { load: load.id, kind: 'sse', stream: n, start: now, end: now, ending: 'error', sent: 0, echoed: 0, unanswered: 0, mismatched: 0, lost: 0, duplicated: 0 };
+    this.record = { load: load.id, kind: 'sse', service: load.spec.service, stream: n, start: now, end: now, ending: 'error', sent: 0, echoed: 0, unanswered: 0, mismatched: 0, lost: 0, duplicated: 0 };
     const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
     if (this.lastEventId !== undefined) {
       headers['last-event-id'] = this.lastEventId;
@@ -79,6 +79,8 @@ class SseStream implements StreamHandle {
   private onResponse(res: http.IncomingMessage): void {
     const pod = headerValue(res.headers[POD_HEADER]);
     if (pod !== undefined) this.record.pod = pod;
+    const gateway = headerValue(res.headers[GATEWAY_HEADER]);
+    if (gateway !== undefined) this.record.gateway = gateway;
     if (res.statusCode !== 200 || !String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
       this.record.error = `answered ${res.statusCode ?? '?'} ${res.headers['content-type'] ?? 'without a content type'}, not a 200 event stream`;
       res.resume();
@@ -138,6 +140,8 @@ class SseStream implements StreamHandle {
       this.record.echoed++;
     } else this.record.duplicated = (this.record.duplicated ?? 0) + 1;
     if (id !== undefined && Number.isInteger(seq) && seq > last) this.lastEventId = id;
+    const quota = boundedMessages(this.load.spec);
+    if (quota !== undefined && this.record.echoed >= quota) this.finish('stopped');
   }
 
   private onError(err: Error): void {

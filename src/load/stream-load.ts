@@ -38,7 +38,16 @@ export interface StreamHandle {
 /** Opens stream number `n`; `previous` is the stream it replaces, if any (SSE resumes from its last event). */
 export type OpenStream<S extends StreamHandle> = (n: number, load: StreamLoad<S>, previous: S | undefined) => S;
 
+/** The messages of a bounded stream, if the load's streams are bounded. */
+export function boundedMessages(spec: StreamLoadSpec): number | undefined {
+  return 'messagesPerStream' in spec ? spec.messagesPerStream : undefined;
+}
+
 export function checkStreamSpec(spec: StreamLoadSpec): void {
+  const quota = boundedMessages(spec);
+  if (quota !== undefined && !(Number.isInteger(quota) && quota >= 1)) {
+    throw new RangeError(`${spec.kind} load: messagesPerStream must be a positive integer, got ${quota}`);
+  }
   if (!Number.isInteger(spec.streams) || spec.streams < 1 || spec.streams > MAX_STREAMS) {
     throw new RangeError(`${spec.kind} load: streams must be an integer in [1, ${MAX_STREAMS}], got ${spec.streams}`);
   }
@@ -78,14 +87,24 @@ export class StreamLoad<S extends StreamHandle> implements LoadHandle {
 
   start(): this {
     this.startedAt = this.recorder.now();
-    for (let i = 0; i < this.spec.streams; i++) this.open(undefined);
+    const spread = this.firstStreamsSpreadMs();
+    for (let i = 0; i < this.spec.streams; i++) {
+      if (i === 0 || spread === 0) this.open(undefined);
+      else this.reopenAfter((i * spread) / this.spec.streams, undefined);
+    }
     this.opts.signal?.addEventListener('abort', () => void this.stop(), { once: true });
     this.backstop = setTimeout(() => void this.stop(), this.opts.maxDurationMs ?? DEFAULT_MAX_DURATION_MS);
     return this;
   }
 
+  /** The length of a bounded stream, over which the first streams start (0 when unbounded). */
+  private firstStreamsSpreadMs(): number {
+    const quota = boundedMessages(this.spec);
+    return quota === undefined ? 0 : (quota * 1000) / this.spec.ratePerStream;
+  }
+
   private open(previous: S | undefined): void {
-    if (this.stopping || this.opened >= Math.min(MAX_STREAMS, this.spec.streams * MAX_STREAMS_FACTOR)) return;
+    if (this.stopping || this.opened >= Math.min(MAX_STREAMS, this.spec.streams * this.streamsFactor())) return;
     this.opened++;
     this.live.add(this.openStream(this.opened, this, previous));
   }
@@ -102,14 +121,26 @@ export class StreamLoad<S extends StreamHandle> implements LoadHandle {
     this.totals.echoed += record.echoed;
     this.totals.unanswered += record.unanswered;
     this.recorder.stream(record);
+    // A stream the load ended while still running was a bounded one that had sent all it had to.
+    if (record.ending === 'stopped' && !this.stopping) return this.open(undefined);
     if (record.ending !== 'closed' || !this.spec.reopen) return;
-    const wait = stream.reopenAfterMs ?? 0;
-    if (wait <= 0) return this.open(stream);
+    this.reopenAfter(stream.reopenAfterMs ?? 0, stream);
+  }
+
+  private reopenAfter(wait: number, previous: S | undefined): void {
+    if (wait <= 0) return this.open(previous);
     const timer = setTimeout(() => {
       this.reopening.delete(timer);
-      this.open(stream);
+      this.open(previous);
     }, wait);
     this.reopening.add(timer);
+  }
+
+  /** Bounded streams are replaced all through the run: the cap on replacements follows their length. */
+  private streamsFactor(): number {
+    const spread = this.firstStreamsSpreadMs();
+    const runMs = this.opts.maxDurationMs ?? DEFAULT_MAX_DURATION_MS;
+    return spread > 0 ? Math.max(MAX_STREAMS_FACTOR, Math.ceil(runMs / spread) + 1) : MAX_STREAMS_FACTOR;
   }
 
   stop(): Promise<LoadSummary> {
@@ -163,12 +194,15 @@ export abstract class EchoStream implements StreamHandle {
   private nextDue = 0;
   private resolveEnded!: () => void;
   private readonly endedPromise: Promise<void>;
+  /** A bounded stream's messages: once all are echoed it closes its own side. */
+  private readonly quota: number | undefined;
 
   constructor(n: number, load: StreamLoad<EchoStream>) {
     this.load = load;
     this.endedPromise = new Promise((resolve) => (this.resolveEnded = resolve));
     const now = load.recorder.now();
-    this.record = { load: load.id, kind: load.spec.kind, stream: n, start: now, end: now, ending: 'error', sent: 0, echoed: 0, unanswered: 0, mismatched: 0 };
+    this.record = { load: load.id, kind: load.spec.kind, service: load.spec.service, stream: n, start: now, end: now, ending: 'error', sent: 0, echoed: 0, unanswered: 0, mismatched: 0 };
+    this.quota = boundedMessages(load.spec);
     this.stallTimer = setInterval(() => this.checkStall(), STALL_CHECK_MS);
   }
 
@@ -191,7 +225,7 @@ export abstract class EchoStream implements StreamHandle {
   /** Sends the next message and schedules the one after (see the pacing note at the top). */
   private sendNext(): void {
     if (!this.sending) return;
-    if (!this.canSend()) return this.stopSending();
+    if (!this.canSend() || (this.quota !== undefined && this.record.sent >= this.quota)) return this.stopSending();
     const now = this.load.recorder.now();
     const seq = this.nextSeq++;
     this.outstanding.push({ seq, at: now });
@@ -216,6 +250,7 @@ export abstract class EchoStream implements StreamHandle {
       this.record.echoed++;
       this.record.lastEchoAt = this.load.recorder.now();
       this.noteRoundTrip(this.record.lastEchoAt - head.at);
+      if (this.quota !== undefined && this.record.echoed >= this.quota) this.closeOwnSide();
     } else {
       this.record.mismatched++;
     }

@@ -30,6 +30,21 @@ describe('startWebSocketLoad', () => {
     expect(summary.sent).toBeGreaterThan(40);
   });
 
+  it('bounded streams: each closes itself (1000) after its messages are echoed, a new one takes its place, and the first ones start spread over one stream length', async () => {
+    const app = await startApp('graceful');
+    const recorder = new Recorder();
+    // 10 messages at 100/s: each stream lasts about 100 ms, the second starts about 50 ms after the first.
+    const load = startWebSocketLoad('ws', { ...SPEC, messagesPerStream: 10 }, { host: '127.0.0.1', port: app.port }, recorder);
+    await delay(450);
+    await load.stop();
+    const streams = recorder.timeline.streams ?? [];
+    const complete = streams.filter((s) => s.sent === 10);
+    expect(complete.length).toBeGreaterThanOrEqual(4);
+    for (const s of complete) expect(s).toMatchObject({ ending: 'stopped', closeCode: 1000, echoed: 10, unanswered: 0, service: 'app' });
+    const [first, second] = [...streams].sort((a, b) => a.start - b.start);
+    expect(second!.start - first!.start).toBeGreaterThan(30);
+  });
+
   it('records the drain close (1001) after every message was echoed, and reopens the stream', async () => {
     const app = await startApp('graceful');
     const streams = await streamsAcross(app, (target, recorder) => startWebSocketLoad('ws', { ...SPEC, reopen: true }, target, recorder), 'SIGTERM', { beforeMs: 200, afterMs: 0 });

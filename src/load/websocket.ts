@@ -1,9 +1,10 @@
 // Long-lived WebSocket streams: each stream is one WebSocket (RFC 6455) to `/echo` of the Service,
 // sending sequence-numbered text messages at a fixed rate and expecting each echoed, in order, as
 // fixtures/reference-stream-app.mjs does. The backend names itself in its handshake response
-// (`x-zerodrop-pod`). One StreamRecord per stream, with the close code the client saw:
+// (`x-zerodrop-pod`), a gateway in front of it in `x-zerodrop-gateway`. One StreamRecord per stream, with the close code the client saw:
 // - 1001 (going away) from the backend, every message echoed: `closed`, the drain close;
-// - 1000 after the load's own close, every message echoed: `stopped`;
+// - 1000 after the load's own close (it stops, or a bounded stream has had all its messages
+//   echoed), every message echoed: `stopped`;
 // - 1006 (no close frame: the connection just ended) is `eof`, or `reset`/`refused` by its socket error;
 // - any other code, or a handshake that was not a 101, is an `error` naming it.
 // Messages still outstanding when a stream ends are its `unanswered`, with one exception: at the
@@ -24,10 +25,11 @@
 // WebSocket, as a client of a draining server reconnects; a new stream with its own record.
 
 import type { IncomingMessage } from 'node:http';
+import net from 'node:net';
 import WebSocket from 'ws';
 import type { WebSocketLoadSpec } from '../model/load.ts';
 import type { Recorder } from '../observe/recorder.ts';
-import { POD_HEADER } from '../profiles/profile.ts';
+import { GATEWAY_HEADER, POD_HEADER } from '../profiles/profile.ts';
 import type { LoadHandle, LoadTarget } from './http.ts';
 import { errorCodes, errorMessage } from './outcome.ts';
 import { headerValue, originOf } from './request-load.ts';
@@ -55,7 +57,18 @@ class WebSocketStream extends EchoStream {
   constructor(n: number, load: StreamLoad<EchoStream>, target: LoadTarget) {
     super(n, load);
     // No compression: every message crosses the wire as it was sent.
-    this.ws = new WebSocket(`${originOf(target).replace(/^http:/, 'ws:')}${WEBSOCKET_PATH}`, { perMessageDeflate: false, handshakeTimeout: load.spec.stallMs, followRedirects: false });
+    this.ws = new WebSocket(`${originOf(target).replace(/^http:/, 'ws:')}${WEBSOCKET_PATH}`, {
+      perMessageDeflate: false,
+      handshakeTimeout: load.spec.stallMs,
+      followRedirects: false,
+      // The local port as soon as the socket connects, not at the handshake: a stream refused or
+      // cut before its 101 is still joined to the balancer's record of its connection (the pod).
+      createConnection: ((options: net.NetConnectOpts) => {
+        const socket = net.connect(options);
+        socket.once('connect', () => (this.record.localPort = socket.localPort));
+        return socket;
+      }) as typeof net.createConnection,
+    });
     this.ws.on('upgrade', (res) => {
       this.namePod(res);
       this.record.localPort = res.socket.localPort;
@@ -82,6 +95,8 @@ class WebSocketStream extends EchoStream {
   private namePod(res: IncomingMessage): void {
     const pod = headerValue(res.headers[POD_HEADER]);
     if (pod !== undefined) this.record.pod = pod;
+    const gateway = headerValue(res.headers[GATEWAY_HEADER]);
+    if (gateway !== undefined) this.record.gateway = gateway;
   }
 
   private noteCloseFrame(): void {

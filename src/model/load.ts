@@ -38,6 +38,14 @@ export interface HttpLoadSpec {
   postBytes?: number;
   /** Per request timeout. A request slower than this is a `timeout`. */
   timeoutMs: number;
+  /**
+   * Which statuses count as answered: unset, any below 500 (a backend of one's own may answer 404 to
+   * a path it does not serve); `2xx`, only those, every other a failure of class `status`. The loads
+   * of a gateway scenario say `2xx`: their backends are the reference app, which answers every
+   * request they send with a 2xx, so any other status is the gateway answering for itself (a 404
+   * while it has no route) and the request never reached a backend.
+   */
+  okStatus?: '2xx';
 }
 
 /** A single request issued at a point in the run, such as the long request of backend-long-request. */
@@ -46,6 +54,8 @@ export interface SingleRequestSpec {
   service: string;
   path: string;
   timeoutMs: number;
+  /** As HttpLoadSpec's. */
+  okStatus?: '2xx';
 }
 
 /**
@@ -62,6 +72,8 @@ export interface Http2LoadSpec {
   streamsPerSession: number;
   ratePerStream?: number;
   timeoutMs: number;
+  /** As HttpLoadSpec's. */
+  okStatus?: '2xx';
 }
 
 /**
@@ -113,6 +125,13 @@ export interface WebSocketLoadSpec {
   ratePerStream: number;
   stallMs: number;
   reopen: boolean;
+  /**
+   * Bounded streams: each stream sends this many messages, closes itself with 1000 once all are
+   * echoed, and a new stream takes its place, so that streams keep starting and ending through the
+   * run. The first streams' starts are spread over one stream's length, so that their ends are too.
+   * Unbounded (each stream runs until its backend or the load ends it) when absent.
+   */
+  messagesPerStream?: number;
 }
 
 /**
@@ -128,6 +147,8 @@ export interface SseLoadSpec {
   ratePerStream: number;
   stallMs: number;
   reopen: boolean;
+  /** Bounded streams: each stream is closed by the client once this many events have arrived, and a new one (from the first event) takes its place; see WebSocketLoadSpec. */
+  messagesPerStream?: number;
 }
 
 /**

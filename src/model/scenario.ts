@@ -40,6 +40,15 @@ export type ChaosAction =
    */
   | { kind: 'reload-pod'; workload: string; pick: 'oldest' | 'newest' | 'all'; env?: Record<string, string> }
   /**
+   * The workload's route moves from Service `from` to Service `to` (both the run's), as a user or a
+   * GitOps tool changes it. On a cluster with a GatewayClass: the HTTPRoute's backendRefs patched in
+   * place, or, with `recreate`, the route deleted and then created again with the new backendRefs (a
+   * pipeline that replaces objects rather than patching them; between the two the gateway has no
+   * route). Locally: the gateway's configuration rendered again with the new Service and every pod
+   * reloaded at once, as a controller applying the changed route would (capabilities.routeChanges).
+   */
+  | { kind: 'move-route'; workload: string; from: string; to: { service: string; port: number }; recreate?: boolean }
+  /**
    * `kubectl drain` of the node hosting the workload's oldest running pod: cordon it, then evict its
    * pods through the Eviction API, an eviction a PodDisruptionBudget refuses (429) tried again after a
    * pause. Needs a provider that may cordon and drain nodes (capabilities.nodeDrain).
@@ -112,7 +121,17 @@ export type Expectation =
    * closes it gracefully (drain announced, every message echoed) or the load ends it; no reset, no
    * stall, no unannounced close. Needs at least one stream open on a pod `pod` names at its delete.
    */
-  | { assert: 'streamsIntact'; load: string; pod: PodRef }
+  | {
+      assert: 'streamsIntact';
+      load: string;
+      pod: PodRef;
+      /**
+       * Bounded streams whose backends are never disturbed (a gateway scenario): each must run to its
+       * own end, so a drain close (WebSocket 1001, an SSE body ended) before it is a fault too, sent
+       * by whatever stands in front of the backends.
+       */
+      toEnd?: boolean;
+    }
   | { assert: 'grpcStreamsComplete'; load: string; pod: PodRef }
   /**
    * TURN (seed 000): allocations of `load` held by the gateway pod `pod` names keep relaying, every

@@ -190,7 +190,7 @@ export interface ActiveConnectionsSample {
  * How a stream ended (src/load/tcp-stream.ts, websocket.ts, sse.ts):
  * - closed: the backend closed it the protocol's proper way for a drain, everything answered: TCP
  *   streams after `bye`, WebSocket with close code 1001 (going away), SSE by ending the body cleanly;
- * - stopped: the load ended it, after every message was echoed;
+ * - stopped: the load ended it (it stopped, or a bounded stream had sent all its messages), after every message was echoed;
  * - eof: the backend closed it without announcing (WebSocket 1006, an SSE body aborted), or with
  *   messages unanswered;
  * - reset, refused, stall (an outstanding message or the next event did not come for the load's
@@ -214,6 +214,13 @@ export interface StreamRecord {
   localPort?: number;
   /** The pod that served it, as its greeting (TCP) or its response header (WebSocket, SSE) said. */
   pod?: string;
+  /**
+   * Behind a gateway: the gateway pod that forwarded it, as its handshake response said
+   * (x-zerodrop-gateway); absent there, the balancer's connection record names it (join.ts).
+   */
+  gateway?: string;
+  /** The Service the load connected to: joins the stream to that Service's balancer records only. */
+  service?: string;
   start: number;
   end: number;
   ending: StreamEnding;

@@ -5,7 +5,7 @@
 // must also overlap in time.
 
 import type { RequestTable } from '../model/request-table.ts';
-import type { ConnectionRecord, Outcome, RequestRecord, Timeline } from '../model/timeline.ts';
+import type { ConnectionRecord, Outcome, RequestRecord, StreamRecord, Timeline } from '../model/timeline.ts';
 
 /** Slack for the two sides' timestamps of the same connection (client connect vs balancer accept). */
 const EPSILON_MS = 5;
@@ -34,7 +34,7 @@ export function indexConnections(connections: readonly ConnectionRecord[]): Conn
  */
 export function connectionOf(
   timeline: Timeline,
-  request: RequestRecord,
+  request: Pick<RequestRecord, 'localPort' | 'service' | 'connectionStart' | 'start' | 'end'>,
   index: ConnectionIndex = indexConnections(timeline.connections),
 ): ConnectionRecord | undefined {
   if (request.localPort === undefined) return undefined;
@@ -112,4 +112,34 @@ export function joinedRequests(timeline: Timeline): RequestTable {
     requests.refine(i, refinement(pod, refused));
   });
   return requests;
+}
+
+/** The pod in front of a stream, and whether the balancer says that pod refused the stream's connection. */
+export interface FrontPod {
+  pod?: string;
+  refused: boolean;
+}
+
+/**
+ * The pod in front of each stream: behind a gateway, the gateway pod its handshake named, else the
+ * one the balancer routed its connection to (a stream refused or cut before any pod answered names
+ * none); the stream's own `pod` when it went to the backends directly. Without a balancer record
+ * (a cluster), what the stream says. A stream that failed on a connection the pod refused (or the
+ * balancer had no endpoint for) is `refused`, as for requests: the client saw only a reset or EOF.
+ */
+export function frontPods(timeline: Timeline, streams: readonly StreamRecord[]): Map<StreamRecord, FrontPod> {
+  let index: ConnectionIndex | undefined;
+  const front = new Map<StreamRecord, FrontPod>();
+  for (const s of streams) {
+    const failed = REFINABLE.has(s.ending as Outcome);
+    // The balancer is asked only what the stream itself cannot say.
+    const connection =
+      s.localPort !== undefined && s.service !== undefined && (s.gateway === undefined || failed)
+        ? connectionOf(timeline, s, (index ??= indexConnections(timeline.connections)))
+        : undefined;
+    const pod = s.gateway ?? connection?.pod ?? s.pod;
+    const refused = failed && (connection?.upstream === 'refused' || connection?.upstream === 'no-endpoint');
+    front.set(s, { ...(pod !== undefined ? { pod } : {}), refused });
+  }
+  return front;
 }

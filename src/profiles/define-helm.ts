@@ -128,7 +128,7 @@ const schema = z
     for (const [i, file] of (def.valuesFiles ?? []).entries()) if (!existsSync(resolve(file))) ctx.addIssue({ code: 'custom', path: ['valuesFiles', i], message: `no file at ${resolve(file)}` });
   });
 
-/** A chart profile, usable in a config's `profiles` on the kind, k3s and cluster providers (the local provider skips it with the reason). */
+/** A chart profile, usable in a config's `profiles` on the kind, k3s and cluster providers, and on netns when its chart is a directory (the local provider skips it with the reason). */
 export function defineHelmProfile(definition: HelmProfileDefinition): Profile & { readonly naive?: Profile } {
   const parsed = schema.safeParse(definition);
   if (!parsed.success) {

@@ -26,7 +26,7 @@ export interface ProviderSettings extends ClusterSystemSettings {
   kubeconfig?: string;
   /** cluster: the context to use (default: the kubeconfig's current context). */
   context?: string;
-  /** kind, k3s: Kubernetes minor version of the nodes, e.g. 1.36. */
+  /** kind, k3s: Kubernetes minor version of the nodes, e.g. 1.36; netns: a release kubernetes/ pins (v1.36.3, or its minor). */
   kubeVersion?: string;
   /** kind: cluster name to reuse or create (default zerodrop). */
   clusterName?: string;
@@ -58,7 +58,12 @@ export async function missingPrerequisites(settings: ProviderSettings, warn: (li
       break;
     case 'netns': {
       const { netnsMissing } = await import('./netns/prerequisites.ts');
-      missing.push(...(await netnsMissing()));
+      missing.push(...(await netnsMissing(settings.kubeVersion !== undefined ? { kubeVersion: settings.kubeVersion } : {})));
+      const className = settings.gatewayClass?.name;
+      if (className !== undefined) {
+        const { gatewayClassStandIn } = await import('./netns/chart-stand-ins.ts');
+        missing.push(await gatewayClassStandIn(className)?.missing());
+      }
       break;
     }
   }
@@ -68,6 +73,8 @@ export async function missingPrerequisites(settings: ProviderSettings, warn: (li
 /** A cluster (or none, for local) held for a whole run; each scenario gets its own provider from it. */
 export interface ProviderSession extends AsyncDisposable {
   readonly name: ProviderName;
+  /** A cluster's release as its API server reports it at /version (gitVersion), for results.json. */
+  readonly kubernetesVersion?: string;
   /** `profile`: the system under test's profile name (a mesh profile changes what a cluster provider deploys). */
   create(ctx: { recorder: Recorder; runId?: string; cwd: string; profile?: string; seed?: number }): Provider;
   /** What every provider it creates carries, known before one is created: a scenario's features are checked against it. */

@@ -4,7 +4,7 @@
 import { ensureKindCluster, PUBLISHED_NODE_PORTS } from './kind/kind.ts';
 import { startK3s } from './k3s/k3s.ts';
 import { loadClusterConfig } from './cluster/cluster.ts';
-import { KubeClient } from './kube/client.ts';
+import { KubeClient, serverVersion } from './kube/client.ts';
 import { KubeProvider, type Exposure } from './kube/kube-provider.ts';
 import { namespaceFor } from './kube/manifests.ts';
 import { keepsContainerStopSignal, kindKeepsContainerStopSignal } from './kube/stop-signal-probe.ts';
@@ -36,16 +36,19 @@ export function kubeSession(
     tracker?: LeftoverTracker;
     /** --gateway-class and the run namespace's labels and annotations. */
     system?: ClusterSystemSettings;
-    /** netns: the charts the cluster installs itself, in place of helm (netns/chart-stand-ins.ts). */
+    /** netns: the charts the cluster installs, with its own helm build or in place of helm (netns/chart-stand-ins.ts). */
     charts?: NetnsCharts;
+    /** The API server's /version gitVersion (serverVersion). */
+    kubernetesVersion?: string;
   },
 ): ProviderSession {
   const gatewayClass = opts.system?.gatewayClass;
   const classProfile = gatewayClass ? gatewayClassProfileName(gatewayClass.name) : undefined;
-  const capabilities: ProviderCapabilities = { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals, meshes: true };
+  const capabilities: ProviderCapabilities = { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals, meshes: true, ...(gatewayClass ? { routeChanges: 'gateway-api' as const } : {}) };
   return {
     name,
     capabilities,
+    ...(opts.kubernetesVersion ? { kubernetesVersion: opts.kubernetesVersion } : {}),
     // With --gateway-class the class's dataplane is the gateway of the run (its own profile, named
     // for the class); the other profiles play the backends.
     unsupported: (scenario, profile) => {
@@ -56,7 +59,7 @@ export function kubeSession(
       if (profile.name !== classProfile && scenario.role === 'gateway') return `--gateway-class ${gatewayClass.name}: the gateway in this run is the class's dataplane (profile ${classProfile}); profile ${profile.name} is not measured as a gateway`;
       return undefined;
     },
-    ...(opts.charts ? { fulfils: (requirement: Requirement, profile: { name: string }) => requirement.binary === 'helm' && opts.charts!.installsWithoutHelm(profile.name) } : {}),
+    ...(opts.charts ? { fulfils: (requirement: Requirement, profile: { name: string }) => requirement.binary === 'helm' && opts.charts!.answersForHelm(profile.name) } : {}),
     create: ({ recorder, runId = newRunId(), cwd, profile }) => {
       const mesh = profile === undefined ? undefined : MESHES[profile];
       opts.tracker?.namespaceCreated(namespaceFor(runId));
@@ -98,6 +101,7 @@ export async function openClusterSession(
       const { startNetnsCluster } = await import('./netns/cluster.ts');
       const cluster = await startNetnsCluster({
         ...(settings.nodes !== undefined ? { nodes: settings.nodes } : {}),
+        ...(settings.kubeVersion !== undefined ? { kubeVersion: settings.kubeVersion } : {}),
         ...(process.env['ZERODROP_NETNS_BLOCK'] ? { block: process.env['ZERODROP_NETNS_BLOCK'] } : {}),
         log,
         ...(signal ? { signal } : {}),
@@ -121,6 +125,7 @@ export async function openClusterSession(
         allowNodeOperations: cluster.created,
         multiNode: true,
         containerStopSignals: await kindKeepsContainerStopSignal(cluster, client, log),
+        kubernetesVersion: await serverVersion(client),
         onDispose: () => cluster.delete(),
         ...tracking,
         system: settings,
@@ -133,6 +138,7 @@ export async function openClusterSession(
         allowNodeOperations: true,
         multiNode: false,
         containerStopSignals: await keepsContainerStopSignal(client, log),
+        kubernetesVersion: await serverVersion(client),
         // The container publishes its NodePorts for TCP only.
         udp: false,
         ...tracking,
@@ -152,6 +158,7 @@ export async function openClusterSession(
         allowNodeOperations: false,
         multiNode: true,
         containerStopSignals: await keepsContainerStopSignal(client, log),
+        kubernetesVersion: await serverVersion(client),
         ...tracking,
         system: settings,
       });
@@ -162,7 +169,8 @@ export async function openClusterSession(
 
 
 /**
- * A session on a netns cluster: the charts it installs itself (chart-stand-ins.ts) and whether it
+ * A session on a netns cluster: the charts it installs itself and the GatewayClass a run names, when
+ * the cluster can install its implementation (chart-stand-ins.ts), and whether it
  * keeps lifecycle.stopSignal, both asked once. No run-record tracking of the run's namespaces: they
  * live and die with the cluster, which has a record of its own that `zerodrop clean` reads
  * (netns/leftovers.ts). `onDispose` (the CLI's: remove the cluster) runs when the session ends.
@@ -173,14 +181,26 @@ export async function netnsSession(
   opts: { system?: ClusterSystemSettings; onDispose?: () => Promise<void> } = {},
 ): Promise<ProviderSession> {
   const { netnsExposure } = await import('./netns/cluster.ts');
-  const { netnsCharts } = await import('./netns/chart-stand-ins.ts');
+  const { netnsCharts, gatewayClassStandIn } = await import('./netns/chart-stand-ins.ts');
+  const { cachedHelm } = await import('./netns/helm-binary.ts');
   const client = new KubeClient(cluster.kubeConfig());
-  return kubeSession('netns', client, netnsExposure(cluster), {
-    charts: await netnsCharts(cluster.kubectl, log),
-    allowNodeOperations: true,
-    multiNode: cluster.nodes.length > 1,
-    containerStopSignals: await keepsContainerStopSignal(client, log),
-    ...(opts.system ? { system: opts.system } : {}),
-    ...(opts.onDispose ? { onDispose: opts.onDispose } : {}),
-  });
+  const className = opts.system?.gatewayClass?.name;
+  try {
+    await (className === undefined ? undefined : gatewayClassStandIn(className))?.install(cluster.kubectl, log);
+    return kubeSession('netns', client, netnsExposure(cluster), {
+      // Never built by a run (minutes of CPU beside a measurement): `npm run helm:build` does that.
+      charts: await netnsCharts(cluster.kubectl, log, await cachedHelm()),
+      allowNodeOperations: true,
+      multiNode: cluster.nodes.length > 1,
+      containerStopSignals: await keepsContainerStopSignal(client, log),
+      kubernetesVersion: cluster.version,
+      ...(opts.system ? { system: opts.system } : {}),
+      ...(opts.onDispose ? { onDispose: opts.onDispose } : {}),
+    });
+  } catch (error) {
+    // No session holds the cluster yet, so nothing else would remove it.
+    await opts.onDispose?.();
+    throw error;
+  }
 }
+

@@ -54,6 +54,12 @@ export interface ProviderCapabilities {
   serviceConnectionRecords?: boolean;
   /** Reaches into a running pod to reload its configuration in place (`reloadPod`). Unknown counts as no. */
   podReload?: boolean;
+  /**
+   * How a gateway's route can be moved to another Service under load (the `move-route` action):
+   * `gateway-api`, by writing the route of a GatewayClass's Gateway (`moveRoute`); `reload`, by
+   * rendering the gateway pods' configuration again and reloading them (`reloadPod`). Unknown: it cannot.
+   */
+  routeChanges?: 'gateway-api' | 'reload';
 }
 
 export interface DrainNodeOptions {
@@ -109,6 +115,14 @@ export interface Provider extends AsyncDisposable {
    * cannot reach into a pod omit it.
    */
   reloadPod?(pod: string, opts?: { env?: Record<string, string> }): Promise<void>;
+
+  /**
+   * Points the route of a GatewayClass's Gateway for `workload` at Service `to`: a patch of its
+   * backendRefs, or with `recreate` a delete of the route (waited for until gone) and a create of the
+   * new one; resolves once the API accepted the last write. Providers whose capabilities say
+   * `routeChanges: 'gateway-api'`.
+   */
+  moveRoute?(workload: string, to: { service: string; port: number }, opts?: { recreate?: boolean }): Promise<void>;
 
   /** `kubectl rollout restart`: returns once the rollout has started. */
   rolloutRestart(workload: string): Promise<void>;

@@ -53,5 +53,10 @@ export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' 
       return `the ${action.workload} workload has no controller to restart: only a chart profile that names its controller Deployment (defineHelmProfile's controller) has one`;
     }
   }
+  for (const { action } of scenario.steps) {
+    if (action.kind === 'move-route' && action.recreate && provider.capabilities.routeChanges !== 'gateway-api') {
+      return `the route of ${action.workload} is deleted and created again, a Gateway API operation: provider ${provider.name} moves a route by reloading the gateway's configuration, where there is no route object (run on a cluster with --gateway-class)`;
+    }
+  }
   return undefined;
 }

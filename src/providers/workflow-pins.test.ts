@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { packageRoot } from '../paths.ts';
 import { helmMajorProblem } from './kube/helm.ts';
 import { KIND_VERSION } from './node-images.ts';
+import { controlPlanePins } from './netns/control-plane-binary.ts';
 
 interface Step {
   uses?: string;
@@ -20,7 +21,7 @@ interface Step {
 }
 interface Workflow {
   env?: Record<string, string>;
-  jobs: Record<string, { steps?: Step[] }>;
+  jobs: Record<string, { steps?: Step[]; strategy?: { matrix?: Record<string, unknown> } }>;
 }
 
 /** `bash -n` of a step's script, its `${{ }}` expressions replaced by a word (GitHub substitutes them before bash runs). */
@@ -38,6 +39,10 @@ const nightly = parse(readFileSync(join(packageRoot, '.github/workflows/nightly.
 describe('the nightly workflow', () => {
   it('installs kind at the release the node images are pinned for', () => {
     expect(nightly.env?.['KIND_VERSION']).toBe(KIND_VERSION);
+  });
+
+  it('runs the netns job at every release kubernetes/ pins, and no other', () => {
+    expect(nightly.jobs['netns']?.strategy?.matrix?.['kube']).toEqual(controlPlanePins().map((p) => p.version));
   });
 
   it('pins Helm 3 wherever it sets Helm up (setup-helm alone installs the newest, 4.x)', () => {

@@ -70,6 +70,8 @@ export interface RecordsPointer {
 export interface RunResult {
   tool: { name: 'zerodrop'; version: string; node: string };
   provider: string;
+  /** The cluster's Kubernetes release as its API server reports it at /version (gitVersion); absent for the local provider. */
+  kubernetesVersion?: string;
   /** `nightly` when the realistic durations were used (`--nightly`). */
   mode?: 'default' | 'nightly';
   /** Who the run vouches for, for conformance.yaml (from the config file's `implementation`). */
@@ -89,8 +91,12 @@ export interface Implementation {
   contact?: string[];
 }
 
-/** `notJudged`: the loads whose failures no assertion judges (noFailedRequests' exceptLoads). */
-export function countsOf(timeline: Timeline, notJudged: readonly string[] = []): Counts {
+/**
+ * `notJudged`: the loads whose failures no assertion judges (noFailedRequests' exceptLoads).
+ * `streamsToEnd`: the streams are bounded and must run to their end (streamsIntact's `toEnd`), so a
+ * polite close before it counts as broken, as the assertion counts it.
+ */
+export function countsOf(timeline: Timeline, notJudged: readonly string[] = [], streamsToEnd = false): Counts {
   const byOutcome: Record<string, number> = {};
   let ok = 0;
   let unjudged = 0;
@@ -116,7 +122,7 @@ export function countsOf(timeline: Timeline, notJudged: readonly string[] = []):
   if (timeline.streams && timeline.streams.length > 0) {
     const streams = { streams: timeline.streams.length, broken: 0, messages: 0, unanswered: 0 };
     for (const st of timeline.streams) {
-      if (!streamIntact(st)) streams.broken++;
+      if (!streamIntact(st, streamsToEnd)) streams.broken++;
       streams.messages += st.sent;
       streams.unanswered += st.unanswered;
     }

@@ -11,6 +11,7 @@ import { LOCAL_CAPABILITIES } from '../providers/local/local-provider.ts';
 import type { ProviderCapabilities } from '../providers/provider.ts';
 import { catalog, findScenario } from '../scenarios/index.ts';
 import type { ScenarioDefinition } from '../scenarios/definition.ts';
+import { gatewayClassProfile } from '../scenarios/gateway-class-profile.ts';
 import { eligibility, skippedAfterDeploy, type EligibilityRequest } from './eligibility.ts';
 
 const scenario = (id: string): ScenarioDefinition => {
@@ -63,6 +64,21 @@ describe('eligibility', () => {
     );
   });
 
+  it("runs the route move where the provider can change a route (a class's HTTPRoute, a local reload), and says how to get one where it cannot", () => {
+    const classProfile = gatewayClassProfile('traefik');
+    const kind = { name: 'kind' as const, capabilities: KIND_CAPABILITIES };
+    expect(reason(on(kind, scenario('gateway-route-swap-http'), classProfile))).toBe(
+      "provider kind cannot move a gateway's route under load: on a cluster the route is a GatewayClass's HTTPRoute (run with --gateway-class), on the local provider a reload of the gateway's configuration",
+    );
+    expect(reason(on({ ...kind, capabilities: { ...KIND_CAPABILITIES, routeChanges: 'gateway-api' } }, scenario('gateway-route-swap-http'), classProfile))).toBe('runs');
+    const haproxy: Profile = { ...referenceProfile, name: 'reloading', gateway: (r) => ({ ...referenceProfile.gateway!(r), reload: { signal: 'SIGHUP' } }) };
+    expect(reason(on(LOCAL, scenario('gateway-route-swap-http'), haproxy))).toBe('runs');
+    // Deleting and creating the route again is a Gateway API operation: locally there is no route object.
+    const recreate = { options: { ...scenario('gateway-route-swap-http').defaults, routeRecreate: 1 } };
+    expect(reason(on(LOCAL, scenario('gateway-route-swap-http'), haproxy, recreate))).toMatch(/^the route of gateway is deleted and created again, a Gateway API operation: provider local moves a route by reloading/);
+    expect(reason(on({ ...kind, capabilities: { ...KIND_CAPABILITIES, routeChanges: 'gateway-api' } }, scenario('gateway-route-swap-http'), classProfile, recreate))).toBe('runs');
+  });
+
   it('skips what the provider cannot carry out of the built scenario (providers/support.ts)', () => {
     expect(reason(on({ name: 'kind', capabilities: KIND_CAPABILITIES }, scenario('backend-delete-grpc')))).toMatch(/needs @grpc\/grpc-js: .* local provider only$/);
   });
@@ -104,6 +120,7 @@ describe('eligibility', () => {
       const needs = [
         ...(built.steps.some((s) => s.action.kind === 'drain-node') ? ['node-drain'] : []),
         ...(built.steps.some((s) => s.action.kind === 'reload-pod') ? ['reload'] : []),
+        ...(built.steps.some((s) => s.action.kind === 'move-route') ? ['route-change'] : []),
         ...(built.loads.some((l) => l.spec.kind === 'udp' || l.spec.kind === 'turn') ? ['udp'] : []),
       ];
       for (const feature of needs) expect(def.features, def.id).toContain(feature);

@@ -35,6 +35,10 @@ type Carrier = { name: string; capabilities: ProviderCapabilities };
 const FEATURE_NEEDS: Partial<Record<Feature, (provider: Carrier) => string | undefined>> = {
   'node-drain': (p) => (p.capabilities.nodeDrain ? undefined : `provider ${p.name} may not cordon and drain nodes here (single node, or a cluster zerodrop did not create)`),
   reload: (p) => (p.capabilities.podReload ? undefined : `provider ${p.name} cannot reload a pod's configuration in place (the reload scenarios run on the local provider)`),
+  'route-change': (p) =>
+    p.capabilities.routeChanges
+      ? undefined
+      : `provider ${p.name} cannot move a gateway's route under load: on a cluster the route is a GatewayClass's HTTPRoute (run with --gateway-class), on the local provider a reload of the gateway's configuration`,
   udp: (p) => (p.capabilities.udp ? undefined : `provider ${p.name} does not carry UDP to its Services (its published ports are TCP only)`),
 };
 

@@ -93,6 +93,7 @@ export async function runMatrix(request: MatrixRequest): Promise<RunResult> {
   return {
     tool: { name: 'zerodrop', version: TOOL_VERSION, node: process.version },
     provider: request.provider,
+    ...(request.session?.kubernetesVersion ? { kubernetesVersion: request.session.kubernetesVersion } : {}),
     mode: request.nightly ? 'nightly' : 'default',
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
@@ -149,7 +150,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     durationMs: Math.round(performance.now() - started),
     ...(outcome.reason ? { reason: outcome.reason } : {}),
     assertions: outcome.assertions,
-    counts: countsOf(recorder.timeline, notJudgedLoads(scenario.expectations)),
+    counts: countsOf(recorder.timeline, notJudgedLoads(scenario.expectations), scenario.expectations.some((e) => e.assert === 'streamsIntact' && e.toEnd === true)),
     ...(provider.seed !== undefined ? { seed: provider.seed } : {}),
     ...(attribution.length > 0 ? { attribution } : {}),
     ...(keep ? { timeline: recorder.timeline } : {}),

@@ -6,7 +6,7 @@
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
 
-export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'websocket' | 'sse' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'control-plane' | 'grpc' | 'reload';
+export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'websocket' | 'sse' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'control-plane' | 'grpc' | 'reload' | 'route-change';
 
 /** Seed discussions (src/scenarios/seeds.ts), by their number. */
 export type Seed = '000' | '001' | '002' | '003' | '004' | '005';
@@ -90,10 +90,18 @@ export function optionTables<S extends OptionSpecs>(options: S): Pick<ScenarioDe
   };
 }
 
-/** Erases the option type so definitions with different options share one catalog array. */
+/**
+ * Erases the option type so definitions with different options share one catalog array. A gateway
+ * scenario's HTTP loads count only a 2xx as answered (HttpLoadSpec.okStatus): its backends are the
+ * reference app, which answers each of them with one, so a 404 or 421 is the gateway's own answer,
+ * a request dropped in front of every backend. Decided here, once, so that no gateway scenario
+ * (nor a new one) lets a gateway pass by answering for itself.
+ */
 export function defineScenario<S extends OptionSpecs>(spec: ScenarioSpec<S>): ScenarioDefinition {
   const { options, ...rest } = spec;
-  return { ...rest, ...optionTables<S>(options) } as unknown as ScenarioDefinition;
+  const erased = { ...rest, ...optionTables<S>(options) } as unknown as ScenarioDefinition;
+  if (erased.role !== 'gateway') return erased;
+  return { ...erased, build: (profile, o) => answeredByBackends(erased.build(profile, o)) };
 }
 
 /** The same declarations with nightly runs keeping their defaults: for a scenario that has no nightly form. */
@@ -104,4 +112,10 @@ export function withoutNightly<S extends OptionSpecs>(options: S): S {
 /** Some of a shared group of option declarations, in the order given (`zerodrop list` shows options in declared order). */
 export function pick<T extends object, const K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
   return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
+}
+
+/** The scenario with every HTTP load (HTTP/1.1, single requests, HTTP/2) counting only a 2xx as answered. */
+export function answeredByBackends(scenario: Scenario): Scenario {
+  const loads = scenario.loads.map((l) => (l.spec.kind === 'http' || l.spec.kind === 'single' || l.spec.kind === 'http2' ? { ...l, spec: { ...l.spec, okStatus: '2xx' as const } } : l));
+  return { ...scenario, loads };
 }

@@ -7,7 +7,7 @@
 import type { DrainEnd, Expectation, LoadPhase, PodRef } from '../model/scenario.ts';
 import type { HttpLoadSpec, Http2LoadSpec } from '../model/load.ts';
 import type { Topology } from '../model/workload.ts';
-import type { GatewayPlan, Profile } from '../profiles/profile.ts';
+import type { BackendProtocol, GatewayPlan, Profile } from '../profiles/profile.ts';
 import { ProfileCannotPlay } from '../profiles/profile.ts';
 import { checkHarnessFiles } from '../profiles/limits.ts';
 import { referenceProfile } from '../profiles/reference.ts';
@@ -37,6 +37,8 @@ export interface GatewayTopologyOptions {
   /** terminationGracePeriodSeconds of a gateway whose profile does not set its own. */
   graceSeconds: number;
   protocol?: 'http' | 'h2c';
+  /** What the backends behind the gateway serve (HTTP by default; WebSocket and SSE streams for the stream scenarios). */
+  backendProtocol?: BackendProtocol;
 }
 
 /** Every client connection a scenario's traffic may hold at once: one pod may have to hold them all. */
@@ -67,6 +69,7 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Pa
     preStopSeconds: 1,
     graceSeconds: 5,
     programmingDelayMs: BACKEND_PROGRAMMING_DELAY_MS,
+    ...(o.backendProtocol ? { protocol: o.backendProtocol } : {}),
   });
   const backendPort = backends.services[0]?.ports[0]?.port ?? 8080;
   const plan = profile.gateway({

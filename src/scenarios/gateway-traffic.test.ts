@@ -2,7 +2,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { findProfile } from '../profiles/index.ts';
-import { findScenario } from './index.ts';
+import { catalog, findScenario } from './index.ts';
+import { referenceProfile } from '../profiles/reference.ts';
 
 const nginx = findProfile('nginx')!;
 const build = (id: string, set: Record<string, number> = {}) => {
@@ -11,6 +12,25 @@ const build = (id: string, set: Record<string, number> = {}) => {
 };
 
 describe('gateway traffic', () => {
+  it("every gateway scenario's HTTP loads count only a 2xx as answered, and no backend scenario's do", () => {
+    // The reference backend behind a gateway answers each request with a 2xx: a 404 is the gateway's own.
+    const httpKinds = new Set(['http', 'single', 'http2']);
+    let gatewayLoads = 0;
+    for (const def of catalog) {
+      let built;
+      try {
+        built = def.build(def.role === 'gateway' ? nginx : referenceProfile, def.defaults);
+      } catch {
+        continue;
+      }
+      for (const load of built.loads.filter((l) => httpKinds.has(l.spec.kind))) {
+        expect((load.spec as { okStatus?: string }).okStatus, `${def.id} ${load.id}`).toBe(def.role === 'gateway' ? '2xx' : undefined);
+        if (def.role === 'gateway') gatewayLoads++;
+      }
+    }
+    expect(gatewayLoads).toBeGreaterThan(20);
+  });
+
   it('gateway-delete-http: hey-like clients, keep-alive connections with a think time, new connections, long and overlong requests', () => {
     const s = build('gateway-delete-http');
     expect(s.loads.map((l) => l.id)).toEqual(['http', 'keepalive', 'fresh', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`), 'overlong-1', 'overlong-2']);

@@ -17,7 +17,9 @@ import forceDelete from './force-delete.ts';
 import gatewayBackendRolloutHttp from './gateway-backend-rollout-http.ts';
 import gatewayDeleteHttp from './gateway-delete-http.ts';
 import gatewayDeleteHttpNoKeepalive from './gateway-delete-http-no-keepalive.ts';
+import gatewayDeleteSse from './gateway-delete-sse.ts';
 import gatewayDeleteTurn from './gateway-delete-turn.ts';
+import gatewayDeleteWebsocket from './gateway-delete-websocket.ts';
 import gatewayControllerRestartTurn from './gateway-controller-restart-turn.ts';
 import gatewayHttp2Goaway from './gateway-http2-goaway.ts';
 import gatewayReloadHttp from './gateway-reload-http.ts';
@@ -49,6 +51,8 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewaySlowLb,
   gatewayBackendRolloutHttp,
   gatewayHttp2Goaway,
+  gatewayDeleteWebsocket,
+  gatewayDeleteSse,
   gatewayReloadHttp,
   gatewayReloadHttpNoKeepalive,
   gatewayRouteSwapHttp,

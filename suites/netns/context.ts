@@ -1,6 +1,7 @@
 // One netns cluster for a test file: started in beforeAll (the control plane built first if this
 // machine has no build of the pinned release), removed in afterAll. Where the machine cannot run one
-// (not root, no Go, no nft) every test is skipped and its title says why.
+// (not root, no Go, no nft) every test is skipped and its title says why. ZERODROP_KUBE_VERSION
+// picks another release kubernetes/ pins (v1.36.3, or its minor), as it picks kind's node image.
 
 import { execa } from 'execa';
 import { afterAll, beforeAll } from 'vitest';
@@ -9,8 +10,10 @@ import { netnsMissing } from '../../src/providers/netns/prerequisites.ts';
 import { netnsSession } from '../../src/providers/kube-session.ts';
 import { KubeClient } from '../../src/providers/kube/client.ts';
 import type { ProviderSession } from '../../src/providers/index.ts';
+import type { ClusterSystemSettings } from '../../src/providers/cluster-system.ts';
 
-const missing = await netnsMissing();
+const kubeVersion = process.env['ZERODROP_KUBE_VERSION'] || undefined;
+const missing = await netnsMissing(kubeVersion ? { kubeVersion } : {});
 export const skipReason = missing.length > 0 ? `netns cluster suites skipped: ${missing.join('; ')}` : '';
 
 export function title(name: string): string {
@@ -21,12 +24,12 @@ export function title(name: string): string {
 const START_TIMEOUT_MS = 40 * 60_000;
 
 /** Starts the file's cluster in beforeAll and removes it in afterAll; `get()` inside tests. */
-export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): KubeClient; session(): Promise<ProviderSession>; kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string> } {
+export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): KubeClient; session(system?: ClusterSystemSettings): Promise<ProviderSession>; kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string> } {
   let cluster: NetnsCluster | undefined;
   beforeAll(async () => {
     if (skipReason) return;
     const log = (line: string) => console.log(`netns: ${line}`);
-    cluster = await startNetnsCluster({ nodes, log });
+    cluster = await startNetnsCluster({ nodes, log, ...(kubeVersion ? { kubeVersion } : {}) });
   }, START_TIMEOUT_MS);
   afterAll(async () => {
     await cluster?.[Symbol.asyncDispose]();
@@ -39,8 +42,9 @@ export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): Kub
   return {
     get,
     client,
-    // As `--provider netns` opens it (the charts it installs, its stop-signal answer); the cluster outlives it.
-    session: () => netnsSession(get(), (line) => console.log(`netns: ${line}`)),
+    // As `--provider netns` opens it (the charts it installs, its stop-signal answer, the GatewayClass
+    // a run names); the cluster outlives it.
+    session: (system) => netnsSession(get(), (line) => console.log(`netns: ${line}`), system ? { system } : {}),
     kubectl: async (args, opts = {}) => {
       const [file, ...pre] = get().kubectl;
       const { stdout } = await execa(file!, [...pre, ...args], { ...(opts.input !== undefined ? { input: opts.input } : {}), timeout: opts.timeoutMs ?? 120_000 });

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execa } from 'execa';
-import { controlPlanePrograms } from '../../src/providers/netns/control-plane-binary.ts';
+import { controlPlanePin, controlPlanePins, controlPlanePrograms } from '../../src/providers/netns/control-plane-binary.ts';
 import { describe, expect, it } from 'vitest';
 import { skipReason, title, useNetnsCluster } from './context.ts';
 
@@ -52,8 +52,12 @@ describe.skipIf(skipReason !== '')(title('kubectl on a netns cluster'), () => {
   });
 
   it('reports the pinned release as the server version', async () => {
+    // The release asked for (ZERODROP_KUBE_VERSION, context.ts), else the default pin.
+    const asked = process.env['ZERODROP_KUBE_VERSION'];
+    const pinned = (asked ? controlPlanePin(asked) : controlPlanePins()[0])?.version;
     const version = await json<{ serverVersion: { gitVersion: string } }>('version');
-    expect(version.serverVersion.gitVersion).toBe(cluster.get().version);
+    expect(version.serverVersion.gitVersion).toBe(pinned);
+    expect(cluster.get().version).toBe(pinned);
     const nodes = await json<{ items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[] }>('get', 'nodes');
     expect(nodes.items.map((n) => n.metadata.name).sort()).toEqual(cluster.get().nodes.map((n) => n.name).sort());
   });

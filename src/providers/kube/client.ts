@@ -213,3 +213,11 @@ export function statusOf(err: unknown): number | undefined {
   const code = (err as { statusCode?: unknown } | null)?.statusCode;
   return typeof code === 'number' ? code : undefined;
 }
+
+/**
+ * The release the API server says it is (/version's gitVersion): what results.json records, since
+ * the version asked for (a kind node image's tag, a minor) need not be the one that runs.
+ */
+export async function serverVersion(client: KubeClient): Promise<string> {
+  return String((await client.request<{ gitVersion?: string }>('GET', '/version')).body.gitVersion);
+}

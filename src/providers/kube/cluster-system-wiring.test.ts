@@ -104,6 +104,11 @@ describe('--gateway-class on a cluster session', () => {
     expect(session().unsupported?.(gatewayDelete, referenceProfile)).toBeUndefined();
   });
 
+  it("a session with a class moves routes through the Gateway API; one without cannot move them", () => {
+    expect(session('eg').capabilities.routeChanges).toBe('gateway-api');
+    expect(session().capabilities.routeChanges).toBeUndefined();
+  });
+
   it("the provider made for the class's profile is given the class; the others are not", () => {
     const given = (profile: string) => (session('eg').create({ recorder: new Recorder(), runId: RUN, cwd: packageRoot, profile }) as unknown as { opts: { gatewayClass?: { name: string } } }).opts.gatewayClass?.name;
     expect(given('gatewayclass-eg')).toBe('eg');

@@ -231,7 +231,7 @@ describe('--gateway-class as the gateway role of the kube provider', () => {
       runId: RUN,
       cwd: packageRoot,
       exposure: { kind: 'nodePort', host: '127.0.0.1', ports: PUBLISHED_NODE_PORTS.map((p) => (p.nodePort === CLASS_NODE_PORT ? { nodePort: p.nodePort, hostPort } : p)) },
-      capabilities: { multiNode: true, udp: true },
+      capabilities: { multiNode: true, udp: true, routeChanges: 'gateway-api' },
       allowNodeOperations: false,
       pollMs: 10,
       minDeployTimeoutMs: 0,
@@ -296,6 +296,31 @@ describe('--gateway-class as the gateway role of the kube provider', () => {
     expect(fake.requests.filter((r) => r.path.includes('/gatewayclasses') && r.method !== 'GET')).toEqual([]);
     expect(sim.objects.has(CLASS_PATH)).toBe(true);
     expect(sim.objects.has(GW_PATH)).toBe(false);
+  });
+
+  it("gateway-route-swap-http: the second set is a Service of the run's, and the move writes the HTTPRoute (applied again, or deleted and then created with routeRecreate)", async () => {
+    const { provider, recorder } = await setup('envoy-gateway');
+    const swap = findScenario('gateway-route-swap-http')!;
+    const scenario = swap.build(profile, optionsFor(swap, {}, false));
+    expect(scenario.expectations.map((e) => e.assert)).not.toContain('reloadSucceeded');
+    await provider.deploy(scenario.topology, { timeoutMs: 5_000 });
+    const applied = writes().filter((r) => r.contentType === PATCH.apply).map((r) => `${(r.body as Obj)['kind'] as string}/${(r.body as Obj).metadata.name}`);
+    expect(applied).toEqual(expect.arrayContaining(['Service/backend-b', 'Deployment/backend-b', 'HTTPRoute/zerodrop-httproute-8000']));
+    const backendRefs = () => (writes().filter((r) => r.path === ROUTE_PATH && r.method === 'PATCH').at(-1)?.body as { spec: { rules: { backendRefs: unknown }[] } }).spec.rules[0]?.backendRefs;
+    expect(backendRefs()).toEqual([{ name: 'backend', port: 8080 }]);
+
+    const step = scenario.steps[0]!;
+    await runChaosAction(provider, recorder, step.id, step.action);
+    expect(backendRefs()).toEqual([{ name: 'backend-b', port: 8080 }]);
+    expect(writes().some((r) => r.method === 'DELETE' && r.path === ROUTE_PATH)).toBe(false);
+    expect(recorder.timeline.events.find((e) => e.kind === 'chaos')?.message).toBe('patch the route of gateway: backendRefs backend -> backend-b');
+
+    const recreate = swap.build(profile, optionsFor(swap, { routeRecreate: 1 }, false)).steps[0]!;
+    await runChaosAction(provider, recorder, recreate.id, recreate.action);
+    const routeWrites = writes().filter((r) => r.path === ROUTE_PATH).map((r) => r.method);
+    expect(routeWrites.slice(-2)).toEqual(['DELETE', 'PATCH']);
+    expect(backendRefs()).toEqual([{ name: 'backend-b', port: 8080 }]);
+    await provider.teardown();
   });
 
   it('GEP-1762 in the run namespace: the dataplane is watched once, as the gateway; a Gateway-owned Deployment refuses scale with the reason', async () => {

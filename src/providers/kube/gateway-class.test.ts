@@ -13,6 +13,7 @@ import {
   drainBoundsOf,
   findDataplanePods,
   GatewayClassError,
+  moveRoute,
   openGatewayClassRun,
   owningWorkload,
   probeTcp,
@@ -207,6 +208,20 @@ describe('--gateway-class: the flow against a fake API server', () => {
       expect(found.explanation).toContain("STUNner's related-gateway labels");
     });
 
+    it("Traefik's shared dataplane by its controller, on the run's own cluster only; mutant: another controller's pods with the same labels are not taken", async () => {
+      const { client, cluster } = await setup();
+      cluster.put('/api/v1/namespaces/traefik/pods/traefik-1', pod('traefik', 'traefik-1', { 'app.kubernetes.io/name': 'traefik' }));
+      const traefik = { namespace: NS, gateway: 'zerodrop', controllerName: 'traefik.io/gateway-controller' };
+      const found = await findDataplanePods(client, { ...traefik, sharedDataplane: true });
+      expect(found).toMatchObject({ rule: 'traefik', selector: 'app.kubernetes.io/name=traefik', namespace: undefined });
+      expect(found.pods.map((p) => p.metadata.name)).toEqual(['traefik-1']);
+      expect(found.explanation).toContain("Traefik's shared dataplane");
+      const shared = String(await findDataplanePods(client, traefik).catch((e: unknown) => e));
+      expect(shared).toContain('is not disrupted unasked on a cluster shared with others: name it with --dataplane-selector app.kubernetes.io/name=traefik');
+      const other = String(await findDataplanePods(client, { ...traefik, controllerName: 'example.com/gateway', sharedDataplane: true }).catch((e: unknown) => e));
+      expect(other).toContain('no running dataplane pods found');
+    });
+
     it('--dataplane-selector replaces the rules, even where GEP-1762 would find pods', async () => {
       const { client, cluster } = await setup();
       cluster.put(`/api/v1/namespaces/${NS}/pods/gw-1`, pod(NS, 'gw-1', { 'gateway.networking.k8s.io/gateway-name': 'zerodrop' }));
@@ -319,6 +334,36 @@ describe('--gateway-class: the flow against a fake API server', () => {
       expect(fake.requests).toEqual([]);
     });
   });
+
+  describe('moving a route (gateway-route-swap-http)', () => {
+    const HTTP = `/apis/gateway.networking.k8s.io/v1/namespaces/${NS}/httproutes/zerodrop-httproute-8080`;
+    const created = () =>
+      gatewayObjects({ namespace: NS, runId: RUN, gatewayName: 'zerodrop', className: 'acme', supportedFeatures: ['HTTPRoute'], listeners: [{ kind: 'HTTPRoute', port: 8080, backend: { service: 'backend', port: 8080 } }] });
+    const route = () => created().routes[0]!;
+    const backendRefs = (o: Obj | undefined) => (o?.['spec'] as { rules: { backendRefs: unknown[] }[] } | undefined)?.rules[0]?.backendRefs;
+
+    it('in place: the route applied again with the new backendRefs, never deleted', async () => {
+      const { client, cluster } = await setup();
+      await applyGatewayObjects(client, created());
+      const moved = await moveRoute(client, route(), { service: 'backend-b', port: 8080 }, { recreate: false, runId: RUN, timeoutMs: 1_000, pollMs: 5 });
+      expect(backendRefs(cluster.objects.get(HTTP))).toEqual([{ name: 'backend-b', port: 8080 }]);
+      expect(backendRefs(moved as Obj)).toEqual([{ name: 'backend-b', port: 8080 }]);
+      expect(fake.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual([`PATCH ${GW_PATH}`, `PATCH ${HTTP}`, `PATCH ${HTTP}`]);
+    });
+
+    it('recreated: deleted, seen gone, then created with the new backendRefs; a route not of the run is refused', async () => {
+      const { client, cluster } = await setup();
+      await applyGatewayObjects(client, created());
+      await moveRoute(client, route(), { service: 'backend-b', port: 8080 }, { recreate: true, runId: RUN, timeoutMs: 1_000, pollMs: 5 });
+      const writes = fake.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+      expect(writes.slice(-2)).toEqual([`DELETE ${HTTP}`, `PATCH ${HTTP}`]);
+      const create = fake.requests.findLastIndex((r) => r.method === 'PATCH' && r.path === HTTP);
+      expect(fake.requests.findLastIndex((r, i) => i < create && r.method === 'GET' && r.path === HTTP)).toBeGreaterThan(fake.requests.findIndex((r) => r.method === 'DELETE'));
+      expect(backendRefs(cluster.objects.get(HTTP))).toEqual([{ name: 'backend-b', port: 8080 }]);
+      cluster.put(HTTP, { metadata: { name: 'zerodrop-httproute-8080', namespace: NS, labels: { team: 'edge' } } });
+      await expect(moveRoute(client, route(), { service: 'backend-b', port: 8080 }, { recreate: true, runId: RUN, timeoutMs: 50, pollMs: 5 })).rejects.toThrow(`not labelled zerodrop.dev/run=${RUN}; refusing to delete it`);
+    });
+  });
 });
 
 describe('--gateway-class: where the harness sends traffic', () => {
@@ -331,6 +376,10 @@ describe('--gateway-class: where the harness sends traffic', () => {
       port: 30801,
       via: 'Service envoy-gateway-system/envoy-zerodrop NodePort 30801',
     });
+  });
+
+  it("on netns: the same NodePort, at the first node's address where the cluster publishes it", () => {
+    expect(chooseEndpoint({ provider: 'netns', gateway: 'zerodrop', listenerPort: 8080, addresses: [], services: [service(30801)], published, publishedHost: '198.18.0.10' })).toMatchObject({ host: '198.18.0.10', port: 30801 });
   });
 
   it('mutant: on kind a NodePort kind does not publish fails, naming it and the published ones', () => {

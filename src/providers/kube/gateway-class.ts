@@ -19,6 +19,10 @@
 //   OwningGatewayNamespaceLabel);
 // - STUNner: stunner.l7mp.io/related-gateway-name and -namespace on the dataplane pods
 //   (l7mp/stunner-gateway-operator, DefaultRelatedGatewayKey and DefaultRelatedGatewayNamespace).
+// Implementations that generate nothing per Gateway, whose one deployment serves every Gateway of
+// the class (a shared dataplane), found by their controllerName and the labels their chart sets:
+// - Traefik (traefik.io/gateway-controller, pkg/provider/kubernetes/gateway controllerName): its
+//   Helm chart labels the pods app.kubernetes.io/name=traefik.
 
 import type { ClusterProviderName } from '../kube-session.ts';
 import { connect } from 'node:net';
@@ -166,8 +170,8 @@ export type ServiceLike = KubeObject & { spec?: { type?: string; ports?: { port?
 
 /**
  * Where to send a listener's traffic. On kind the host reaches only the NodePorts zerodrop's cluster
- * publishes on 127.0.0.1 (30800-30807), so the Gateway is reached through the generated Service's
- * NodePort for the listener; elsewhere at the first address of status.addresses of type IPAddress or
+ * publishes on 127.0.0.1 (30040-30047), and on netns only those on the first node's address, so the
+ * Gateway is reached through the generated Service's NodePort for the listener; elsewhere at the first address of status.addresses of type IPAddress or
  * Hostname (an entry without a type is an IPAddress, Gateway API's default), on the listener's port.
  */
 export function chooseEndpoint(opts: {
@@ -177,8 +181,10 @@ export function chooseEndpoint(opts: {
   addresses: readonly GatewayAddress[];
   /** The Services found with the Gateway's dataplane (kind, k3s). */
   services: readonly ServiceLike[];
-  /** kind and k3s: NodePort -> host port published for it. */
+  /** kind, k3s and netns: NodePort -> host port published for it. */
   published: ReadonlyMap<number, number>;
+  /** Where the published ports are (kind: 127.0.0.1; netns: the first node's address; k3s: the container's host). */
+  publishedHost?: string;
 }): GatewayEndpoint {
   if (opts.provider !== 'cluster') {
     const exposures: string[] = [];
@@ -186,7 +192,7 @@ export function chooseEndpoint(opts: {
       const port = service.spec?.ports?.find((p) => p.port === opts.listenerPort);
       if (port?.nodePort === undefined) continue;
       const hostPort = opts.published.get(port.nodePort);
-      if (hostPort !== undefined) return { host: '127.0.0.1', port: hostPort, via: `Service ${service.metadata.namespace ?? ''}/${service.metadata.name} NodePort ${port.nodePort}` };
+      if (hostPort !== undefined) return { host: opts.publishedHost ?? '127.0.0.1', port: hostPort, via: `Service ${service.metadata.namespace ?? ''}/${service.metadata.name} NodePort ${port.nodePort}` };
       exposures.push(`${service.metadata.name} has NodePort ${port.nodePort}`);
     }
     const published = [...opts.published.keys()].sort((a, b) => a - b);
@@ -219,7 +225,7 @@ export async function probeTcp(endpoint: GatewayEndpoint, timeoutMs = 5_000): Pr
   });
 }
 
-export type DiscoveryRule = 'dataplane-selector' | 'gep-1762' | 'envoy-gateway' | 'stunner';
+export type DiscoveryRule = 'dataplane-selector' | 'gep-1762' | 'envoy-gateway' | 'stunner' | 'traefik';
 
 export interface PodLike extends KubeObject {
   metadata: KubeObject['metadata'] & { labels?: Record<string, string>; deletionTimestamp?: string; ownerReferences?: OwnerReference[] };
@@ -247,21 +253,34 @@ const ruleText: Record<DiscoveryRule, string> = {
   'gep-1762': 'the GEP-1762 label',
   'envoy-gateway': "Envoy Gateway's owning-gateway labels",
   stunner: "STUNner's related-gateway labels",
+  traefik: "Traefik's shared dataplane (its chart's pod labels; one Deployment serves every Gateway of the class)",
+};
+
+/** Shared dataplanes by controllerName: the selector of their pods (in any namespace). */
+const SHARED_DATAPLANES: Readonly<Record<string, { rule: DiscoveryRule; selector: string }>> = {
+  'traefik.io/gateway-controller': { rule: 'traefik', selector: 'app.kubernetes.io/name=traefik' },
 };
 
 /**
  * The pods the controller generated for the Gateway, by the first rule that finds any: the user's
  * selector, else GEP-1762's gateway-name label in the Gateway's namespace, else the per-controller
- * labels (in any namespace: Envoy Gateway runs its proxies in its own). Terminating pods are left
- * out, as the conformance suite leaves them out.
+ * labels (in any namespace: Envoy Gateway runs its proxies in its own), else, on a cluster the run
+ * has to itself (`sharedDataplane`), the shared dataplane of the class's controller: disrupting it
+ * disrupts every Gateway of the class, which only the run's own cluster can afford unasked.
+ * Terminating pods are left out, as the conformance suite leaves them out.
  */
-export async function findDataplanePods(client: KubeClient, opts: { namespace: string; gateway: string; selector?: string | undefined }): Promise<Discovery> {
+export async function findDataplanePods(
+  client: KubeClient,
+  opts: { namespace: string; gateway: string; selector?: string | undefined; controllerName?: string; sharedDataplane?: boolean },
+): Promise<Discovery> {
+  const shared = opts.controllerName === undefined ? undefined : SHARED_DATAPLANES[opts.controllerName];
   const candidates: { rule: DiscoveryRule; selector: string; namespace: string | undefined }[] = opts.selector !== undefined
     ? [{ rule: 'dataplane-selector', selector: opts.selector, namespace: undefined }]
     : [
         { rule: 'gep-1762', selector: `gateway.networking.k8s.io/gateway-name=${opts.gateway}`, namespace: opts.namespace },
         { rule: 'envoy-gateway', selector: `gateway.envoyproxy.io/owning-gateway-name=${opts.gateway},gateway.envoyproxy.io/owning-gateway-namespace=${opts.namespace}`, namespace: undefined },
         { rule: 'stunner', selector: `stunner.l7mp.io/related-gateway-name=${opts.gateway},stunner.l7mp.io/related-gateway-namespace=${opts.namespace}`, namespace: undefined },
+        ...(shared && opts.sharedDataplane === true ? [{ ...shared, namespace: undefined }] : []),
       ];
   const tried: string[] = [];
   for (const c of candidates) {
@@ -275,9 +294,11 @@ export async function findDataplanePods(client: KubeClient, opts: { namespace: s
     }
     tried.push(`${ruleText[c.rule]} (${c.selector} ${where})`);
   }
+  const unasked = shared && opts.sharedDataplane !== true ? ` ${ruleText[shared.rule]} is not disrupted unasked on a cluster shared with others: name it with --dataplane-selector ${shared.selector} to accept that.` : '';
   throw new GatewayClassError(
     `no running dataplane pods found for Gateway ${opts.namespace}/${opts.gateway}: tried ${tried.join('; ')}. ` +
-      (opts.selector !== undefined ? 'Check --dataplane-selector.' : 'Name them with --dataplane-selector KEY=VALUE[,KEY=VALUE].'),
+      (opts.selector !== undefined ? 'Check --dataplane-selector.' : 'Name them with --dataplane-selector KEY=VALUE[,KEY=VALUE].') +
+      unasked,
   );
 }
 
@@ -399,14 +420,47 @@ export async function teardownGatewayObjects(client: KubeClient, objects: { gate
   return deleted;
 }
 
+/**
+ * Points a route of the run at another backend Service, as a user or a GitOps tool would: the route
+ * applied again with its new backendRefs (server-side apply, as `kubectl apply --server-side` and
+ * Flux do; a CRD's `rules` list is replaced whole), or, with `recreate`, deleted, waited for until
+ * gone, and created again with them, as a pipeline that replaces objects does. Returns the route as
+ * written.
+ */
+export async function moveRoute(
+  client: KubeClient,
+  route: KubeObject,
+  to: { service: string; port: number },
+  opts: { recreate: boolean; runId: string; timeoutMs: number; pollMs?: number; signal?: AbortSignal },
+): Promise<KubeObject> {
+  const moved: KubeObject = { ...route, spec: { ...(route['spec'] as object), rules: [{ backendRefs: [{ name: to.service, port: to.port }] }] } };
+  validateGatewayObjects([moved]);
+  if (opts.recreate) {
+    const path = pathOf(route);
+    const { status, body } = await client.request<KubeObject & { metadata: { labels?: Record<string, string> } }>('GET', path, { allow: [404] });
+    if (status !== 404) {
+      if (body.metadata.labels?.[LABELS.run] !== opts.runId) throw new GatewayClassError(`${path} is not labelled ${LABELS.run}=${opts.runId}; refusing to delete it`);
+      await client.request('DELETE', path, { allow: [404] });
+      await poll(
+        async () => ((await client.request('GET', path, { allow: [404] })).status === 404 ? true : undefined),
+        { timeoutMs: opts.timeoutMs, pollMs: opts.pollMs ?? 100, ...(opts.signal ? { signal: opts.signal } : {}) },
+        () => `${path} still exists ${seconds(opts.timeoutMs)} after its delete (a finalizer its controller did not remove?)`,
+      );
+    }
+  }
+  await serverSideApply(client, moved, opts.signal);
+  return moved;
+}
+
 export interface GatewayClassRunOptions {
   settings: GatewayClassSettings;
   provider: ClusterProviderName;
   namespace: string;
   runId: string;
   listeners: readonly ListenerRoute[];
-  /** kind and k3s: NodePort -> host port the cluster publishes. */
+  /** kind, k3s and netns: NodePort -> host port the cluster publishes, and where. */
   published: ReadonlyMap<number, number>;
+  publishedHost?: string;
   gatewayName?: string;
   pollMs?: number;
   signal?: AbortSignal;
@@ -451,12 +505,19 @@ export async function openGatewayClassRun(client: KubeClient, opts: GatewayClass
   try {
     await applyGatewayObjects(client, objects, opts.signal);
     const addresses = await waitForGateway(client, opts.namespace, gatewayName, { ...wait, conditionMs: settings.timeouts.gatewayMustHaveCondition, addressMs: settings.timeouts.gatewayMustHaveAddress });
-    const discovery = await findDataplanePods(client, { namespace: opts.namespace, gateway: gatewayName, selector: settings.dataplaneSelector });
+    const discovery = await findDataplanePods(client, {
+      namespace: opts.namespace,
+      gateway: gatewayName,
+      selector: settings.dataplaneSelector,
+      controllerName: info.controllerName,
+      // An existing cluster is shared with others; a kind, k3s or netns cluster is the run's.
+      sharedDataplane: opts.provider !== 'cluster',
+    });
     const podNamespace = discovery.pods[0]?.metadata.namespace ?? opts.namespace;
     const services = (await client.request<{ items?: ServiceLike[] }>('GET', `/api/v1/namespaces/${podNamespace}/services`, { query: { labelSelector: discovery.selector } })).body.items ?? [];
     const endpoints = new Map<number, GatewayEndpoint>();
     for (const listener of opts.listeners) {
-      const endpoint = chooseEndpoint({ provider: opts.provider, gateway: `${opts.namespace}/${gatewayName}`, listenerPort: listener.port, addresses, services, published: opts.published });
+      const endpoint = chooseEndpoint({ provider: opts.provider, gateway: `${opts.namespace}/${gatewayName}`, listenerPort: listener.port, addresses, services, published: opts.published, ...(opts.publishedHost !== undefined ? { publishedHost: opts.publishedHost } : {}) });
       if (listener.kind !== 'UDPRoute') await (opts.probe ?? probeTcp)(endpoint);
       endpoints.set(listener.port, endpoint);
     }

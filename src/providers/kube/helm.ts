@@ -50,28 +50,36 @@ export function helmUninstallArgs(opts: { release: string; namespace: string; ku
  */
 export type HelmRunner = (args: string[], opts: { timeoutMs: number }) => Promise<void>;
 
-/**
- * The helm CLI. HELM_DRIVER is pinned to `secret`, Helm 3's default storage, because that is where
- * `zerodrop clean` looks for the releases of a crashed run (src/state/clean-clusters.ts): a user's
- * HELM_DRIVER=configmap would otherwise hide them from it.
- */
-export const runHelm: HelmRunner = async (args, opts) => {
-  await helmOutput(args, opts);
-};
-
 /** The helm CLI, returning what it printed on stdout (`helm template`). */
 export type HelmOutput = (args: string[], opts: { timeoutMs: number }) => Promise<string>;
 
-export const helmOutput: HelmOutput = async (args, { timeoutMs }) => {
-  await assertHelm3();
-  try {
-    return (await execa('helm', args, { timeout: timeoutMs, env: { HELM_DRIVER: 'secret' } })).stdout;
-  } catch (error) {
-    const stderr = (error as { stderr?: unknown }).stderr;
-    const said = typeof stderr === 'string' ? stderr.trim() : '';
-    throw new Error(`helm ${args[0] ?? ''}: ${said || (error as Error).message}`, { cause: error });
-  }
-};
+/**
+ * The helm CLI at `binary`: `helm` on PATH (kind, k3s, a cluster), or the program a provider brings
+ * (netns: the build of helm/ in the cache). HELM_DRIVER is pinned to `secret`, Helm 3's default
+ * storage, because that is where `zerodrop clean` looks for the releases of a crashed run
+ * (src/state/clean-clusters.ts): a user's HELM_DRIVER=configmap would otherwise hide them from it.
+ */
+export function helmCli(binary = 'helm'): { run: HelmRunner; output: HelmOutput } {
+  const output: HelmOutput = async (args, { timeoutMs }) => {
+    await assertHelm3(binary);
+    try {
+      return (await execa(binary, args, { timeout: timeoutMs, env: { HELM_DRIVER: 'secret' } })).stdout;
+    } catch (error) {
+      const stderr = (error as { stderr?: unknown }).stderr;
+      const said = typeof stderr === 'string' ? stderr.trim() : '';
+      throw new Error(`helm ${args[0] ?? ''}: ${said || (error as Error).message}`, { cause: error });
+    }
+  };
+  return {
+    run: async (args, opts) => {
+      await output(args, opts);
+    },
+    output,
+  };
+}
+
+/** `helm` on PATH. */
+export const { run: runHelm, output: helmOutput } = helmCli();
 
 /** Writes the kubeconfig to a 0600 file in a fresh `zerodrop-helm-` temp dir for `fn`, and removes the dir after. */
 async function withKubeconfigFile<T>(kubeconfig: string, fn: (kubeconfigFile: string, dir: string) => Promise<T>): Promise<T> {
@@ -135,26 +143,30 @@ export function helmMajorProblem(versionOutput: string): string | undefined {
 
 export const HELM_3_HINT = 'install Helm 3 (https://helm.sh/docs/intro/install/; e.g. the v3.20.2 release binary) and put it first on PATH';
 
-let helm3Checked: Promise<void> | undefined;
+const helm3Checked = new Map<string, Promise<void>>();
 
-/** Asks `helm version --short` once per process; a Helm that is not 3 rejects every helm call. */
-export function assertHelm3(): Promise<void> {
-  helm3Checked ??= (async () => {
-    let stdout: string;
-    try {
-      ({ stdout } = await execa('helm', ['version', '--short'], { timeout: 30_000 }));
-    } catch (error) {
-      throw new Error(`\`helm version --short\` failed (${(error as Error).message.split('\n')[0] ?? ''}): ${HELM_3_HINT}`, { cause: error });
-    }
-    const problem = helmMajorProblem(stdout);
-    if (problem) throw new Error(problem);
-  })();
-  return helm3Checked;
+/** Asks `<binary> version --short` once per process; a Helm that is not 3 rejects every call of it. */
+export function assertHelm3(binary = 'helm'): Promise<void> {
+  let checked = helm3Checked.get(binary);
+  if (!checked) {
+    checked = (async () => {
+      let stdout: string;
+      try {
+        ({ stdout } = await execa(binary, ['version', '--short'], { timeout: 30_000 }));
+      } catch (error) {
+        throw new Error(`\`helm version --short\` failed (${(error as Error).message.split('\n')[0] ?? ''}): ${HELM_3_HINT}`, { cause: error });
+      }
+      const problem = helmMajorProblem(stdout);
+      if (problem) throw new Error(problem);
+    })();
+    helm3Checked.set(binary, checked);
+  }
+  return checked;
 }
 
-/** Forgets the answer (tests put another stand-in helm on PATH). */
+/** Forgets the answers (tests put another stand-in helm on PATH). */
 export function forgetHelmVersion(): void {
-  helm3Checked = undefined;
+  helm3Checked.clear();
 }
 
 /**

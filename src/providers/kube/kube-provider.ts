@@ -9,7 +9,7 @@ import type { Recorder } from '../../observe/recorder.ts';
 import type { Scenario } from '../../model/scenario.ts';
 import { type DeleteOptions, type DrainNodeOptions, type PodInfo, type Provider, type ProviderCapabilities, type ServiceAddress, type StatedDrain } from '../provider.ts';
 import type { GatewayClassSettings } from '../cluster-system.ts';
-import { openGatewayClassRun, probeTcp, waitForGatewayClass, type GatewayClassRun, type GatewayEndpoint } from './gateway-class.ts';
+import { moveRoute, openGatewayClassRun, probeTcp, waitForGatewayClass, type GatewayClassRun, type GatewayEndpoint } from './gateway-class.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { routeKindProblem, type ListenerRoute } from './gateway-objects.ts';
 import { assertNamespaceFree, deleteRunNamespace, deleteRunObject, serverSideApply } from './apply.ts';
@@ -335,6 +335,23 @@ export class KubeProvider implements Provider {
     this.recorder.event('note', { workload, message: `controller deployment/${controller.deployment} rollout restarted`, detail: { controller: `deployments/${this.namespace}/${controller.deployment}`, generation } });
   }
 
+  async moveRoute(workload: string, to: { service: string; port: number }, opts: { recreate?: boolean } = {}): Promise<void> {
+    this.assertRunning();
+    const dataplane = this.dataplane;
+    if (dataplane?.workload !== workload) throw new Error(`the route of ${workload}: no GatewayClass plays it in this run; only a class's routes are written`);
+    const routes = dataplane.run.objects.routes;
+    if (routes.length !== 1) throw new Error(`the route of ${workload}: its Gateway has ${routes.length} routes; which one moves is ambiguous`);
+    const [route] = routes as [KubeObject];
+    const moved = await moveRoute(this.client, route, to, {
+      recreate: opts.recreate === true,
+      runId: this.opts.runId,
+      timeoutMs: this.opts.gatewayClass?.timeouts.gatewayMustHaveCondition ?? OBJECT_DELETE_TIMEOUT_MS,
+      signal: this.stopping.signal,
+    });
+    routes[0] = moved;
+    this.recorder.event('note', { workload, message: `${moved.kind} ${this.namespace}/${moved.metadata.name} ${opts.recreate ? 'created again' : 'applied'} with backendRefs ${to.service}:${to.port}`, detail: { route: moved.metadata.name, to: to.service } });
+  }
+
   cannotRun(scenario: Scenario): string | undefined {
     const dataplane = this.dataplane;
     if (!dataplane) return undefined;
@@ -471,6 +488,7 @@ export class KubeProvider implements Provider {
       runId: this.opts.runId,
       listeners,
       published: new Map(exposure.kind === 'nodePort' ? exposure.ports.map((p) => [p.nodePort, p.hostPort]) : []),
+      ...(exposure.kind === 'nodePort' ? { publishedHost: exposure.host } : {}),
       pollMs: this.opts.pollMs ?? 1_000,
       signal,
       ...(this.opts.gatewayProbe ? { probe: this.opts.gatewayProbe } : {}),

@@ -15,12 +15,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { siblingModule } from '../../paths.ts';
-import { KubeClient } from '../kube/client.ts';
+import { KubeClient, serverVersion } from '../kube/client.ts';
 import type { Exposure } from '../kube/kube-provider.ts';
 import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
 import type { AddressPlan } from './address-plan.ts';
 import { adminKubeconfig, makeCertificates, type ClusterCertificates } from './certificates.ts';
-import { builtGoPrograms } from './stunner-binary.ts';
+import { cachedPrograms } from './go-module-build.ts';
+import { stunnerModule } from './stunner-binary.ts';
+import { traefikModule } from './traefik-binary.ts';
 import { controlPlanePrograms, type ControlPlanePrograms, type Program } from './control-plane-binary.ts';
 import { createClusterNetwork, netnsName, type ClusterNetwork } from './host-network.ts';
 import { forgetCluster, freePlan, ownerAlias, recordCluster, removeCluster, removeClusterSync } from './leftovers.ts';
@@ -34,6 +36,8 @@ export interface NetnsClusterOptions {
   block?: string;
   /** A directory of release binaries instead of the built module (control-plane-binary.ts). */
   binaries?: string;
+  /** The Kubernetes release to run, one kubernetes/ pins (`v1.36.3` or `1.36`; default: kubernetes/go.mod's). */
+  kubeVersion?: string;
   log?: (line: string) => void;
   /** Aborts a cluster that is still starting; what was made is removed before the promise rejects. */
   signal?: AbortSignal;
@@ -53,6 +57,7 @@ export interface NetnsCluster extends AsyncDisposable {
   kubeConfig(): KubeConfig;
   /** argv that runs kubectl against this cluster (the same release as the cluster). */
   kubectl: string[];
+  /** The release the API server reports at /version (its gitVersion), not the one asked for. */
   version: string;
   plan: AddressPlan;
   nodes: NetnsNode[];
@@ -65,7 +70,7 @@ const START_TIMEOUT_MS = 120_000;
 
 export async function startNetnsCluster(opts: NetnsClusterOptions = {}): Promise<NetnsCluster> {
   const log = opts.log ?? (() => {});
-  const programs = await controlPlanePrograms({ ...(opts.binaries ? { binaries: opts.binaries } : {}), log });
+  const programs = await controlPlanePrograms({ ...(opts.binaries ? { binaries: opts.binaries } : {}), ...(opts.kubeVersion ? { version: opts.kubeVersion } : {}), log });
   const plan = await freePlan(opts.nodes ?? 2, opts.block);
   const id = (await import('node:crypto')).randomBytes(4).toString('hex');
   const dir = await mkdtemp(join(tmpdir(), `zerodrop-kube-${id}-`));
@@ -136,7 +141,8 @@ async function bringUp(
   kc.loadFromFile(kubeconfigPath);
   const client = new KubeClient(kc);
   await waitFor('the API server to be ready', async () => (await client.request('GET', '/readyz', { allow: [500, 503] })).status === 200, dir, signal);
-  log(`cluster ${id}: API server ready at ${server} (Kubernetes ${programs.version})`);
+  const version = await serverVersion(client);
+  log(`cluster ${id}: API server ready at ${server} (Kubernetes ${version}, from ${programs.source})`);
 
   const common = [`--kubeconfig=${kubeconfigPath}`, `--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--bind-address=127.0.0.1'];
   start(network.controlPlane, 'kube-controller-manager', run('kube-controller-manager', [
@@ -151,10 +157,10 @@ async function bringUp(
     '--use-service-account-credentials=false',
   ]));
   start(network.controlPlane, 'kube-scheduler', run('kube-scheduler', common));
-  // Images of programs built from Go modules (STUNner's) run the builds already in the cache; a
+  // Images of programs built from Go modules (STUNner's, Traefik's) run the builds already in the cache; a
   // cluster never builds them itself (minutes of compile), so an image without a build fails to
   // pull, and its message says how to build it.
-  const goPrograms = await builtGoPrograms();
+  const goPrograms = { ...(await cachedPrograms(stunnerModule())), ...(await cachedPrograms(traefikModule())) };
 
   for (const [k, node] of nodes.entries()) {
     const certsOfNode = certs.nodes[k]!;
@@ -182,7 +188,7 @@ async function bringUp(
       servingCertFile: certsOfNode.cert,
       servingKeyFile: certsOfNode.key,
       dir: agentDir,
-      kubeletVersion: programs.version,
+      kubeletVersion: version,
       nodeExecPath: process.execPath,
       goPrograms,
     };
@@ -208,7 +214,7 @@ async function bringUp(
       return copy;
     },
     kubectl: run('kubectl', [`--kubeconfig=${kubeconfigPath}`]),
-    version: programs.version,
+    version,
     plan,
     nodes,
     dir,

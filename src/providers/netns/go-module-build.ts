@@ -19,9 +19,30 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.cache'), 'zerodrop');
 }
 
+/** The release of `path` that the module in `moduleDir` requires (`v3.6.12`): the pin a build is keyed by. */
+export function requiredVersion(moduleDir: string, path: string): string {
+  const file = join(moduleDir, 'go.mod');
+  const version = new RegExp(`^\\s*(?:require\\s+)?${path.replaceAll('.', '\\.')} (v\\d+\\.\\d+\\.\\d+\\S*)`, 'm').exec(readFileSync(file, 'utf8'))?.[1];
+  if (!version) throw new Error(`${file} pins no ${path} version`);
+  return version;
+}
+
+/** A module's directory in Go's module cache, downloaded first if absent; run in `moduleDir`, whose go.sum vouches for it. */
+export async function downloadedModule(moduleDir: string, path: string, version: string): Promise<string> {
+  const { stdout } = await execa('go', ['mod', 'download', '-json', `${path}@${version}`], { cwd: moduleDir });
+  const dir = (JSON.parse(stdout) as { Dir?: string }).Dir;
+  if (!dir) throw new Error(`go mod download ${path}@${version} names no directory`);
+  return dir;
+}
+
 export interface GoModule {
-  /** The module's directory (holds go.mod). */
+  /** The module's directory (holds go.mod and the sources). */
   dir: string;
+  /**
+   * Another go.mod to build with (`go build -modfile`), relative to `dir`: one set of sources built
+   * at several pins (kubernetes/v1.36/go.mod beside kubernetes/go.mod). List it in keyFiles too.
+   */
+  modfile?: string;
   /** Its name under the cache directory (`kubernetes` -> ~/.cache/zerodrop/kubernetes/<key>/). */
   cacheName: string;
   /** The module's files whose content decides what is built (go.mod, go.sum, sources). */
@@ -66,6 +87,13 @@ export async function isBuilt(mod: GoModule): Promise<boolean> {
   return mod.outputs.every((o) => existsSync(join(dir, o.output)));
 }
 
+/** The programs the cache holds for the module's current build (output -> path), none when it is not built: the node agents' image map takes these, never a build. */
+export async function cachedPrograms(mod: GoModule): Promise<Record<string, string>> {
+  if (!(await isBuilt(mod))) return {};
+  const dir = await builtDir(mod);
+  return Object.fromEntries(mod.outputs.map((o) => [o.output, join(dir, o.output)]));
+}
+
 /** The directory holding the module's programs: the cached build, else a build now (`log` hears that it started and how long it took). */
 export async function goModulePrograms(mod: GoModule, log: (line: string) => void = () => {}): Promise<string> {
   const dir = await builtDir(mod);
@@ -77,7 +105,7 @@ export async function goModulePrograms(mod: GoModule, log: (line: string) => voi
   const started = Date.now();
   try {
     for (const { output, pkg } of mod.outputs) {
-      const args = ['build', '-p', String(mod.parallelism), '-trimpath', ...(mod.ldflags ? ['-ldflags', mod.ldflags] : []), '-o', join(partial, output), pkg];
+      const args = ['build', ...(mod.modfile ? [`-modfile=${mod.modfile}`] : []), '-p', String(mod.parallelism), '-trimpath', ...(mod.ldflags ? ['-ldflags', mod.ldflags] : []), '-o', join(partial, output), pkg];
       const [file, argv] = mod.nice ? ['nice', ['-n', '19', 'go', ...args]] : ['go', args];
       await execa(file, argv, { cwd: mod.dir });
     }

@@ -18,7 +18,7 @@ const COMMANDS: { command: string; from: string }[] = [
   { command: 'openssl', from: 'openssl' },
 ];
 
-export async function netnsMissing(opts: { uid?: number; kernel?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
+export async function netnsMissing(opts: { uid?: number; kernel?: string; env?: NodeJS.ProcessEnv; kubeVersion?: string } = {}): Promise<string[]> {
   const missing: string[] = [];
   if (process.platform !== 'linux') return [`--provider netns needs Linux (network namespaces); this is ${process.platform}`];
   const env = opts.env ?? process.env;
@@ -42,7 +42,7 @@ export async function netnsMissing(opts: { uid?: number; kernel?: string; env?: 
   if (blockValid && uid === 0 && onPath('ip', env['PATH'] ?? '')) {
     await freePlan(2, block).catch((err: unknown) => missing.push((err as Error).message));
   }
-  const programs = await programsMissing(env['ZERODROP_KUBE_BINARIES']);
+  const programs = await programsMissing(env['ZERODROP_KUBE_BINARIES'], opts.kubeVersion);
   if (programs) missing.push(programs);
   return missing;
 }

@@ -4,10 +4,9 @@
 // l7mp/stunnerd and l7mp/stunner-gateway-operator (node-agent/images.ts), since no registry is
 // reachable to pull those images.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../paths.ts';
-import { builtDir, goModulePrograms, isBuilt, type GoModule } from './go-module-build.ts';
+import { goModulePrograms, requiredVersion, type GoModule } from './go-module-build.ts';
 
 /** The Go module that builds STUNner (stunner/ in the package). */
 export const STUNNER_MODULE_DIR = join(packageRoot, 'stunner');
@@ -16,12 +15,7 @@ export const STUNNER_PROGRAMS = ['stunnerd', 'stunner-gateway-operator'] as cons
 export type StunnerProgram = (typeof STUNNER_PROGRAMS)[number];
 
 /** The operator release stunner/go.mod requires (`v0.18.0`); stunnerd is built at the stunner version it requires. */
-export function stunnerPin(moduleDir = STUNNER_MODULE_DIR): string {
-  const mod = readFileSync(join(moduleDir, 'go.mod'), 'utf8');
-  const version = /^\s*(?:require\s+)?github\.com\/l7mp\/stunner-gateway-operator (v\d+\.\d+\.\d+)\b/m.exec(mod)?.[1];
-  if (!version) throw new Error(`${join(moduleDir, 'go.mod')} pins no github.com/l7mp/stunner-gateway-operator version`);
-  return version;
-}
+export const stunnerPin = (moduleDir = STUNNER_MODULE_DIR): string => requiredVersion(moduleDir, 'github.com/l7mp/stunner-gateway-operator');
 
 export function stunnerModule(moduleDir = STUNNER_MODULE_DIR): GoModule {
   const pin = stunnerPin(moduleDir);
@@ -47,14 +41,6 @@ export async function stunnerPrograms(log?: (line: string) => void): Promise<{ d
   const mod = stunnerModule();
   const dir = await goModulePrograms(mod, log);
   return { dir, path: (p) => join(dir, p), version: mod.pin };
-}
-
-/** The programs the cache holds (name -> path; no build), for the node agent's image map. */
-export async function builtGoPrograms(): Promise<Record<string, string>> {
-  const mod = stunnerModule();
-  if (!(await isBuilt(mod))) return {};
-  const dir = await builtDir(mod);
-  return Object.fromEntries(STUNNER_PROGRAMS.map((p) => [p, join(dir, p)]));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

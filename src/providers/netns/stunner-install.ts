@@ -18,10 +18,11 @@
 //
 // Usage: node src/providers/netns/stunner-install.ts KUBECTL... (the `kubectl:` line `dev-cluster.ts up` prints).
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { parseAllDocuments } from 'yaml';
+import { downloadedModule, requiredVersion } from './go-module-build.ts';
 import { STUNNER_MODULE_DIR, stunnerPin } from './stunner-binary.ts';
 
 /** Where the operator's own kustomization (config/default) puts it; the namespace of a standalone install. */
@@ -31,22 +32,7 @@ export const OPERATOR_DEPLOYMENT = 'stunner-gateway-operator';
 /** The ServiceAccount config/default's RBAC binds. */
 const OPERATOR_SERVICE_ACCOUNT = 'stunner-gateway-operator-controller-manager';
 
-/** A module's directory in Go's module cache (downloaded first if absent). */
-async function moduleDir(path: string, version: string): Promise<string> {
-  const { stdout } = await execa('go', ['mod', 'download', '-json', `${path}@${version}`], { cwd: STUNNER_MODULE_DIR });
-  const dir = (JSON.parse(stdout) as { Dir?: string }).Dir;
-  if (!dir) throw new Error(`go mod download ${path}@${version} names no directory`);
-  return dir;
-}
-
-/** The version `gomod` requires of `path`. */
-function required(gomod: string, path: string): string {
-  const version = new RegExp(`^\\s*(?:require\\s+)?${path.replaceAll('.', '\\.')} (v\\S+)`, 'm').exec(gomod)?.[1];
-  if (!version) throw new Error(`the operator's go.mod requires no ${path}`);
-  return version;
-}
-
-const yamlFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').map((f) => join(dir, f));
+export const yamlFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').map((f) => join(dir, f));
 
 /** The operator's Deployment: the manager container of config/manager/manager.yaml, with the CDS address as the Helm chart sets it. */
 export function operatorDeployment(image: string, namespace: string): Record<string, unknown> {
@@ -92,9 +78,9 @@ export async function installStunner(kubectl: readonly string[], log: (line: str
   const [file, ...prefix] = kubectl;
   const run = (args: string[], input?: string) => execa(file!, [...prefix, ...args], input === undefined ? {} : { input });
   const pin = stunnerPin();
-  const operator = await moduleDir('github.com/l7mp/stunner-gateway-operator', pin);
-  const gatewayApiVersion = required(readFileSync(join(operator, 'go.mod'), 'utf8'), 'sigs.k8s.io/gateway-api');
-  const gatewayApi = await moduleDir('sigs.k8s.io/gateway-api', gatewayApiVersion);
+  const operator = await downloadedModule(STUNNER_MODULE_DIR, 'github.com/l7mp/stunner-gateway-operator', pin);
+  const gatewayApiVersion = requiredVersion(operator, 'sigs.k8s.io/gateway-api');
+  const gatewayApi = await downloadedModule(STUNNER_MODULE_DIR, 'sigs.k8s.io/gateway-api', gatewayApiVersion);
   log(`Gateway API ${gatewayApiVersion} CRDs (experimental channel), STUNner ${pin} CRDs, RBAC and operator in namespace ${namespace}`);
   // Server-side: the CRDs exceed the 256 KiB last-applied annotation a client-side apply writes.
   for (const f of [...yamlFiles(join(gatewayApi, 'config/crd/experimental')), ...yamlFiles(join(operator, 'config/crd/bases'))]) {

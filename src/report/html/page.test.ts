@@ -23,6 +23,12 @@ function runOf(...scenarios: ScenarioResult[]): RunResult {
 }
 
 describe('the HTML report', () => {
+  it("names the cluster's Kubernetes version, as its API server reported it, when the run had one", () => {
+    const run = runOf(resultOf(drained().build()));
+    expect(renderHtml(run)).not.toContain('Kubernetes <b>');
+    expect(renderHtml({ ...run, provider: 'netns', kubernetesVersion: 'v1.36.3' })).toContain('provider <b>netns</b> · Kubernetes <b>v1.36.3</b> · ');
+  });
+
   it('counts Timeline record kinds it has no renderer for, instead of hiding them', () => {
     const timeline = drained().build() as Timeline & { mysteryPackets: unknown[]; turnAllocations: Record<string, unknown> };
     timeline.mysteryPackets = [{}, {}, {}];

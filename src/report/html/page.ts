@@ -195,7 +195,7 @@ export function renderHtml(run: RunResult, renderers: readonly RecordRenderer[] 
 <style>${STYLES}</style></head>
 <body>
 <header class="top ${overall}"><div class="brand">zerodrop <span>drain conformance report</span></div>
-<div class="runmeta">${esc(started.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))} · provider <b>${esc(run.provider)}</b> · ${duration(run.durationMs)} · ${esc(run.tool.name)} ${esc(run.tool.version)} · node ${esc(run.tool.node)}</div>
+<div class="runmeta">${esc(started.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))} · provider <b>${esc(run.provider)}</b>${run.kubernetesVersion ? ` · Kubernetes <b>${esc(run.kubernetesVersion)}</b>` : ''} · ${duration(run.durationMs)} · ${esc(run.tool.name)} ${esc(run.tool.version)} · node ${esc(run.tool.node)}</div>
 <div class="sums">${badge(overall)}${summary}</div></header>
 <main>
 <section class="matrixbox"><h2>Scenarios × profiles</h2>${filtersHtml(run)}${matrixHtml(run)}</section>

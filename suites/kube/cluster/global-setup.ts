@@ -8,7 +8,8 @@
 // line says what is missing.
 //
 // kind: ZERODROP_KIND_CLUSTER (default zerodrop) names the cluster; ZERODROP_KUBE_VERSION picks the
-// node image (default 1.36). netns: ZERODROP_NETNS_BLOCK picks its /16. ZERODROP_KEEP_CLUSTER=1
+// node image (default 1.36). netns: ZERODROP_NETNS_BLOCK picks its /16, ZERODROP_KUBE_VERSION a
+// release kubernetes/ pins (or its minor; default kubernetes/go.mod's). ZERODROP_KEEP_CLUSTER=1
 // keeps a kind cluster this run created (a netns cluster lives only as long as this process).
 
 import type { TestProject } from 'vitest/node';
@@ -73,6 +74,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     const { readFile } = await import('node:fs/promises');
     const cluster = await startNetnsCluster({
       ...(process.env['ZERODROP_NETNS_BLOCK'] ? { block: process.env['ZERODROP_NETNS_BLOCK'] } : {}),
+      ...(process.env['ZERODROP_KUBE_VERSION'] ? { kubeVersion: process.env['ZERODROP_KUBE_VERSION'] } : {}),
       log: (line) => log(`netns: ${line}`),
     });
     const exposure: Exposure = netnsExposure(cluster);

@@ -32,6 +32,16 @@ describe('image map', () => {
     expect(operator.ok && containerArgv(operator.spec, undefined, ['--leader-elect'])).toEqual(['/manager', '--leader-elect']);
   });
 
+  it("Traefik's image runs its build with the chart's flag-only args, and says how to build it when absent", () => {
+    const unbuilt = resolveImage('docker.io/traefik:v3.6.12', '/node', () => true);
+    expect(!unbuilt.ok && unbuilt.message).toMatch(/runs traefik for it, .*no build of it \(npm run traefik:build,/);
+    const built = { traefik: '/cache/traefik/v3.6.12-x/traefik' };
+    const traefik = resolveImage('traefik:v3.6.12', '/node', () => true, built);
+    expect(traefik.ok && goProgramBinds(traefik.spec, built)).toEqual([{ source: built.traefik, target: '/.zerodrop/bin/traefik' }]);
+    expect(traefik.ok && containerArgv(traefik.spec, undefined, ['--ping'])).toEqual(['traefik', '--ping']);
+    expect(traefik.ok && traefik.spec.stopSignal).toBe('SIGTERM');
+  });
+
   it('command/args override entrypoint/cmd as in Kubernetes', () => {
     const nginx = IMAGE_MAP.find((s) => s.repositories.includes('nginx'))!;
     expect(containerArgv(nginx, undefined, undefined)).toEqual(['nginx', '-g', 'daemon off;']);

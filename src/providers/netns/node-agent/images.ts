@@ -31,6 +31,8 @@ export interface ImageSpec {
    * the image keeps in /usr/bin is put there instead).
    */
   goBinaries?: Readonly<Record<string, string>>;
+  /** The command that builds goBinaries into the cache, for the ErrImagePull message when they are not built. */
+  build?: string;
 }
 
 /** Programs built from Go modules: name -> host path (the agent's config.goPrograms). */
@@ -55,9 +57,13 @@ export const IMAGE_MAP: readonly ImageSpec[] = [
   { repositories: ['coturn/coturn'], programs: () => ['/usr/bin/turnserver'], entrypoint: ['turnserver'], cmd: ['--log-file=stdout'], stopSignal: 'SIGTERM' },
   // l7mp/stunner Dockerfile: stunnerd in /usr/bin, CMD ["stunnerd", "-c", "/stunnerd.conf"], no
   // STOPSIGNAL. The operator's Dataplane sets the command and args itself.
-  { repositories: ['l7mp/stunnerd'], programs: () => [], entrypoint: [], cmd: ['stunnerd', '-c', '/stunnerd.conf'], stopSignal: 'SIGTERM', goBinaries: { [`${NODE_BIN_DIR}/stunnerd`]: 'stunnerd' } },
+  { repositories: ['l7mp/stunnerd'], programs: () => [], entrypoint: [], cmd: ['stunnerd', '-c', '/stunnerd.conf'], stopSignal: 'SIGTERM', goBinaries: { [`${NODE_BIN_DIR}/stunnerd`]: 'stunnerd' }, build: 'npm run stunner:build' },
   // l7mp/stunner-gateway-operator Dockerfile: the binary at /manager, ENTRYPOINT ["/manager"].
-  { repositories: ['l7mp/stunner-gateway-operator'], programs: () => [], entrypoint: ['/manager'], cmd: [], stopSignal: 'SIGTERM', goBinaries: { '/manager': 'stunner-gateway-operator' } },
+  { repositories: ['l7mp/stunner-gateway-operator'], programs: () => [], entrypoint: ['/manager'], cmd: [], stopSignal: 'SIGTERM', goBinaries: { '/manager': 'stunner-gateway-operator' }, build: 'npm run stunner:build' },
+  // The traefik image (docker-library's and traefik/traefik): the binary in /usr/local/bin, no
+  // STOPSIGNAL, ENTRYPOINT /entrypoint.sh, which runs `traefik "$@"` when the arguments are flags,
+  // as its Helm chart passes them.
+  { repositories: ['traefik', 'traefik/traefik'], programs: () => [], entrypoint: ['traefik'], cmd: [], stopSignal: 'SIGTERM', goBinaries: { [`${NODE_BIN_DIR}/traefik`]: 'traefik' }, build: 'npm run traefik:build' },
   { repositories: ['busybox'], programs: () => ['/bin/sh'], entrypoint: [], cmd: ['sh'], stopSignal: 'SIGTERM' },
   { repositories: ['alpine'], programs: () => ['/bin/sh'], entrypoint: [], cmd: ['/bin/sh'], stopSignal: 'SIGTERM' },
 ];
@@ -91,7 +97,7 @@ export function resolveImage(image: string, nodeExecPath: string, exists: (path:
   for (const name of Object.values(spec.goBinaries ?? {})) {
     const path = goPrograms[name];
     if (!path || !exists(path)) {
-      return { ok: false, message: `Failed to pull image "${image}": zerodrop node agent image map (node-agent/images.ts) runs ${name} for it, built from a Go module, and this cluster has no build of it (npm run stunner:build, then start the cluster)` };
+      return { ok: false, message: `Failed to pull image "${image}": zerodrop node agent image map (node-agent/images.ts) runs ${name} for it, built from a Go module, and this cluster has no build of it (${spec.build ?? 'build it'}, then start the cluster)` };
     }
   }
   return { ok: true, spec };

@@ -1,5 +1,5 @@
 import { defineScenario } from './definition.ts';
-import { buildGatewayStreamDelete, gatewayStreamDeleteDefaults, gatewayStreamDeleteNightly, gatewayStreamDeleteOptionDocs } from './gateway-stream-delete.ts';
+import { buildGatewayStreamDelete, gatewayStreamDeleteOptions } from './gateway-stream-delete.ts';
 
 export default defineScenario({
   id: 'gateway-delete-sse',
@@ -8,8 +8,6 @@ export default defineScenario({
   features: ['gateway', 'sse'],
   seeds: ['005'],
   role: 'gateway',
-  defaults: gatewayStreamDeleteDefaults,
-  nightly: gatewayStreamDeleteNightly,
-  optionDocs: gatewayStreamDeleteOptionDocs,
+  options: gatewayStreamDeleteOptions,
   build: (profile, o) => buildGatewayStreamDelete('gateway-delete-sse', 'sse', profile, o),
 });

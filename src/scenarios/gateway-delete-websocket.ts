@@ -1,5 +1,5 @@
 import { defineScenario } from './definition.ts';
-import { buildGatewayStreamDelete, gatewayStreamDeleteDefaults, gatewayStreamDeleteNightly, gatewayStreamDeleteOptionDocs } from './gateway-stream-delete.ts';
+import { buildGatewayStreamDelete, gatewayStreamDeleteOptions } from './gateway-stream-delete.ts';
 
 export default defineScenario({
   id: 'gateway-delete-websocket',
@@ -12,8 +12,6 @@ export default defineScenario({
     caddy:
       "streamsIntact: Caddy 2.6 closes every proxied WebSocket with 1001 as soon as its stop signal unloads the configuration, whatever its grace_period; stream_close_delay, which delays that close, came with Caddy 2.7.0 (https://caddyserver.com/docs/caddyfile/directives/reverse_proxy#stream_close_delay), and Debian 12's caddy is 2.6.2",
   },
-  defaults: gatewayStreamDeleteDefaults,
-  nightly: gatewayStreamDeleteNightly,
-  optionDocs: gatewayStreamDeleteOptionDocs,
+  options: gatewayStreamDeleteOptions,
   build: (profile, o) => buildGatewayStreamDelete('gateway-delete-websocket', 'websocket', profile, o),
 });

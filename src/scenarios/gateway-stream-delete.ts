@@ -13,41 +13,23 @@
 import type { StreamLoadSpec } from '../model/load.ts';
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
-import { drainExpectations, GATEWAY, gatewayOptionDocs, gatewayTopology, type GatewaySetup } from './gateway-http-topology.ts';
+import { pick, type OptionsOf, type OptionSpecs } from './definition.ts';
+import { drainExpectations, GATEWAY, gatewayOptions, gatewayTopology, type GatewaySetup } from './gateway-http-topology.ts';
 
-export const gatewayStreamDeleteDefaults = {
-  gateways: 2,
-  backends: 2,
-  programmingDelayMs: 200,
-  graceSeconds: 5,
-  streams: 8,
-  ratePerStream: 20,
-  streamMs: 0,
-  stallMs: 1000,
-  deleteAtMs: 1000,
-  settleMs: 500,
-  idleExitMs: 1500,
-};
-export type GatewayStreamDeleteOptions = typeof gatewayStreamDeleteDefaults;
-
-export const gatewayStreamDeleteNightly: Partial<GatewayStreamDeleteOptions> = {
-  gateways: 3,
-  backends: 3,
-  programmingDelayMs: 1000,
-  graceSeconds: 30,
-  streams: 50,
-  deleteAtMs: 10_000,
-  settleMs: 5000,
-};
-
-export const gatewayStreamDeleteOptionDocs = {
-  ...gatewayOptionDocs,
-  streams: 'concurrent bounded streams; each one that ends is replaced by a new one',
-  ratePerStream: 'messages (WebSocket) or events (SSE) per second on each stream',
-  streamMs: "how long each stream lasts; 0: half the time from the last node's deprogramming to the gateway's drain timeout",
-  stallMs: 'an outstanding message or the next event missing for this long is a stall',
-  deleteAtMs: 'when the gateway pod is deleted, after the first streams have all started (one stream length after load starts)',
-} as const;
+/** The options of every gateway stream scenario. */
+export const gatewayStreamDeleteOptions = {
+  ...pick(gatewayOptions, ['gateways', 'backends', 'programmingDelayMs', 'graceSeconds']),
+  streams: { default: 8, nightly: 50, doc: 'concurrent bounded streams; each one that ends is replaced by a new one' },
+  ratePerStream: { default: 20, doc: 'messages (WebSocket) or events (SSE) per second on each stream' },
+  streamMs: { default: 0, doc: "how long each stream lasts; 0: half the time from the last node's deprogramming to the gateway's drain timeout" },
+  stallMs: { default: 1000, doc: 'an outstanding message or the next event missing for this long is a stall' },
+  deleteAtMs: {
+    ...gatewayOptions.deleteAtMs,
+    doc: 'when the gateway pod is deleted, after the first streams have all started (one stream length after load starts)',
+  },
+  ...pick(gatewayOptions, ['settleMs', 'idleExitMs']),
+} satisfies OptionSpecs;
+export type GatewayStreamDeleteOptions = OptionsOf<typeof gatewayStreamDeleteOptions>;
 
 /** The length of each stream: given, or derived from the drain bounds the profile promises. */
 export function streamLengthMs(setup: GatewaySetup, o: Pick<GatewayStreamDeleteOptions, 'streamMs'>): number {

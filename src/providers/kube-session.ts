@@ -39,7 +39,7 @@ export function kubeSession(
     /** netns: the charts the cluster installs, with its own helm build or in place of helm (netns/chart-stand-ins.ts). */
     charts?: NetnsCharts;
     /** The API server's /version gitVersion (serverVersion). */
-    kubernetesVersion?: string;
+    kubernetesVersion?: string | undefined;
   },
 ): ProviderSession {
   const gatewayClass = opts.system?.gatewayClass;

@@ -4,13 +4,19 @@
 // picks another release kubernetes/ pins (v1.36.3, or its minor), as it picks kind's node image.
 
 import { execa } from 'execa';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { startNetnsCluster, type NetnsCluster } from '../../src/providers/netns/cluster.ts';
 import { netnsMissing } from '../../src/providers/netns/prerequisites.ts';
 import { netnsSession } from '../../src/providers/kube-session.ts';
 import { KubeClient } from '../../src/providers/kube/client.ts';
 import type { ProviderSession } from '../../src/providers/index.ts';
 import type { ClusterSystemSettings } from '../../src/providers/cluster-system.ts';
+import type { Profile } from '../../src/profiles/profile.ts';
+import { dropResult } from '../../src/report/collect.ts';
+import type { ScenarioResult } from '../../src/report/results.ts';
+import { runMatrix } from '../../src/runner/run-matrix.ts';
+import type { OptionValues } from '../../src/scenarios/definition.ts';
+import { catalog } from '../../src/scenarios/index.ts';
 
 const kubeVersion = process.env['ZERODROP_KUBE_VERSION'] || undefined;
 const missing = await netnsMissing(kubeVersion ? { kubeVersion } : {});
@@ -23,8 +29,17 @@ export function title(name: string): string {
 /** A cold build of upstream's modules takes 10-20 minutes on two cores (.ci/run builds it first). */
 const START_TIMEOUT_MS = 40 * 60_000;
 
+export interface NetnsSuiteCluster {
+  get(): NetnsCluster;
+  client(): KubeClient;
+  session(system?: ClusterSystemSettings): Promise<ProviderSession>;
+  kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string>;
+  /** One scenario x profile as `--provider netns` runs it, on a session of its own; the result goes into the suite's report. */
+  runPair(scenarioId: string, profile: Profile, opts?: { system?: ClusterSystemSettings; overrides?: OptionValues }): Promise<ScenarioResult>;
+}
+
 /** Starts the file's cluster in beforeAll and removes it in afterAll; `get()` inside tests. */
-export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): KubeClient; session(system?: ClusterSystemSettings): Promise<ProviderSession>; kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<string> } {
+export function useNetnsCluster(nodes = 2): NetnsSuiteCluster {
   let cluster: NetnsCluster | undefined;
   beforeAll(async () => {
     if (skipReason) return;
@@ -39,12 +54,23 @@ export function useNetnsCluster(nodes = 2): { get(): NetnsCluster; client(): Kub
     return cluster;
   };
   const client = (): KubeClient => new KubeClient(get().kubeConfig());
+  // As `--provider netns` opens it (the charts it installs, its stop-signal answer, the GatewayClass
+  // a run names); the cluster outlives it.
+  const session = (system?: ClusterSystemSettings) => netnsSession(get(), (line) => console.log(`netns: ${line}`), system ? { system } : {});
   return {
     get,
     client,
-    // As `--provider netns` opens it (the charts it installs, its stop-signal answer, the GatewayClass
-    // a run names); the cluster outlives it.
-    session: (system) => netnsSession(get(), (line) => console.log(`netns: ${line}`), system ? { system } : {}),
+    session,
+    runPair: async (scenarioId, profile, { system, overrides = {} } = {}) => {
+      const def = catalog.find((d) => d.id === scenarioId);
+      if (!def) throw new Error(`no scenario ${scenarioId}`);
+      await using s = await session(system);
+      const matrix = await runMatrix({ provider: 'netns', session: s, scenarios: [def], profiles: [profile], overrides, nightly: false, signal: AbortSignal.timeout(8 * 60_000) });
+      const [result] = matrix.scenarios;
+      if (!result) throw new Error(`${scenarioId} x ${profile.name} gave no result`);
+      await dropResult(inject('zerodropCollectDir'), result, 'netns');
+      return result;
+    },
     kubectl: async (args, opts = {}) => {
       const [file, ...pre] = get().kubectl;
       const { stdout } = await execa(file!, [...pre, ...args], { ...(opts.input !== undefined ? { input: opts.input } : {}), timeout: opts.timeoutMs ?? 120_000 });

@@ -4,14 +4,11 @@
 // its Deployment's pod, drain bounds read from the pod). Drain-correct it passes; as packaged (no
 // preStop, no keep-alive bound) it fails by the requests its closing listener and connections drop.
 
-import { describe, inject, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { CONFORMANCE_TIMEOUTS } from '../../src/providers/cluster-system.ts';
 import { isBuilt } from '../../src/providers/netns/go-module-build.ts';
 import { traefikModule } from '../../src/providers/netns/traefik-binary.ts';
-import { dropResult } from '../../src/report/collect.ts';
-import { runMatrix } from '../../src/runner/run-matrix.ts';
 import { gatewayClassProfile } from '../../src/scenarios/gateway-class-profile.ts';
-import { catalog } from '../../src/scenarios/index.ts';
 import { expectFailedBy, expectPass, repeatUnmeasured } from '../helpers/run-case.ts';
 import { skipReason, title, useNetnsCluster } from './context.ts';
 
@@ -20,15 +17,7 @@ const traefikUnbuilt = (await isBuilt(traefikModule())) ? undefined : 'Traefik i
 describe.skipIf(skipReason !== '' || traefikUnbuilt !== undefined)(title(`GatewayClass traefik on a netns cluster${traefikUnbuilt ? ` (${traefikUnbuilt})` : ''}`), () => {
   const cluster = useNetnsCluster(2);
 
-  async function run(className: string) {
-    const def = catalog.find((d) => d.id === 'gateway-delete-http')!;
-    await using session = await cluster.session({ gatewayClass: { name: className, timeouts: CONFORMANCE_TIMEOUTS } });
-    const matrix = await runMatrix({ provider: 'netns', session, scenarios: [def], profiles: [gatewayClassProfile(className)], overrides: {}, nightly: false, signal: AbortSignal.timeout(8 * 60_000) });
-    const [result] = matrix.scenarios;
-    if (!result) throw new Error('no result');
-    await dropResult(inject('zerodropCollectDir'), result, 'netns');
-    return result;
-  }
+  const run = (className: string) => cluster.runPair('gateway-delete-http', gatewayClassProfile(className), { system: { gatewayClass: { name: className, timeouts: CONFORMANCE_TIMEOUTS } } });
 
   it('gateway-delete-http passes on traefik (drain-correct)', async () => {
     expectPass(await repeatUnmeasured(() => run('traefik')));

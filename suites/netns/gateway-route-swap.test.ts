@@ -5,14 +5,11 @@
 // are requests dropped in front of every backend (noFailedRequests) and a route that did not hold
 // (routeMoved).
 
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CONFORMANCE_TIMEOUTS } from '../../src/providers/cluster-system.ts';
 import { isBuilt } from '../../src/providers/netns/go-module-build.ts';
 import { traefikModule } from '../../src/providers/netns/traefik-binary.ts';
-import { dropResult } from '../../src/report/collect.ts';
-import { runMatrix } from '../../src/runner/run-matrix.ts';
 import { gatewayClassProfile } from '../../src/scenarios/gateway-class-profile.ts';
-import { catalog } from '../../src/scenarios/index.ts';
 import { describeResult, expectFailedBy, expectPass, repeatUnmeasured } from '../helpers/run-case.ts';
 import { skipReason, title, useNetnsCluster } from './context.ts';
 
@@ -21,15 +18,8 @@ const traefikUnbuilt = (await isBuilt(traefikModule())) ? undefined : 'Traefik i
 describe.skipIf(skipReason !== '' || traefikUnbuilt !== undefined)(title(`a route moved under load, GatewayClass traefik on a netns cluster${traefikUnbuilt ? ` (${traefikUnbuilt})` : ''}`), () => {
   const cluster = useNetnsCluster(2);
 
-  async function run(overrides: Record<string, number>) {
-    const def = catalog.find((d) => d.id === 'gateway-route-swap-http')!;
-    await using session = await cluster.session({ gatewayClass: { name: 'traefik', timeouts: CONFORMANCE_TIMEOUTS } });
-    const matrix = await runMatrix({ provider: 'netns', session, scenarios: [def], profiles: [gatewayClassProfile('traefik')], overrides, nightly: false, signal: AbortSignal.timeout(8 * 60_000) });
-    const [result] = matrix.scenarios;
-    if (!result) throw new Error('no result');
-    await dropResult(inject('zerodropCollectDir'), result, 'netns');
-    return result;
-  }
+  const run = (overrides: Record<string, number>) =>
+    cluster.runPair('gateway-route-swap-http', gatewayClassProfile('traefik'), { overrides, system: { gatewayClass: { name: 'traefik', timeouts: CONFORMANCE_TIMEOUTS } } });
 
   it('the HTTPRoute patched: no request fails, the long ones complete, the route moves', async () => {
     const r = await repeatUnmeasured(() => run({}));

@@ -4,13 +4,10 @@
 // it passes gateway-delete-http; with its defaults (no preStop) it fails by the requests its closing
 // listener refuses while kube-proxy still sends it new connections.
 
-import { describe, expect, inject, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isBuilt } from '../../src/providers/netns/go-module-build.ts';
 import { helmModule } from '../../src/providers/netns/helm-binary.ts';
 import type { Profile } from '../../src/profiles/profile.ts';
-import { dropResult } from '../../src/report/collect.ts';
-import { runMatrix } from '../../src/runner/run-matrix.ts';
-import { catalog } from '../../src/scenarios/index.ts';
 import { expectFailedBy, expectPass, repeatUnmeasured } from '../helpers/run-case.ts';
 import { skipReason, title, useNetnsCluster } from './context.ts';
 
@@ -27,12 +24,7 @@ describe.skipIf(skipReason !== '' || helmUnbuilt !== undefined)(title(`a gateway
 
   async function run(name: string) {
     const profile = config.profiles.find((p) => p.name === name)!;
-    const def = catalog.find((d) => d.id === 'gateway-delete-http')!;
-    await using session = await cluster.session();
-    const matrix = await runMatrix({ provider: 'netns', session, scenarios: [def], profiles: [profile], overrides: {}, nightly: false, signal: AbortSignal.timeout(8 * 60_000) });
-    const [result] = matrix.scenarios;
-    if (!result) throw new Error('no result');
-    await dropResult(inject('zerodropCollectDir'), result, 'netns');
+    const result = await cluster.runPair('gateway-delete-http', profile);
     // The release was the run's own: nothing of it is left in the cluster.
     expect(await cluster.kubectl(['get', 'secrets', '--all-namespaces', '-l', 'owner=helm', '-o', 'name'])).toBe('');
     return result;

@@ -3,11 +3,8 @@
 // control plane and kube-proxy, with pods run by the node agent. The reference profile passes each;
 // a mutant fails each by the assertion that catches it on the local provider too.
 
-import { describe, expect, inject, it } from 'vitest';
-import { dropResult } from '../../src/report/collect.ts';
+import { describe, expect, it } from 'vitest';
 import { findProfile } from '../../src/profiles/index.ts';
-import { runMatrix } from '../../src/runner/run-matrix.ts';
-import { catalog } from '../../src/scenarios/index.ts';
 import type { OptionValues } from '../../src/scenarios/definition.ts';
 import type { ScenarioResult } from '../../src/report/results.ts';
 import { describeResult, expectFailedBy, expectPass, repeatUnmeasured } from '../helpers/run-case.ts';
@@ -51,16 +48,10 @@ const CASES: { scenario: string; profile: string; expect: 'pass' | string[]; ove
 describe.skipIf(skipReason !== '')(title('scenarios on a netns cluster'), () => {
   const cluster = useNetnsCluster(2);
 
-  async function run(scenarioId: string, profileName: string, overrides: OptionValues = {}): Promise<ScenarioResult> {
-    const def = catalog.find((d) => d.id === scenarioId);
+  function run(scenarioId: string, profileName: string, overrides: OptionValues = {}): Promise<ScenarioResult> {
     const profile = findProfile(profileName);
-    if (!def || !profile) throw new Error(`unknown ${scenarioId} x ${profileName}`);
-    await using session = await cluster.session();
-    const matrix = await runMatrix({ provider: 'netns', session, scenarios: [def], profiles: [profile], overrides, nightly: false, signal: AbortSignal.timeout(8 * 60_000) });
-    const [result] = matrix.scenarios;
-    if (!result) throw new Error('no result');
-    await dropResult(inject('zerodropCollectDir'), result, 'netns');
-    return result;
+    if (!profile) throw new Error(`unknown profile ${profileName}`);
+    return cluster.runPair(scenarioId, profile, { overrides });
   }
 
   for (const c of CASES) {

@@ -18,6 +18,9 @@ export function expectCarried(r: ScenarioResult): void {
   const streams = r.timeline?.streams ?? [];
   expect(streams.length, describeResult(r)).toBeGreaterThan(8);
   for (const s of streams) {
+    // A stream the load's own end stopped before its response came has no pod to name; that is the
+    // only stream allowed to name none.
+    if (s.ending === 'stopped' && s.echoed === 0 && s.gateway === undefined && s.pod === undefined) continue;
     expect(s.gateway, `stream ${s.stream} names no gateway pod`).toMatch(/^gateway-\d+$/);
     expect(s.pod, `stream ${s.stream} names no backend pod`).toMatch(/^backend-\d+$/);
   }

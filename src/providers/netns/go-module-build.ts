@@ -76,6 +76,15 @@ export async function buildKey(mod: Pick<GoModule, 'dir' | 'keyFiles' | 'pin'>):
   return `${mod.pin}-${hash.digest('hex').slice(0, 12)}`;
 }
 
+/**
+ * A consumer module of the package's (stunner/, traefik/, helm/: go.mod and go.sum only) that builds
+ * another project's programs: keyed by those two files, and built one package at a time at the
+ * lowest priority, since two cores are shared with work that measures time.
+ */
+export function toolModule(mod: Pick<GoModule, 'dir' | 'cacheName' | 'pin' | 'outputs' | 'ldflags' | 'describe'>): GoModule {
+  return { ...mod, keyFiles: ['go.mod', 'go.sum'], parallelism: 1, nice: true };
+}
+
 /** The directory a build of `mod` is (or would be) in. */
 export async function builtDir(mod: GoModule): Promise<string> {
   return join(cacheDir(), mod.cacheName, await buildKey(mod));

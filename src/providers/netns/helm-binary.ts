@@ -5,7 +5,7 @@
 
 import { join } from 'node:path';
 import { packageRoot } from '../../paths.ts';
-import { cachedPrograms, goModulePrograms, requiredVersion, type GoModule } from './go-module-build.ts';
+import { cachedPrograms, goModulePrograms, requiredVersion, toolModule, type GoModule } from './go-module-build.ts';
 
 /** The Go module that builds helm (helm/ in the package). */
 export const HELM_MODULE_DIR = join(packageRoot, 'helm');
@@ -31,18 +31,14 @@ export function helmModule(moduleDir = HELM_MODULE_DIR): GoModule {
     `-X helm.sh/helm/v3/internal/version.version=${pin}`,
     ...['pkg/lint/rules', 'pkg/chartutil'].flatMap((p) => [`-X helm.sh/helm/v3/${p}.k8sVersionMajor=${major}`, `-X helm.sh/helm/v3/${p}.k8sVersionMinor=${minor}`]),
   ].join(' ');
-  return {
+  return toolModule({
     dir: moduleDir,
     cacheName: 'helm',
-    keyFiles: ['go.mod', 'go.sum'],
     pin,
     outputs: [{ output: 'helm', pkg: 'helm.sh/helm/v3/cmd/helm' }],
     ldflags,
-    // Two cores, and other work on the machine measures time: one package at a time, lowest priority.
-    parallelism: 1,
-    nice: true,
     describe: `helm ${pin} from its Go module (once per pin; about 2.5 minutes cold on two cores)`,
-  };
+  });
 }
 
 /** The cached helm, undefined when it is not built: a run never builds it (`npm run helm:build` does). */

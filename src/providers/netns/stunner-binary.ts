@@ -6,7 +6,7 @@
 
 import { join } from 'node:path';
 import { packageRoot } from '../../paths.ts';
-import { goModulePrograms, requiredVersion, type GoModule } from './go-module-build.ts';
+import { goModulePrograms, requiredVersion, toolModule, type GoModule } from './go-module-build.ts';
 
 /** The Go module that builds STUNner (stunner/ in the package). */
 export const STUNNER_MODULE_DIR = join(packageRoot, 'stunner');
@@ -19,21 +19,17 @@ export const stunnerPin = (moduleDir = STUNNER_MODULE_DIR): string => requiredVe
 
 export function stunnerModule(moduleDir = STUNNER_MODULE_DIR): GoModule {
   const pin = stunnerPin(moduleDir);
-  return {
+  return toolModule({
     dir: moduleDir,
     cacheName: 'stunner',
-    keyFiles: ['go.mod', 'go.sum'],
     pin,
     outputs: [
       { output: 'stunnerd', pkg: 'github.com/l7mp/stunner/cmd/stunnerd' },
       { output: 'stunner-gateway-operator', pkg: 'github.com/l7mp/stunner-gateway-operator' },
     ],
     ldflags: '-s -w',
-    // Two cores, and other work on the machine measures time: one package at a time, lowest priority.
-    parallelism: 1,
-    nice: true,
     describe: `STUNner ${pin} (stunnerd and stunner-gateway-operator) from their Go modules (once per pin; about 4 minutes cold on two cores)`,
-  };
+  });
 }
 
 /** Where the built programs are, building them first if the cache lacks them. */

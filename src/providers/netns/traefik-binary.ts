@@ -6,7 +6,7 @@
 
 import { join } from 'node:path';
 import { packageRoot } from '../../paths.ts';
-import { goModulePrograms, requiredVersion, type GoModule } from './go-module-build.ts';
+import { goModulePrograms, requiredVersion, toolModule, type GoModule } from './go-module-build.ts';
 
 /** The Go module that builds Traefik (traefik/ in the package). */
 export const TRAEFIK_MODULE_DIR = join(packageRoot, 'traefik');
@@ -16,20 +16,16 @@ export const traefikPin = (moduleDir = TRAEFIK_MODULE_DIR): string => requiredVe
 
 export function traefikModule(moduleDir = TRAEFIK_MODULE_DIR): GoModule {
   const pin = traefikPin(moduleDir);
-  return {
+  return toolModule({
     dir: moduleDir,
     cacheName: 'traefik',
-    keyFiles: ['go.mod', 'go.sum'],
     pin,
     outputs: [{ output: 'traefik', pkg: 'github.com/traefik/traefik/v3/cmd/traefik' }],
     // Upstream's release build stamps the version the same way (its Makefile's
     // -X .../pkg/version.Version); without it `traefik version` and the logs say "dev".
     ldflags: `-s -w -X github.com/traefik/traefik/v3/pkg/version.Version=${pin}`,
-    // Two cores, and other work on the machine measures time: one package at a time, lowest priority.
-    parallelism: 1,
-    nice: true,
     describe: `Traefik ${pin} from its Go module (once per pin; 8 to 15 minutes cold on two cores)`,
-  };
+  });
 }
 
 /** Where the built program is, building it first if the cache lacks it. */

@@ -49,7 +49,7 @@ export const REPORT_FLAGS = {
 
 export const LIST_FLAGS = {
   config: { ...CONFIG, help: 'settings file (default: ./zerodrop.config.ts if present): the profiles it defines are listed too' },
-  scenario: { type: 'string', value: 'ID', help: 'with --manifests: the scenario whose objects to print' },
+  scenario: { type: 'string', value: 'ID', help: 'one scenario in full: each option with its default, nightly value, range and meaning, the profiles that play it with the verdict each must have; with --manifests, its objects instead' },
   profile: { type: 'string', value: 'P', help: "with --manifests: the system under test in the scenario's role (default: reference)" },
   manifests: {
     type: 'boolean',

@@ -55,6 +55,7 @@ ${EXIT_CODES}`,
 
 Usage:
   zerodrop list [--config FILE]
+  zerodrop list --scenario ID
   zerodrop list --scenario ID [--profile P] --manifests
 
 Options:

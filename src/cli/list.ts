@@ -1,5 +1,7 @@
 import { ablatedProfiles, profiles } from '../profiles/index.ts';
-import type { Profile } from '../profiles/profile.ts';
+import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
+import type { ScenarioDefinition } from '../scenarios/definition.ts';
+import { expectedVerdict } from '../scenarios/expected.ts';
 import { catalog } from '../scenarios/index.ts';
 import { SEEDS } from '../scenarios/seeds.ts';
 import { describeKind, OPTION_KINDS } from '../scenarios/option-kinds.ts';
@@ -35,4 +37,39 @@ export function listCatalog(out: (line: string) => void = console.log, defined: 
 function ablationLine(p: Profile): string {
   const caught = p.ablation?.caughtBy ?? [];
   return `  ${p.name.padEnd(40)} ${caught.length > 0 ? `fails ${caught.join(', ')}` : 'caught by no scenario: not needed, or a gap of the catalog (docs/drain-settings.md)'}`;
+}
+
+/**
+ * `zerodrop list --scenario ID`: one scenario in full, what a user reads before `--set`: each option
+ * with its default, its nightly value, the values it takes and what it means; the profiles that can
+ * play it with the verdict each must have (the campaign's expectation); and its seeds.
+ */
+export function describeScenario(def: ScenarioDefinition, out: (line: string) => void = console.log, defined: readonly Profile[] = []): void {
+  out(`${def.id}${def.control ? ' (control: runs only when selected)' : ''}`);
+  out(`  ${def.description}`);
+  out(`  role: the profile is the ${def.role}; features: ${def.features.join(', ') || 'none'}`);
+  out('\nOptions (--set key=value; --nightly takes the nightly value):');
+  const keys = Object.keys(def.defaults);
+  const width = Math.max(...keys.map((k) => k.length));
+  for (const key of keys) {
+    const nightly = def.nightly[key];
+    const kind = OPTION_KINDS[key as keyof typeof OPTION_KINDS];
+    out(`  ${key.padEnd(width)}  ${String(def.defaults[key])}${nightly !== undefined && nightly !== def.defaults[key] ? ` (nightly ${nightly})` : ''}`);
+    out(`  ${' '.repeat(width)}  ${def.optionDocs[key]}${kind ? `; ${describeKind(kind)}` : ''}`);
+  }
+  out('\nProfiles that play it, and the verdict each must have:');
+  for (const profile of [...profiles, ...defined, ...ablatedProfiles]) {
+    try {
+      def.build(profile, def.defaults);
+    } catch (error) {
+      if (error instanceof ProfileCannotPlay) continue;
+      throw error;
+    }
+    const expected = expectedVerdict(def, profile);
+    const why = def.tolerates?.[profile.name] ?? def.knownFailures?.[profile.name];
+    out(`  ${profile.name.padEnd(40)} ${expected ?? 'no expectation'}${why ? `: ${why}` : ''}`);
+  }
+  if (def.seeds.length > 0) out('\nSeeds (the discussions it comes from):');
+  for (const seed of def.seeds) out(`  ${seed}  ${SEEDS[seed].title}\n       ${SEEDS[seed].url}`);
+  out(`\nRun it: npx zerodrop run --scenario ${def.id} [--profile P] [--set key=value]`);
 }

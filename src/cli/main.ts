@@ -49,16 +49,26 @@ async function main(argv: string[]): Promise<number> {
 
 /** `zerodrop list`: the catalog, with the profiles the config file defines; or what a scenario deploys (--manifests). */
 async function list(rest: string[]): Promise<number> {
-  const [{ listCatalog }, { loadConfig, definedProfiles }, { parseFlags }] = await Promise.all([import('./list.ts'), import('../config/config.ts'), import('../config/flags.ts')]);
+  const [{ listCatalog, describeScenario }, { loadConfig, definedProfiles }, { parseFlags }, { scenariosNamed }] = await Promise.all([
+    import('./list.ts'),
+    import('../config/config.ts'),
+    import('../config/flags.ts'),
+    import('../config/args.ts'),
+  ]);
   const { values } = parseFlags('list', rest, LIST_FLAGS);
-  if (!values.manifests && (values.scenario !== undefined || values.profile !== undefined)) {
-    throw new UsageError(`list: --${values.scenario !== undefined ? 'scenario' : 'profile'} goes with --manifests, e.g. zerodrop list --scenario backend-delete-http --manifests`);
+  if (!values.manifests && values.profile !== undefined) {
+    throw new UsageError('list: --profile goes with --scenario ID --manifests, e.g. zerodrop list --scenario gateway-delete-http --profile nginx --manifests');
   }
   if (values.manifests && values.scenario === undefined) throw new UsageError('list: --manifests needs --scenario ID, e.g. zerodrop list --scenario backend-delete-http --manifests');
   const { config } = await loadConfig(values.config);
   if (values.manifests && values.scenario !== undefined) {
     const { printManifests } = await import('./manifests.ts');
     await printManifests(values.scenario, values.profile ?? 'reference', definedProfiles(config), console.log);
+    return 0;
+  }
+  if (values.scenario !== undefined) {
+    const [def] = scenariosNamed([values.scenario]);
+    describeScenario(def!, console.log, definedProfiles(config));
     return 0;
   }
   listCatalog(console.log, definedProfiles(config));

@@ -10,7 +10,7 @@ import { chartInstalls } from '../providers/kube/helm-gateway.ts';
 import { namespaceFor, readFixtures, renderTopology } from '../providers/kube/manifests.ts';
 import { optionsFor } from '../runner/run-matrix.ts';
 import { findScenario } from '../scenarios/index.ts';
-import { MANIFESTS_RUN_ID, printManifests } from './manifests.ts';
+import { MANIFESTS_POD_CIDRS, MANIFESTS_RUN_ID, printManifests } from './manifests.ts';
 
 async function printed(scenario: string, profile: string): Promise<{ text: string; objects: unknown[] }> {
   const lines: string[] = [];
@@ -32,7 +32,7 @@ describe('list --manifests', () => {
     const { text, objects } = await printed('gateway-delete-http', 'envoy-gateway');
     const def = findScenario('gateway-delete-http')!;
     const topology = def.build(findProfile('envoy-gateway')!, optionsFor(def, {}, false)).topology;
-    const [chart] = chartInstalls(topology, { namespace: namespaceFor(MANIFESTS_RUN_ID), runId: MANIFESTS_RUN_ID });
+    const [chart] = chartInstalls(topology, { namespace: namespaceFor(MANIFESTS_RUN_ID), runId: MANIFESTS_RUN_ID, podCidrs: MANIFESTS_POD_CIDRS });
     expect(text).toContain(`# helm install ${chart!.release} ${chart!.spec.chart.chart}`);
     for (const { object } of chart!.objects) expect(objects).toContainEqual(JSON.parse(JSON.stringify(object)));
   });

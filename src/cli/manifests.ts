@@ -1,7 +1,7 @@
 // `zerodrop list --scenario ID --manifests`: what a scenario deploys on a cluster, as the kube
 // providers render it for a profile (renderTopology, chartInstalls), without a cluster. The objects
 // are those of one run's namespace; a run on a cluster adds only what the cluster decides (NodePort
-// numbers, a LoadBalancer type) and, with --gateway-class, leaves the class's dataplane out.
+// numbers, a LoadBalancer type, the pod address ranges a route to addresses covers) and, with --gateway-class, leaves the class's dataplane out.
 
 import { stringify } from 'yaml';
 import { profilesNamed, scenariosNamed } from '../config/args.ts';
@@ -14,6 +14,8 @@ import { optionsFor } from '../runner/run-matrix.ts';
 
 /** The run id the printed objects carry (a real run's is random). */
 export const MANIFESTS_RUN_ID = 'manifests';
+/** What the printed objects show for the cluster's pod address ranges, which a run reads from its Nodes. */
+export const MANIFESTS_POD_CIDRS = ["<each Node's spec.podCIDRs>"];
 
 /** Prints the scenario's objects with `profileName` (a built-in or one of `defined`) as YAML documents, in apply order. */
 export async function printManifests(scenarioId: string, profileName: string, defined: readonly Profile[], out: (text: string) => void): Promise<void> {
@@ -29,7 +31,7 @@ export async function printManifests(scenarioId: string, profileName: string, de
   }
   const namespace = namespaceFor(MANIFESTS_RUN_ID);
   const objects = renderTopology(topology, { namespace, runId: MANIFESTS_RUN_ID, fixtures: await readFixtures(topology, packageRoot) });
-  const charts = chartInstalls(topology, { namespace, runId: MANIFESTS_RUN_ID });
+  const charts = chartInstalls(topology, { namespace, runId: MANIFESTS_RUN_ID, podCidrs: MANIFESTS_POD_CIDRS });
   validateManifests([...objects, ...charts.flatMap((c) => c.objects.map((o) => o.object))]);
   out(`# zerodrop list --scenario ${def.id} --profile ${profile.name} --manifests: the objects a run creates in its namespace (run id ${MANIFESTS_RUN_ID})`);
   for (const object of objects) out(`---\n${stringify(object, { lineWidth: 0 }).trimEnd()}`);

@@ -45,7 +45,7 @@ describe('defineHelmProfile', () => {
     expect(plan.drain).toEqual({ minDrainSeconds: 5, drainTimeoutSeconds: 45 });
     expect(() => p.gateway!({ protocol: 'udp', port: 3478, backendService: 'backend', backendPort: 9 })).toThrow(/carries http, not udp/);
     const spec = helmProfileSpec(p.name)!;
-    expect(spec.values({ namespace: 'zerodrop-ab', workload: 'gateway', replicas: 3, port: 8080, dataplane: plan.installedBy! })).toEqual({ replicaCount: 3, podLabels: { [DATAPLANE_LABEL]: 'gateway' } });
+    expect(spec.values({ namespace: 'zerodrop-ab', workload: 'gateway', replicas: 3, port: 8080, dataplane: plan.installedBy!, podCidrs: [] })).toEqual({ replicaCount: 3, podLabels: { [DATAPLANE_LABEL]: 'gateway' } });
     const args = helmInstallArgs(spec, { release: 'r', namespace: 'ns', kubeconfigFile: 'k', valuesFile: 'run.yaml' });
     // A local chart has no version to ask for; the run's values come last and win.
     expect(args).not.toContain('--version');
@@ -93,7 +93,7 @@ describe('defineHelmProfile: release and docs', () => {
 
 describe('the built-in chart profiles', () => {
   it('are defineHelmProfile definitions, in the registry as any profile', () => {
-    expect(helmProfiles.map((p) => p.name)).toEqual(['envoy-gateway', 'envoy-gateway-naive', 'stunner', 'stunner-naive', 'stunner-018', 'ingress-nginx', 'ingress-nginx-naive']);
+    expect(helmProfiles.map((p) => p.name)).toEqual(['envoy-gateway', 'envoy-gateway-naive', 'stunner', 'stunner-naive', 'stunner-018', 'stunner-018-static', 'ingress-nginx', 'ingress-nginx-naive']);
     for (const p of helmProfiles) {
       expect(isDefinedProfile(p), p.name).toBe(true);
       expect(profiles).toContain(p);

@@ -12,6 +12,7 @@ const ctx = (namespace = 'zerodrop-x'): ChartContext => ({
   replicas: 2,
   port: 8000,
   dataplane: { helmProfile: 'p', protocol: 'http', routesTo: { service: 'backend', port: 8080 } },
+  podCidrs: ['10.244.0.0/24', '10.244.1.0/24'],
 });
 
 const spec = (name: string) => {
@@ -75,6 +76,25 @@ describe('Helm gateway profiles', () => {
       spec: { listeners: [{ port: 3478, protocol: 'TURN-UDP' }] },
     });
     expect(objects.find((o) => o.object['kind'] === 'UDPRoute')?.object).toMatchObject({ spec: { rules: [{ backendRefs: [{ name: 'backend' }] }] } });
+  });
+
+  it("STUNner 0.18.0 static: the UDPRoute routes to the backend Service and a StaticService of the cluster's pod ranges, the rest as stunner-018", () => {
+    const turn = ctx('zerodrop-y');
+    turn.dataplane = { helmProfile: 'stunner-018-static', protocol: 'turn', routesTo: { service: 'backend', port: 9000 } };
+    turn.port = 3478;
+    const objects = spec('stunner-018-static').objects(turn);
+    expect(objects.find((o) => o.object['kind'] === 'StaticService')).toEqual({
+      clusterScoped: false,
+      object: { apiVersion: 'stunner.l7mp.io/v1', kind: 'StaticService', metadata: { name: 'zerodrop', namespace: 'zerodrop-y' }, spec: { prefixes: ['10.244.0.0/24', '10.244.1.0/24'] } },
+    });
+    expect(objects.find((o) => o.object['kind'] === 'UDPRoute')?.object).toMatchObject({ spec: { rules: [{ backendRefs: [{ name: 'backend', port: 9000 }, { group: 'stunner.l7mp.io', kind: 'StaticService', name: 'zerodrop' }] }] } });
+    // Everything else is stunner-018's: the same chart, Dataplane, Gateway and pod selector.
+    const others = (name: string) => spec(name).objects(turn).filter((o) => !['UDPRoute', 'StaticService'].includes(String(o.object['kind'])));
+    expect(others('stunner-018-static')).toEqual(others('stunner-018'));
+    expect(spec('stunner-018-static').chart).toEqual(spec('stunner-018').chart);
+    expect(spec('stunner-018-static').dataplaneSelector).toEqual(spec('stunner-018').dataplaneSelector);
+    // Without the Nodes' ranges (an account that may not read them) there is nothing to route to.
+    expect(() => spec('stunner-018-static').objects({ ...turn, podCidrs: [] })).toThrow(/needs the Nodes' spec\.podCIDRs/);
   });
 
   it('ingress-nginx: /wait-shutdown preStop and --shutdown-grace-period within the grace period; naive drops both', () => {

@@ -39,6 +39,12 @@ export interface ChartContext {
   /** The listener port clients reach (the scenario's gateway Service port). */
   port: number;
   dataplane: ChartedDataplane;
+  /**
+   * The cluster's pod address ranges: every Node's spec.podCIDRs, read when the run deploys (empty
+   * where the run may not read Nodes). A route to addresses rather than to a Service (a STUNner
+   * StaticService) covers the backend pods with them.
+   */
+  podCidrs: readonly string[];
 }
 
 export interface ChartObject {

@@ -153,10 +153,44 @@ interface StunnerRelease {
   podLabels: boolean;
 }
 
-/** The run's Dataplane (with the stunnerd pods' grace period), GatewayConfig, GatewayClass, Gateway and UDPRoute. */
+/**
+ * The UDPRoute's backends are also the peers stunnerd admits: a TURN permission is granted, and a
+ * relayed packet passed, only to a peer inside one of the route's clusters (handlers.go
+ * NewPermissionHandler, relay.go GenPortRangeChecker of stunner v0.18.0; a refused ChannelBind is
+ * answered 401, internal/server/turn.go of pion/turn v3.0.1).
+ * - `service`: the scenario's backend Service; the operator renders its ClusterIP and its ready pod
+ *   addresses (EDS) into the cluster, so a pod leaves it when the endpoints say so;
+ * - `service+pod-cidrs`: the same, and beside it a StaticService whose prefixes are the cluster's
+ *   pod address ranges, which the operator copies into the same STATIC cluster as they are
+ *   (internal/renderer/cluster_render.go getEndpointsForStaticService, stunner-gateway-operator
+ *   v0.18.0): no endpoint change removes a pod from them, and any address of the ranges is admitted.
+ */
+type StunnerBackends = 'service' | 'service+pod-cidrs';
+
+/** The UDPRoute's backendRefs, and the StaticService they name (before the route; teardown deletes it after the route, apply.ts). */
+function stunnerBackends(backends: StunnerBackends, ctx: ChartContext): { backendRefs: Record<string, unknown>[]; objects: ChartObject[] } {
+  // STUNner ignores the port of a backend Service (https://github.com/l7mp/stunner/issues/87); the Gateway API requires one.
+  const service = { name: ctx.dataplane.routesTo.service, port: ctx.dataplane.routesTo.port };
+  if (backends === 'service') return { backendRefs: [service], objects: [] };
+  if (ctx.podCidrs.length === 0) throw new Error("a StaticService of the cluster's pod address ranges needs the Nodes' spec.podCIDRs, and the run's account cannot read them (or no Node has one)");
+  return {
+    // No port: a StaticService admits every port of its prefixes (a port would narrow each to it).
+    backendRefs: [service, { group: 'stunner.l7mp.io', kind: 'StaticService', name: CHART_GATEWAY_NAME }],
+    objects: [
+      {
+        clusterScoped: false,
+        object: { apiVersion: 'stunner.l7mp.io/v1', kind: 'StaticService', metadata: { name: CHART_GATEWAY_NAME, namespace: ctx.namespace }, spec: { prefixes: [...ctx.podCidrs] } },
+      },
+    ],
+  };
+}
+
+/** The run's Dataplane (with the stunnerd pods' grace period), GatewayConfig, GatewayClass, Gateway, UDPRoute and its backend. */
 const stunnerObjects =
-  (grace: number, release: StunnerRelease) =>
-  (ctx: ChartContext): ChartObject[] => [
+  (grace: number, release: StunnerRelease, backends: StunnerBackends = 'service') =>
+  (ctx: ChartContext): ChartObject[] => {
+    const route = stunnerBackends(backends, ctx);
+    return [
     {
       // Dataplane is cluster-scoped (api/v1/dataplane_types.go): one per run, named by the
       // GatewayConfig's spec.dataplane. Its labels go onto the stunnerd pods.
@@ -205,17 +239,19 @@ const stunnerObjects =
         spec: { gatewayClassName: perRunName(ctx.namespace), listeners: [{ name: 'turn-udp', port: ctx.port, protocol: 'TURN-UDP' }] },
       },
     },
+    // Before the route that names it, so that the operator resolves the route's backend at once.
+    ...route.objects,
     {
       clusterScoped: false,
       object: {
         apiVersion: 'gateway.networking.k8s.io/v1alpha2',
         kind: 'UDPRoute',
         metadata: { name: CHART_GATEWAY_NAME, namespace: ctx.namespace },
-        // STUNner ignores the port of a backend Service (https://github.com/l7mp/stunner/issues/87); the Gateway API requires one.
-        spec: { parentRefs: [{ name: CHART_GATEWAY_NAME }], rules: [{ backendRefs: [{ name: ctx.dataplane.routesTo.service, port: ctx.dataplane.routesTo.port }] }] },
+        spec: { parentRefs: [{ name: CHART_GATEWAY_NAME }], rules: [{ backendRefs: route.backendRefs }] },
       },
     },
   ];
+  };
 
 const STUNNER_1_1: StunnerRelease = { image: 'docker.io/l7mp/stunnerd:1.1.0', podLabels: true };
 
@@ -248,6 +284,12 @@ export const stunner = defineHelmProfile({
   },
 });
 
+const stunner018Chart = { chart: 'stunner-gateway-operator', repo: 'https://l7mp.io/stunner', version: '0.18.0', release: 'stunner' };
+const STUNNER_0_18: StunnerRelease = { image: 'docker.io/l7mp/stunnerd:0.18.0', podLabels: false };
+// What 0.18.0's operator puts on every stunnerd pod (internal/renderer/dataplane_util.go), the
+// Gateway's name being the run's own in its namespace.
+const stunner018Selector = { app: 'stunner', 'stunner.l7mp.io/related-gateway-name': CHART_GATEWAY_NAME };
+
 /**
  * STUNner 0.18.0, the last release whose operator feeds stunnerd its backends from the legacy
  * Endpoints API, which drops a pod the moment it terminates (seed 000; 0.19.0 moved to EndpointSlices,
@@ -257,16 +299,37 @@ export const stunner = defineHelmProfile({
 export const stunner018 = defineHelmProfile({
   name: 'stunner-018',
   description: 'STUNner 0.18.0 with its graceful shutdown (3600 s): the release before the EndpointSlice controller.',
-  chart: { chart: 'stunner-gateway-operator', repo: 'https://l7mp.io/stunner', version: '0.18.0', release: 'stunner' },
+  chart: stunner018Chart,
   protocols: ['turn'],
-  objects: stunnerObjects(STUNNER_GRACE_SECONDS, { image: 'docker.io/l7mp/stunnerd:0.18.0', podLabels: false }),
-  // What 0.18.0's operator puts on every stunnerd pod (internal/renderer/dataplane_util.go), the
-  // Gateway's name being the run's own in its namespace.
-  dataplaneSelector: { app: 'stunner', 'stunner.l7mp.io/related-gateway-name': CHART_GATEWAY_NAME },
+  objects: stunnerObjects(STUNNER_GRACE_SECONDS, STUNNER_0_18),
+  dataplaneSelector: stunner018Selector,
   dataplanePort: (port) => port,
   terminationGracePeriodSeconds: STUNNER_GRACE_SECONDS,
   controller: { deployment: 'stunner-gateway-operator' },
   docs: 'https://github.com/l7mp/stunner-gateway-operator/releases/tag/v0.18.0 (the release), https://github.com/l7mp/stunner/blob/main/docs/GATEWAY.md, seeds 000 and 002',
+});
+
+/**
+ * STUNner 0.18.0 made drain-correct without the EndpointSlice controller: its UDPRoute routes to the
+ * backend Service as stunner-018's does, and to a StaticService of the cluster's pod address ranges
+ * beside it, so the cluster stunnerd checks peers against keeps a terminating backend pod's address
+ * (the Endpoints API's removal of it changes nothing) and the Service's ClusterIP. The cost:
+ * stunnerd admits any address of those ranges, not only the backend's pods. STUNner documents
+ * StaticService for backends outside the cluster
+ * (https://github.com/l7mp/stunner/blob/main/docs/GATEWAY.md#staticservice); the pod ranges are a
+ * range like any other to it.
+ */
+export const stunner018Static = defineHelmProfile({
+  name: 'stunner-018-static',
+  description: "STUNner 0.18.0 (graceful shutdown, 3600 s) routing to its backend Service and a StaticService of the cluster's pod CIDRs: pod peers are admitted by address, so a terminating backend stays reachable.",
+  chart: stunner018Chart,
+  protocols: ['turn'],
+  objects: stunnerObjects(STUNNER_GRACE_SECONDS, STUNNER_0_18, 'service+pod-cidrs'),
+  dataplaneSelector: stunner018Selector,
+  dataplanePort: (port) => port,
+  terminationGracePeriodSeconds: STUNNER_GRACE_SECONDS,
+  controller: { deployment: 'stunner-gateway-operator' },
+  docs: 'https://github.com/l7mp/stunner/blob/main/docs/GATEWAY.md (StaticService), stunner-gateway-operator v0.18.0 internal/renderer/cluster_render.go, seed 000',
 });
 
 /** The drain settings the two ingress-nginx definitions differ in. */
@@ -347,7 +410,7 @@ export const ingressNginx = defineHelmProfile({
   },
 });
 
-export const helmProfiles: Profile[] = [envoyGateway, envoyGateway.naive!, stunner, stunner.naive!, stunner018, ingressNginx, ingressNginx.naive!];
+export const helmProfiles: Profile[] = [envoyGateway, envoyGateway.naive!, stunner, stunner.naive!, stunner018, stunner018Static, ingressNginx, ingressNginx.naive!];
 
 /** What defineHelmProfile registered for each: the chart, values and objects the kube provider installs. */
 export const HELM_PROFILE_SPECS: readonly HelmProfileSpec[] = helmProfiles.map((p) => helmProfileSpec(p.name)!);

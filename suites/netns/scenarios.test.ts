@@ -36,9 +36,11 @@ const CASES: { scenario: string; profile: string; expect: 'pass' | string[]; ove
   { scenario: 'backend-delete-sse', profile: 'reference', expect: 'pass', overrides: RANDOM_SPREAD },
   { scenario: 'backend-delete-sse', profile: 'mutant-exit-on-sigterm', expect: ['streamsIntact'], overrides: RANDOM_SPREAD },
   // STUNner #138 on STUNner itself: 0.18.0 (legacy Endpoints) loses the terminating, serving backend;
-  // coturn, which checks no peer against discovered backends, relays to it to the end.
+  // coturn, which checks no peer against discovered backends, relays to it to the end, and so does
+  // the same STUNner 0.18.0 whose route also names a StaticService of the cluster's pod ranges.
   { scenario: 'backend-scale-to-zero-turn', profile: 'coturn', expect: 'pass' },
   { scenario: 'backend-scale-to-zero-turn', profile: 'stunner-018', expect: ['noLostPackets'], phase: /phase "terminating, serving"/, skip: stunnerUnbuilt },
+  { scenario: 'backend-scale-to-zero-turn', profile: 'stunner-018-static', expect: 'pass', skip: stunnerUnbuilt },
   // Allocations, like streams, meet kube-proxy's random choice between the two stunnerd pods.
   { scenario: 'gateway-delete-turn', profile: 'stunner-018', expect: 'pass', overrides: { flows: 12 }, skip: stunnerUnbuilt },
   // The operator restarted under load: it takes the lease ~22 s later and rolls the dataplane, which drains.

@@ -26,6 +26,7 @@ const RESOURCES: Record<string, { prefix: string; plural: string; namespaced: bo
   'gateway.envoyproxy.io/v1alpha1/EnvoyProxy': { prefix: '/apis/gateway.envoyproxy.io/v1alpha1', plural: 'envoyproxies', namespaced: true },
   'stunner.l7mp.io/v1/GatewayConfig': { prefix: '/apis/stunner.l7mp.io/v1', plural: 'gatewayconfigs', namespaced: true },
   'stunner.l7mp.io/v1/Dataplane': { prefix: '/apis/stunner.l7mp.io/v1', plural: 'dataplanes', namespaced: false },
+  'stunner.l7mp.io/v1/StaticService': { prefix: '/apis/stunner.l7mp.io/v1', plural: 'staticservices', namespaced: true },
 };
 
 /**
@@ -44,7 +45,7 @@ export const CLUSTER_SCOPED_KINDS: readonly { apiVersion: string; kind: string; 
  * label before the cluster-scoped ones and before the charts.
  */
 export function namespacedChartKinds(namespace: string): { apiVersion: string; kind: string; collection: string }[] {
-  const order = ['HTTPRoute', 'UDPRoute', 'Ingress', 'Gateway', 'EnvoyProxy', 'GatewayConfig'];
+  const order = ['HTTPRoute', 'UDPRoute', 'StaticService', 'Ingress', 'Gateway', 'EnvoyProxy', 'GatewayConfig'];
   return Object.entries(RESOURCES)
     .filter(([key, r]) => r.namespaced && order.includes(key.slice(key.lastIndexOf('/') + 1)))
     .map(([key, r]) => ({ apiVersion: key.slice(0, key.lastIndexOf('/')), kind: key.slice(key.lastIndexOf('/') + 1), collection: `${r.prefix}/namespaces/${namespace}/${r.plural}` }))

@@ -103,6 +103,10 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
       if (r.method === 'GET' && r.path === PODS && r.query['fieldSelector'] === 'spec.nodeName=zerodrop-worker') {
         return { status: 200, body: { items: [...(pods.get('backend') ?? [])].map((n) => ({ metadata: { name: n } })) } };
       }
+      // Two Nodes with their pod ranges, as kube-controller-manager allocates them (one dual-stack).
+      if (r.method === 'GET' && r.path === '/api/v1/nodes') {
+        return { status: 200, body: { items: [{ spec: { podCIDR: '10.244.0.0/24', podCIDRs: ['10.244.0.0/24', 'fd00:10:244::/64'] } }, { spec: { podCIDR: '10.244.1.0/24' } }] } };
+      }
       if (r.method === 'GET' && r.path.endsWith('/services')) return { status: 200, body: { items: [] } };
       if (r.method === 'GET' && r.path.startsWith(`/api/v1/namespaces/${NS}/services/`)) return { status: 200, body: { spec: { clusterIP: '10.96.0.20' } } };
       if (['DELETE', 'PATCH', 'POST'].includes(r.method)) return { status: 200, body: {} };
@@ -167,6 +171,15 @@ describe('KubeProvider with a Helm gateway and node drains (fake API server)', (
     const deletes = fake.requests.filter((r) => r.method === 'DELETE').map((r) => r.path);
     expect(deletes).toContain('/apis/gateway.networking.k8s.io/v1/gatewayclasses/zerodrop-c0ffee00');
     expect(deletes.indexOf('/apis/gateway.networking.k8s.io/v1/gatewayclasses/zerodrop-c0ffee00')).toBeLessThan(deletes.indexOf(`/api/v1/namespaces/${NS}`));
+  });
+
+  it("routes STUNner to a StaticService of the Nodes' pod ranges, applied before the route that names it and deleted after it", async () => {
+    const { provider, applied, sequence, stored } = await setup();
+    await provider.deploy(topologyOf('gateway-delete-turn', 'stunner-018-static'), { timeoutMs: 5000 });
+    expect(applied.map((a) => a.kind).slice(-6)).toEqual(['Dataplane', 'GatewayConfig', 'GatewayClass', 'Gateway', 'StaticService', 'UDPRoute']);
+    expect(stored.get(`/apis/stunner.l7mp.io/v1/namespaces/${NS}/staticservices/zerodrop`)).toMatchObject({ spec: { prefixes: ['10.244.0.0/24', 'fd00:10:244::/64', '10.244.1.0/24'] } });
+    await provider.teardown();
+    expect(sequence.slice(0, 2)).toEqual(['delete udproutes', 'delete staticservices']);
   });
 
   it('refuses a chart that needs cluster-scoped objects where the provider must stay in its namespace, before installing anything', async () => {

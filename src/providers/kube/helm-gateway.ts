@@ -29,12 +29,12 @@ function listenerPort(topology: Topology, workload: Workload): number {
 }
 
 /** One chart install per charted workload of the topology, with the run's labels on every object. */
-export function chartInstalls(topology: Topology, opts: { namespace: string; runId: string }): ChartInstall[] {
+export function chartInstalls(topology: Topology, opts: { namespace: string; runId: string; podCidrs: readonly string[] }): ChartInstall[] {
   return topology.workloads.flatMap((workload) => {
     const dataplane = workload.installedBy;
     if (!dataplane) return [];
     const spec = chartSpecOf(workload);
-    const context: ChartContext = { namespace: opts.namespace, workload: workload.name, replicas: workload.replicas, port: listenerPort(topology, workload), dataplane };
+    const context: ChartContext = { namespace: opts.namespace, workload: workload.name, replicas: workload.replicas, port: listenerPort(topology, workload), dataplane, podCidrs: opts.podCidrs };
     const objects = spec.objects(context).map(({ clusterScoped, object }) => {
       const o = structuredClone(object) as unknown as KubeObject & { metadata: { labels?: Record<string, string> } };
       o.metadata.labels = { ...(o.metadata.labels ?? {}), [LABELS.run]: opts.runId, [LABELS.managedBy]: 'zerodrop' };

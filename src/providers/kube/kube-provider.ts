@@ -185,7 +185,9 @@ export class KubeProvider implements Provider {
       ...(nodePorts ? { nodePorts } : {}),
       ...(this.opts.exposure.kind === 'loadBalancer' ? { loadBalancers: topology.services.map((s) => s.name) } : {}),
     });
-    const charts = chartInstalls(topology, { namespace: this.namespace, runId: this.opts.runId });
+    // Read only for a chart's objects, which may route to the pods' addresses (ChartContext.podCidrs).
+    const podCidrs = topology.workloads.some((w) => w.installedBy) ? await this.podCidrs() : [];
+    const charts = chartInstalls(topology, { namespace: this.namespace, runId: this.opts.runId, podCidrs });
     // Nothing reaches the cluster unless every object is valid (as far as a schema is published).
     validateManifests([...objects, ...charts.flatMap((c) => c.objects.map((o) => o.object))]);
     const clusterScoped = charts.flatMap((c) => c.objects.filter((o) => o.clusterScoped).map((o) => `${o.object.kind} ${o.object.metadata.name}`));
@@ -527,6 +529,13 @@ export class KubeProvider implements Provider {
     const owner = dataplane.run.workload;
     if (problem || typeof owner === 'string') throw new Error(`${action} of ${workload}: ${problem ?? String(owner)}`);
     return { namespace: owner.namespace, name: owner.name, resource: owner.kind === 'Deployment' ? 'deployments' : owner.kind === 'StatefulSet' ? 'statefulsets' : 'daemonsets' };
+  }
+
+  /** Every Node's spec.podCIDRs (spec.podCIDR before dual-stack), or none where the run may not list Nodes. */
+  private async podCidrs(): Promise<string[]> {
+    const { status, body } = await this.client.request<{ items?: { spec?: { podCIDR?: string; podCIDRs?: string[] } }[] }>('GET', '/api/v1/nodes', { allow: [403] });
+    if (status === 403) return [];
+    return [...new Set((body.items ?? []).flatMap((n) => n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : [])))];
   }
 
   /** Deployment status says the rollout is done: new generation observed, every replica updated and ready, no old pod left. */

@@ -32,6 +32,8 @@ import { unsupported } from '../support.ts';
 import { helmProfileSpec } from '../../profiles/helm-charts.ts';
 
 /** What a kind cluster zerodrop created can run (src/providers/index.ts gives it these capabilities). */
+/** kind's pod subnet (its default networking.podSubnet). */
+const POD_CIDRS = ['10.244.0.0/16'];
 const KIND = { name: 'kind', capabilities: { multiNode: true, udp: true, nodeDrain: true, containerStopSignals: true } };
 
 function render(topology: Topology) {
@@ -66,7 +68,7 @@ describe('manifests for every scenario x profile', () => {
       return;
     }
     // A charted gateway: the chart's objects are validated too, all but the CRs nobody publishes a schema for.
-    const charted = chartInstalls(topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234' }).flatMap((c) => c.objects.map((o) => o.object));
+    const charted = chartInstalls(topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234', podCidrs: POD_CIDRS }).flatMap((c) => c.objects.map((o) => o.object));
     let unchecked: string[] = [];
     expect(() => (unchecked = validateManifests([...objects, ...charted]))).not.toThrow();
     for (const u of unchecked) expect(WITHOUT_PUBLISHED_SCHEMA.has(u.split(' ')[0] ?? '')).toBe(true);
@@ -333,11 +335,17 @@ describe('Helm gateways in the scenario topologies (cluster providers)', () => {
       expect(mappings).toContainEqual({ containerPort: port.nodePort, hostPort: port.nodePort, protocol: port.protocol, listenAddress: '127.0.0.1' });
       expect(port.targetPort).toBe(spec.dataplanePort(modelService?.ports[i]?.targetPort ?? -1));
     }
-    // The chart labels its dataplane pods with the workload's name, and routes to the backend Service.
-    const [install] = chartInstalls(topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234' });
+    // The chart labels its dataplane pods with the workload's name, and routes to the backend Service
+    // (and, with a STUNner StaticService, to the cluster's pod address ranges too).
+    const [install] = chartInstalls(topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234', podCidrs: POD_CIDRS });
     if (!spec.dataplaneSelector) expect(JSON.stringify([install?.values, install?.objects])).toContain(`"zerodrop.dev/workload":"${gateway.name}"`);
     const route = install?.objects.find((o) => ['HTTPRoute', 'UDPRoute', 'Ingress'].includes(o.object.kind ?? ''))?.object;
+    const staticService = install?.objects.find((o) => o.object.kind === 'StaticService')?.object;
     expect(JSON.stringify(route)).toContain(`"name":"${gateway.installedBy.routesTo.service}"`);
+    if (staticService) {
+      expect(JSON.stringify(route)).toContain(`{"group":"stunner.l7mp.io","kind":"StaticService","name":"${staticService.metadata.name}"}`);
+      expect(staticService).toMatchObject({ spec: { prefixes: POD_CIDRS } });
+    }
     for (const o of install?.objects ?? []) expect(o.object.metadata.labels).toMatchObject({ 'zerodrop.dev/run': 'abcd1234' });
     // No budget of zerodrop's over the chart's pods: a chart may bring its own, and two would block every eviction.
     expect(objects.find((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === gateway.name)).toBeUndefined();
@@ -346,7 +354,7 @@ describe('Helm gateways in the scenario topologies (cluster providers)', () => {
   it('rejects an invalid Gateway API object by its schema (@kubernetes-models/gateway-api)', () => {
     const { scenario } = runnable.find((r) => r.id === 'gateway-delete-http x envoy-gateway') ?? {};
     if (!scenario) throw new Error('not runnable');
-    const objects = chartInstalls(scenario.topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234' }).flatMap((c) => c.objects.map((o) => o.object));
+    const objects = chartInstalls(scenario.topology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234', podCidrs: POD_CIDRS }).flatMap((c) => c.objects.map((o) => o.object));
     const gateway = structuredClone(objects.find((o) => o.kind === 'Gateway')) as unknown as { spec: { listeners: { port: unknown }[] } };
     const [listener] = gateway.spec.listeners;
     if (listener) listener.port = 'http';

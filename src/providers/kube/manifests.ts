@@ -426,6 +426,7 @@ export const WITHOUT_PUBLISHED_SCHEMA: ReadonlySet<string> = new Set([
   'gateway.envoyproxy.io/v1alpha1/EnvoyProxy',
   'stunner.l7mp.io/v1/GatewayConfig',
   'stunner.l7mp.io/v1/Dataplane',
+  'stunner.l7mp.io/v1/StaticService',
 ]);
 
 /**

@@ -2,6 +2,7 @@
 // as a real process: the close code and the messages outstanding are what happened on the wire.
 
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -100,6 +101,34 @@ describe('startWebSocketLoad', () => {
       expect(stream!.unanswered + (stream!.crossed ?? 0)).toBe(stream!.sent - 10);
     } finally {
       server.close();
+    }
+  });
+
+  it('lets a stream still connecting when the load stops finish its handshake and close with 1000 (stopped), and fails one whose handshake never finishes', async () => {
+    // A gateway that answers the upgrade late, and one that never answers it.
+    for (const [answerAfterMs, ending] of [[150, 'stopped'], [undefined, 'eof']] as const) {
+      const server = new WebSocketServer({ noServer: true });
+      const http = createServer();
+      http.on('upgrade', (req, socket, head) => {
+        if (answerAfterMs === undefined) return;
+        setTimeout(() => server.handleUpgrade(req, socket, head, (ws) => ws.on('message', (d) => ws.send(d, { binary: false }))), answerAfterMs);
+      });
+      http.listen(0, '127.0.0.1');
+      await once(http, 'listening');
+      try {
+        const recorder = new Recorder();
+        const load = startWebSocketLoad('ws', { ...SPEC, streams: 1, stallMs: 400 }, { host: '127.0.0.1', port: (http.address() as AddressInfo).port }, recorder);
+        await delay(50);
+        await load.stop();
+        const [stream] = recorder.timeline.streams ?? [];
+        expect(stream, `upgrade answered after ${answerAfterMs} ms`).toMatchObject({ ending, sent: 0, unanswered: 0 });
+        if (ending === 'stopped') expect(stream!.closeCode).toBe(1000);
+        else expect(stream!.error).toMatch(/handshake/i);
+      } finally {
+        http.closeAllConnections();
+        http.close();
+        server.close();
+      }
     }
   });
 

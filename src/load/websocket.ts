@@ -83,7 +83,8 @@ class WebSocketStream extends EchoStream {
       res.resume();
       this.finish('error');
     });
-    this.ws.on('open', () => this.startSending());
+    // A stream the load ended while its handshake was under way closes as soon as it opens.
+    this.ws.on('open', () => (this.clientClosed ? this.ws.close(NORMAL_CLOSURE, 'load ends') : this.startSending()));
     this.ws.on('message', (data, isBinary) => this.onEcho(isBinary ? NaN : Number(rawText(data))));
     this.ws.on('error', (err) => {
       this.socketError ??= err;
@@ -119,8 +120,10 @@ class WebSocketStream extends EchoStream {
     this.stopSending();
     if (this.clientClosed) return;
     this.clientClosed = true;
+    // Still connecting: its handshake is let finish, then closed with 1000 (the 'open' listener).
+    // Cut now, the stream would end 1006, a failure the load itself made; a handshake that never
+    // finishes still fails, by ws's handshake timeout (stallMs), as it would have mid-run.
     if (this.ws.readyState === WebSocket.OPEN) this.ws.close(NORMAL_CLOSURE, 'load ends');
-    else if (this.ws.readyState === WebSocket.CONNECTING) this.ws.terminate();
   }
 
   private onClose(code: number): void {

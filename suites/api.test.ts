@@ -98,7 +98,7 @@ describe('runVersionsPlan(): the selection once per Kubernetes version', () => {
     const result = await runVersionsPlan(plan, {
       onVersionBegin: (v, i, total) => heard.push(`begin ${v} ${i + 1}/${total}`),
       onVersionEnd: (v) => heard.push(`end ${v.kubeVersion} ${v.result.scenarios.map((s) => s.verdict).join()}`),
-      reporter: { onBegin: () => heard.push('run begin') },
+      reporter: { onBegin: () => void heard.push('run begin') },
     });
     expect(heard).toEqual(['begin one 1/2', 'run begin', 'end one pass,fail', 'begin two 2/2', 'run begin', 'end two pass,fail']);
     expect(result.versions.map((v) => [v.kubeVersion, v.reportDir])).toEqual([

@@ -115,7 +115,7 @@ async function runCommand(rest: string[]): Promise<number> {
         plan,
         {
           ...callbacks,
-          onVersionBegin: (version, i, total) => view.line(`zerodrop: Kubernetes ${version} (${i + 1} of ${total})`),
+          onVersionBegin: (version, i, total) => view.line(`${i > 0 ? '\n' : ''}zerodrop: Kubernetes ${version} (${i + 1} of ${total})`),
           onVersionEnd: ({ kubeVersion, result }) => {
             view.stop();
             console.log(`\nKubernetes ${kubeVersion}${result.kubernetesVersion && result.kubernetesVersion !== kubeVersion ? ` (API server: ${result.kubernetesVersion})` : ''}:`);

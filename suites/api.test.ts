@@ -113,6 +113,26 @@ describe('runVersionsPlan(): the selection once per Kubernetes version', () => {
     expect(md).toContain('| backend-idle-exit | mutant-hang-until-killed | fail (expected to fail) | fail (expected to fail) |');
   }, 90_000);
 
+  it('a harness error in one version stops not the next: the others run and are compared, then the error is thrown', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zerodrop-api-versions-error-'));
+    dirs.push(dir);
+    const plan = { ...planRun({ scenarios: ['backend-idle-exit'], reportDir: dir, reporters: ['json'] }), kubeVersions: ['one', 'two'] };
+    const lines: string[] = [];
+    let begins = 0;
+    const pending = runVersionsPlan(plan, {
+      log: (line) => lines.push(line),
+      reporter: {
+        onBegin: () => {
+          if (++begins === 1) throw new Error('the first cluster broke');
+        },
+      },
+    });
+    await expect(pending).rejects.toThrow('the first cluster broke');
+    expect(lines).toContain('zerodrop: Kubernetes one: the run stopped: the first cluster broke');
+    expect((await readdir(dir)).sort()).toEqual(['compare.html', 'compare.md', 'two']);
+    expect(await readFile(join(dir, 'compare.md'), 'utf8')).toContain('| scenario | profile | local (two) |');
+  }, 60_000);
+
   it('a run held open has one cluster: openRun refuses several versions', async () => {
     const plan = { ...planRun({ scenarios: ['backend-idle-exit'] }), kubeVersions: ['v1.37.2', 'v1.36.3'] };
     await expect(openRun(plan)).rejects.toThrow(/^--kube-version v1\.37\.2,v1\.36\.3: a run held open has one cluster, so one version; run\(\) and `zerodrop run` run several in turn$/);

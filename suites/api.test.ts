@@ -133,6 +133,15 @@ describe('runVersionsPlan(): the selection once per Kubernetes version', () => {
     expect(await readFile(join(dir, 'compare.md'), 'utf8')).toContain('| scenario | profile | local (two) |');
   }, 60_000);
 
+  it('an abort between two versions starts no further cluster', async () => {
+    const controller = new AbortController();
+    const plan = { ...planRun({ scenarios: ['backend-idle-exit'] }), kubeVersions: ['one', 'two'] };
+    const begun: string[] = [];
+    const pending = runVersionsPlan(plan, { signal: controller.signal, onVersionBegin: (v) => begun.push(v), onVersionEnd: () => controller.abort(new Error('interrupted')) });
+    await expect(pending).rejects.toThrow('interrupted');
+    expect(begun).toEqual(['one']);
+  }, 60_000);
+
   it('a run held open has one cluster: openRun refuses several versions', async () => {
     const plan = { ...planRun({ scenarios: ['backend-idle-exit'] }), kubeVersions: ['v1.37.2', 'v1.36.3'] };
     await expect(openRun(plan)).rejects.toThrow(/^--kube-version v1\.37\.2,v1\.36\.3: a run held open has one cluster, so one version; run\(\) and `zerodrop run` run several in turn$/);

@@ -199,6 +199,8 @@ export async function runVersionsPlan(
   const versions: VersionRun[] = [];
   let firstError: unknown;
   for (const [i, kubeVersion] of plan.kubeVersions.entries()) {
+    // Interrupted between two versions: the next cluster is not started.
+    runCallbacks.signal?.throwIfAborted();
     const name = named[i]!;
     const dir = reportDir !== undefined ? join(reportDir, name) : undefined;
     onVersionBegin?.(name, i, named.length);

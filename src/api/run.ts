@@ -159,13 +159,11 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
  * Runs every selected scenario x profile pair and returns the result that results.json holds.
  * Writes the reports when `reportDir` is given. Resolves with failing verdicts too: a verdict is a
  * result, not an error; it rejects on bad options (UsageError), an abort, or a harness error.
+ * With a list of Kubernetes versions (`kubeVersion: [...]`) the selection runs once on each, one
+ * cluster at a time, and run() resolves with every version's result and the comparison (runVersionsPlan).
  */
 export function run(options: RunOptions & { kubeVersion: string[] }): Promise<VersionsResult>;
 export function run(options?: RunOptions): Promise<RunResult>;
-/**
- * With a list of Kubernetes versions (kubeVersion: [...]) the selection runs once on each, one
- * cluster at a time, and run() resolves with every version's result (runVersionsPlan).
- */
 export async function run(options: RunOptions = {}): Promise<RunResult | VersionsResult> {
   const { signal, log, onOpening, reporter, onReports, onVersionBegin, onVersionEnd, ...config } = options;
   const plan = planRun(config);

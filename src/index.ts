@@ -1,7 +1,20 @@
 // The package entry: what a zerodrop.config.ts and programs driving zerodrop import
 // (`import { run, defineConfig } from 'zerodrop'`). The CLI is a thin layer over the same calls.
 
-export { run, planRun, openRun, runPlan, type RunOptions, type RunCallbacks, type RunPlan, type OpenRun } from './api/run.ts';
+export {
+  run,
+  planRun,
+  openRun,
+  runPlan,
+  runVersionsPlan,
+  type RunOptions,
+  type RunCallbacks,
+  type RunPlan,
+  type OpenRun,
+  type VersionCallbacks,
+  type VersionRun,
+  type VersionsResult,
+} from './api/run.ts';
 export { defineConfig, type ZerodropConfig } from './config/config.ts';
 export { UsageError } from './config/usage-error.ts';
 export { catalog, findScenario } from './scenarios/index.ts';

@@ -1,11 +1,11 @@
 // The programmatic API (`import { run } from 'zerodrop'`): the result results.json holds, reports
 // only when asked, bad options refused before anything starts, an abort that tears down.
 
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { planRun, readResults, run, UsageError, type ScenarioResult } from '../src/index.ts';
+import { openRun, planRun, readResults, run, runVersionsPlan, UsageError, type ScenarioResult } from '../src/index.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -85,4 +85,65 @@ describe('run()', () => {
     const pending = run({ scenarios: ['backend-delete-http'], signal: controller.signal, reporter: { onPairBegin: () => controller.abort(new Error('stop here')) } });
     await expect(pending).rejects.toThrow('stop here');
   }, 60_000);
+});
+
+describe('runVersionsPlan(): the selection once per Kubernetes version', () => {
+  it('runs each version in turn into reportDir/<version>/ and compares them in reportDir', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zerodrop-api-versions-'));
+    dirs.push(dir);
+    // Two "versions" on the local provider, which ignores them: what is under test is the order, the
+    // report directories and the comparison (the netns suite runs it on two real control planes).
+    const plan = { ...planRun({ scenarios: ['backend-idle-exit'], profiles: ['reference', 'mutant-hang-until-killed'], reportDir: dir }), kubeVersions: ['one', 'two'] };
+    const heard: string[] = [];
+    const result = await runVersionsPlan(plan, {
+      onVersionBegin: (v, i, total) => heard.push(`begin ${v} ${i + 1}/${total}`),
+      onVersionEnd: (v) => heard.push(`end ${v.kubeVersion} ${v.result.scenarios.map((s) => s.verdict).join()}`),
+      reporter: { onBegin: () => void heard.push('run begin') },
+    });
+    expect(heard).toEqual(['begin one 1/2', 'run begin', 'end one pass,fail', 'begin two 2/2', 'run begin', 'end two pass,fail']);
+    expect(result.versions.map((v) => [v.kubeVersion, v.reportDir])).toEqual([
+      ['one', join(dir, 'one')],
+      ['two', join(dir, 'two')],
+    ]);
+    expect((await readdir(dir)).sort()).toEqual(['compare.html', 'compare.md', 'one', 'two']);
+    expect(await readdir(join(dir, 'one'))).toContain('results.json');
+    expect(result.comparison).toEqual({ html: join(dir, 'compare.html'), markdown: join(dir, 'compare.md') });
+    const md = await readFile(join(dir, 'compare.md'), 'utf8');
+    expect(md).toContain('| scenario | profile | local (one) | local (two) |');
+    expect(md).toContain('| backend-idle-exit | mutant-hang-until-killed | fail (expected to fail) | fail (expected to fail) |');
+  }, 90_000);
+
+  it('a harness error in one version stops not the next: the others run and are compared, then the error is thrown', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zerodrop-api-versions-error-'));
+    dirs.push(dir);
+    const plan = { ...planRun({ scenarios: ['backend-idle-exit'], reportDir: dir, reporters: ['json'] }), kubeVersions: ['one', 'two'] };
+    const lines: string[] = [];
+    let begins = 0;
+    const pending = runVersionsPlan(plan, {
+      log: (line) => lines.push(line),
+      reporter: {
+        onBegin: () => {
+          if (++begins === 1) throw new Error('the first cluster broke');
+        },
+      },
+    });
+    await expect(pending).rejects.toThrow('the first cluster broke');
+    expect(lines).toContain('zerodrop: Kubernetes one: the run stopped: the first cluster broke');
+    expect((await readdir(dir)).sort()).toEqual(['compare.html', 'compare.md', 'two']);
+    expect(await readFile(join(dir, 'compare.md'), 'utf8')).toContain('| scenario | profile | local (two) |');
+  }, 60_000);
+
+  it('an abort between two versions starts no further cluster', async () => {
+    const controller = new AbortController();
+    const plan = { ...planRun({ scenarios: ['backend-idle-exit'] }), kubeVersions: ['one', 'two'] };
+    const begun: string[] = [];
+    const pending = runVersionsPlan(plan, { signal: controller.signal, onVersionBegin: (v) => begun.push(v), onVersionEnd: () => controller.abort(new Error('interrupted')) });
+    await expect(pending).rejects.toThrow('interrupted');
+    expect(begun).toEqual(['one']);
+  }, 60_000);
+
+  it('a run held open has one cluster: openRun refuses several versions', async () => {
+    const plan = { ...planRun({ scenarios: ['backend-idle-exit'] }), kubeVersions: ['v1.37.2', 'v1.36.3'] };
+    await expect(openRun(plan)).rejects.toThrow(/^--kube-version v1\.37\.2,v1\.36\.3: a run held open has one cluster, so one version; run\(\) and `zerodrop run` run several in turn$/);
+  });
 });

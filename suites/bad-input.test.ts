@@ -91,6 +91,13 @@ describe('zerodrop run flags, in process', () => {
     [['--provider', 'netns', '--kube-version', 'v1.34.1'], /^--kube-version v1\.34\.1: netns has no control plane pinned for Kubernetes v1\.34\.1; pinned: v1\.37\.2 \(default\), v1\.36\.3, v1\.35\.4 \(kubernetes\/pin\.sh pins another\)$/],
     [['--provider', 'netns', '--kube-version', 'v1.36.2'], /^--kube-version v1\.36\.2: netns has no control plane pinned for Kubernetes v1\.36\.2; pinned: /],
     [['--provider', 'netns', '--kube-version', 'latest'], /^--kube-version latest: netns has no control plane pinned for Kubernetes latest; pinned: /],
+    [['--provider', 'netns', '--kube-version', 'v1.37.2', '--kube-version', 'v1.34.1'], /^--kube-version v1\.34\.1: netns has no control plane pinned for Kubernetes v1\.34\.1; pinned: v1\.37\.2 \(default\), v1\.36\.3, v1\.35\.4 /],
+    [['--provider', 'netns', '--kube-version', 'v1.37.2,v1.99.0'], /^--kube-version v1\.99\.0: netns has no control plane pinned for Kubernetes v1\.99\.0; pinned: /],
+    [['--provider', 'netns', '--kube-version', 'v1.37.2,'], /^--kube-version: must not be empty$/],
+    [['--provider', 'netns', '--kube-version', 'v1.36.3,v1.36.3'], /^--kube-version v1\.36\.3: given twice; give each version once$/],
+    [['--provider', 'netns', '--kube-version', 'v1.36.3', '--kube-version', '1.36'], /^--kube-version 1\.36: names v1\.36\.3, as v1\.36\.3 does; give each version once$/],
+    [['--provider', 'kind', '--kube-version', '1.35,1.36'], /^--kube-version 1\.35,1\.36: several versions run only on --provider netns; kind takes one$/],
+    [['--kube-version', '1.35', '--kube-version', '1.36'], /^--kube-version 1\.35,1\.36: several versions run only on --provider netns; local takes one$/],
     [['--provider', 'kind', '--cluster-name', 'a'.repeat(64)], /^--cluster-name a{64}: expected a DNS label/],
     [['--provider', 'cluster', '--kubeconfig', '@FILE.missing'], /^--kubeconfig .*a-file\.missing: file not found$/],
     [['--provider', 'cluster', '--kubeconfig', '@DIR'], /^--kubeconfig .*a-dir: expected a kubeconfig file, found a directory$/],
@@ -106,6 +113,12 @@ describe('zerodrop run flags, in process', () => {
     expect(parseRunArgs(['--provider', 'k3s', '--kube-version', '1.35']).providerSettings).toMatchObject({ kubeVersion: '1.35' });
     expect(parseRunArgs(['--provider', 'netns', '--kube-version', 'v1.36.3']).providerSettings).toMatchObject({ kubeVersion: 'v1.36.3' });
     expect(parseRunArgs(['--provider', 'netns', '--kube-version', '1.35']).providerSettings).toMatchObject({ kubeVersion: '1.35' });
+    expect(parseRunArgs(['--provider', 'netns', '--kube-version', '1.35']).kubeVersions).toEqual(['1.35']);
+    expect(parseRunArgs(['--provider', 'netns']).kubeVersions).toEqual([]);
+    // Several: repeated, comma-separated or both, in order, each named by the release it resolves to.
+    const several = parseRunArgs(['--provider', 'netns', '--kube-version', 'v1.37.2', '--kube-version', '1.36,v1.35.4']);
+    expect(several.kubeVersions).toEqual(['v1.37.2', 'v1.36.3', 'v1.35.4']);
+    expect(several.providerSettings).toMatchObject({ kubeVersion: 'v1.37.2' });
     expect(parseRunArgs(['--provider', 'cluster', '--kubeconfig', kubeconfig]).providerSettings).toMatchObject({ kubeconfig });
     expect(parseRunArgs(['--report-dir', inScratch('a-dir/new/deeper'), '--scenario', 'backend-scale-to-zero-udp', '--set', 'preStopSeconds=0.5']).overrides).toEqual({ preStopSeconds: 0.5 });
   });
@@ -159,7 +172,9 @@ describe('zerodrop.config.ts fields, in process', () => {
     [{ reporters: ['xml'] }, /^cfg: reporters\[0\] = "xml": unknown reporter; allowed: json, html, junit, conformance, or the path of a reporter module \(\.\/my-reporter\.ts\)$/],
     [{ reporters: ['html', './no-such-reporter.ts'] }, /^cfg: reporters\[1\] = "\.\/no-such-reporter\.ts": no such file; a reporter module's path is relative to the working directory/],
     [{ kubeVersion: 'latest' }, /^cfg: kubeVersion = "latest": expected a Kubernetes version like v1\.33 or 1\.33/],
-    [{ kubeVersion: 133 }, /^cfg: kubeVersion = 133: must be a Kubernetes version like v1\.33$/],
+    [{ kubeVersion: 133 }, /^cfg: kubeVersion = 133: must be a Kubernetes version like v1\.33, or a list of them$/],
+    [{ kubeVersion: [] }, /^cfg: kubeVersion = \[\]: must name at least one Kubernetes version$/],
+    [{ kubeVersion: ['v1.37.2', 'latest'] }, /^cfg: kubeVersion\[1\] = "latest": expected a Kubernetes version like v1\.33 or 1\.33/],
     [{ clusterName: 'Edge_1' }, /^cfg: clusterName = "Edge_1": expected a DNS label/],
     [{ kubeconfig: '@FILE.missing' }, /^cfg: kubeconfig = ".*a-file\.missing": file not found$/],
     [{ context: '' }, /^cfg: context = "": must not be empty$/],
@@ -194,6 +209,7 @@ describe('the real CLI on bad input', () => {
     'bad-set.config.mjs': 'export default { scenarios: ["backend-rollout-http"], set: { replicas: 2.5 } };\n',
     'bad-field.config.mjs': 'export default { provider: "kind", kubeVersion: "latest" };\n',
     'typo.config.mjs': 'export default { reportdir: "out" };\n',
+    'versions.config.mjs': 'export default { provider: "netns", kubeVersion: ["v1.37.2", "v1.20.1"] };\n',
     'reporter.config.mjs': 'export default { reporters: ["html", "./not-a-reporter.mjs"] };\n',
     'not-a-reporter.mjs': 'export default 42;\n',
   };
@@ -208,6 +224,9 @@ describe('the real CLI on bad input', () => {
     ['reporter module exports no reporter', ['run', '--config', 'reporter.config.mjs'], /^zerodrop: --reporter .*not-a-reporter\.mjs: its default export is number, not a reporter; export a reporter: /],
     ['report flag', ['report', 'reports', '--reporter', 'json'], /^zerodrop: --reporter json: use one or more of html, junit, conformance, or the path of a reporter module$/],
     ['netns version not pinned', ['run', '--provider', 'netns', '--kube-version', 'v1.34.1'], /^zerodrop: --kube-version v1\.34\.1: netns has no control plane pinned for Kubernetes v1\.34\.1; pinned: v1\.37\.2 \(default\), /],
+    ['netns versions, one not pinned', ['run', '--provider', 'netns', '--kube-version', 'v1.37.2', '--kube-version', 'v1.34.1', '--scenario', 'backend-delete-http'], /^zerodrop: --kube-version v1\.34\.1: netns has no control plane pinned for Kubernetes v1\.34\.1; pinned: v1\.37\.2 \(default\), v1\.36\.3, v1\.35\.4 /],
+    ['several versions on kind', ['run', '--provider', 'kind', '--kube-version', '1.35,1.36'], /^zerodrop: --kube-version 1\.35,1\.36: several versions run only on --provider netns; kind takes one$/],
+    ['config versions', ['run', '--config', 'versions.config.mjs'], /^zerodrop: --kube-version v1\.20\.1: netns has no control plane pinned for Kubernetes v1\.20\.1; pinned: /],
     ['compare one run', ['report', '--compare', 'reports'], /^zerodrop: report --compare: expects two or more report directories/],
     ['compare no results', ['report', '--compare', 'a', 'b', '--report-dir', 'out'], /^zerodrop: .*\/a\/results\.json: not found$/],
     ['campaign flag', ['campaign', '--runs'], /^zerodrop: campaign: --runs expects a value, e\.g\. --runs <value>$/],

@@ -6,7 +6,7 @@
 // provider session) -> runPairs (the scenario x profile matrix) -> reports. The CLI adds flags and
 // a progress view on top, nothing else.
 
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseRunArgs, type RunArgs } from '../config/args.ts';
 import { configArgs, definedProfiles, validateConfig, type ZerodropConfig } from '../config/config.ts';
 import { UsageError } from '../config/usage-error.ts';
@@ -14,6 +14,8 @@ import { missingPrerequisites, openSession, type ProviderSession } from '../prov
 import { allReporters, fileReporter, type Reporter, type ReporterName } from '../report/reporters/index.ts';
 import { loadReporter } from '../report/reporters/load.ts';
 import type { RunResult } from '../report/results.ts';
+import { writeComparison } from '../report/compare.ts';
+import { controlPlanePin } from '../providers/netns/control-plane-binary.ts';
 import { runMatrix } from '../runner/run-matrix.ts';
 import { RunRecordFile } from '../state/run-record.ts';
 
@@ -35,7 +37,31 @@ export interface RunCallbacks {
 }
 
 /** `run()`'s options: the fields of zerodrop.config.ts, and callbacks. */
-export interface RunOptions extends ZerodropConfig, RunCallbacks {}
+export interface RunOptions extends ZerodropConfig, RunCallbacks, VersionCallbacks {}
+
+/** What a run on several Kubernetes versions is told besides a run's callbacks. */
+export interface VersionCallbacks {
+  /** A version's run begins (its cluster is about to be opened); `index` counts from 0 of `total`. */
+  onVersionBegin?: (kubeVersion: string, index: number, total: number) => void;
+  /** A version's run ended with its result. */
+  onVersionEnd?: (run: VersionRun) => void;
+}
+
+/** One version's run of a run on several Kubernetes versions. */
+export interface VersionRun {
+  /** The version as the run named it: on netns the pinned release it resolves to (1.36 is v1.36.3). */
+  kubeVersion: string;
+  /** Where its reports went: the run's report directory/<kubeVersion>; none without a report directory. */
+  reportDir?: string;
+  result: RunResult;
+}
+
+/** A run on several Kubernetes versions: each version's result, in the order given, and the comparison written. */
+export interface VersionsResult {
+  versions: VersionRun[];
+  /** compare.html and compare.md in the run's report directory (reports/compare.ts); none without a report directory. */
+  comparison?: { html: string; markdown: string };
+}
 
 /**
  * A validated selection: the scenario and profile objects, options, provider settings. Made before
@@ -74,6 +100,9 @@ export interface OpenRun extends AsyncDisposable {
  * created), opens the run's state record (for `zerodrop clean` after a crash) and the provider session.
  */
 export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Promise<OpenRun> {
+  if (plan.kubeVersions.length > 1) {
+    throw new UsageError(`--kube-version ${plan.kubeVersions.join(',')}: a run held open has one cluster, so one version; run() and \`zerodrop run\` run several in turn`);
+  }
   const log = callbacks.log ?? (() => {});
   // A tool version that works but is not the one pinned (a newer kind) is a warning, not a refusal.
   const missing = await missingPrerequisites(plan.providerSettings, (line) => log(`warning: ${line}`));
@@ -130,10 +159,70 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
  * Runs every selected scenario x profile pair and returns the result that results.json holds.
  * Writes the reports when `reportDir` is given. Resolves with failing verdicts too: a verdict is a
  * result, not an error; it rejects on bad options (UsageError), an abort, or a harness error.
+ * With a list of Kubernetes versions (`kubeVersion: [...]`) the selection runs once on each, one
+ * cluster at a time, and run() resolves with every version's result and the comparison (runVersionsPlan).
  */
-export async function run(options: RunOptions = {}): Promise<RunResult> {
-  const { signal, log, onOpening, reporter, onReports, ...config } = options;
-  return runPlan(planRun(config), { signal, log, onOpening, reporter, onReports }, config.implementation);
+export function run(options: RunOptions & { kubeVersion: string[] }): Promise<VersionsResult>;
+export function run(options?: RunOptions): Promise<RunResult>;
+export async function run(options: RunOptions = {}): Promise<RunResult | VersionsResult> {
+  const { signal, log, onOpening, reporter, onReports, onVersionBegin, onVersionEnd, ...config } = options;
+  const plan = planRun(config);
+  const callbacks = { signal, log, onOpening, reporter, onReports };
+  if (Array.isArray(config.kubeVersion)) return runVersionsPlan(plan, { ...callbacks, onVersionBegin, onVersionEnd }, config.implementation);
+  return runPlan(plan, callbacks, config.implementation);
+}
+
+/**
+ * Runs a plan on each of its Kubernetes versions in turn (plan.kubeVersions, one cluster at a time),
+ * each version's reports in reportDir/<version>/, then writes compare.html and compare.md of them
+ * into reportDir. Every version's prerequisites are checked before the first starts (a UsageError
+ * naming the version). A harness error in one version does not stop the others: once they ran and
+ * the comparison of those that finished is written, the first such error is thrown. An abort stops at once.
+ */
+export async function runVersionsPlan(
+  plan: RunPlan,
+  callbacks: RunCallbacks & VersionCallbacks = {},
+  implementation?: ZerodropConfig['implementation'],
+): Promise<VersionsResult> {
+  const { onVersionBegin, onVersionEnd, ...rest } = callbacks;
+  const runCallbacks = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as RunCallbacks;
+  const log = runCallbacks.log ?? (() => {});
+  if (plan.kubeVersions.length === 0) throw new UsageError('--kube-version: a run on several Kubernetes versions needs at least one');
+  const named = plan.kubeVersions.map((v) => (plan.provider === 'netns' ? (controlPlanePin(v)?.version ?? v) : v));
+  for (const [i, kubeVersion] of plan.kubeVersions.entries()) {
+    const missing = await missingPrerequisites({ ...plan.providerSettings, kubeVersion }, (line) => log(`warning: ${line}`));
+    if (missing.length > 0) throw new UsageError(`--provider ${plan.provider} cannot run Kubernetes ${named[i]} here:\n  ${missing.join('\n  ')}`);
+  }
+  const reportDir = plan.reportDir !== undefined ? resolve(plan.reportDir) : undefined;
+  const versions: VersionRun[] = [];
+  let firstError: unknown;
+  for (const [i, kubeVersion] of plan.kubeVersions.entries()) {
+    // Interrupted between two versions: the next cluster is not started.
+    runCallbacks.signal?.throwIfAborted();
+    const name = named[i]!;
+    const dir = reportDir !== undefined ? join(reportDir, name) : undefined;
+    onVersionBegin?.(name, i, named.length);
+    const one: RunPlan = { ...plan, providerSettings: { ...plan.providerSettings, kubeVersion }, kubeVersions: [kubeVersion], reportDir: dir };
+    try {
+      const result = await runPlan(one, runCallbacks, implementation);
+      const done: VersionRun = { kubeVersion: name, ...(dir !== undefined ? { reportDir: dir } : {}), result };
+      versions.push(done);
+      onVersionEnd?.(done);
+    } catch (error) {
+      if (runCallbacks.signal?.aborted || error instanceof UsageError) throw error;
+      log(`zerodrop: Kubernetes ${name}: the run stopped: ${(error as Error).message ?? String(error)}`);
+      firstError ??= error;
+    }
+  }
+  const comparison =
+    reportDir !== undefined && versions.length > 0
+      ? await writeComparison(
+          versions.map((v) => ({ dir: v.reportDir!, run: v.result })),
+          reportDir,
+        )
+      : undefined;
+  if (firstError !== undefined) throw firstError;
+  return { versions, ...(comparison ? { comparison } : {}) };
 }
 
 /** Runs a plan made by planRun (the CLI's path: its flags are part of the plan). */

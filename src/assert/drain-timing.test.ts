@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Expectation } from '../model/scenario.ts';
 import { drainScenario, evaluateOne, TimelineBuilder } from '../../test-support/assert.ts';
+import { CUT_AT_EXIT_MS } from './drain-timing.ts';
 
 const step = { step: 'delete' };
 const bounds = (o: Partial<Extract<Expectation, { assert: 'drainTiming' }>> = {}): Expectation => ({
@@ -73,6 +74,31 @@ describe('drainTiming', () => {
     const r = evaluateOne(bounds(), b.build());
     expect(r.verdict).toBe('inconclusive');
     expect(r.message).toContain('but 1 connection without any response naming its pod was still open then');
+  });
+
+  it('takes a connection naming no pod, cut without a response as the pod exited, as the pod\'s own (a cluster\'s overlong requests)', () => {
+    // A cluster: the exit is recorded from the pod's status, after the cut the client saw (here 80 ms).
+    const b = new TimelineBuilder().pod('gw-1', { workload: 'gateway', service: 'gateway' });
+    b.drain('gw-1', { at: 1000, step: 'delete', workload: 'gateway', service: 'gateway', preStopMs: 600, exitAfterSigtermMs: 2400 });
+    b.connection({ service: 'gateway', pod: 'gw-1', open: 500, close: 1800 });
+    b.connection({ service: 'gateway', open: 700, close: 3920, upstream: 'error' });
+    b.connection({ service: 'gateway', open: 700, close: 3921, upstream: 'error' });
+    const r = evaluateOne(bounds(), b.build());
+    expect(r.verdict).toBe('pass');
+    expect(r.message).toBe(
+      'gw-1 exited 3.000 s after delete (at t=4.000 s); 1 connection open at SIGTERM, 0.079 s after it went idle (its last connection closed at t=3.921 s, 2 connections without a response cut at its exit); within min drain 0.500 s, drain timeout 5.000 s, exit within 0.300 s of idle',
+    );
+    expect(r.details).toMatchObject({ pods: { 'gw-1': { cutAtExit: 2, lastConnectionClose: 3921 } } });
+  });
+
+  it('leaves the idle moment unknown when a connection naming no pod ended long before the exit, or never', () => {
+    for (const close of [4000 - CUT_AT_EXIT_MS - 200, undefined]) {
+      const b = new TimelineBuilder().pod('gw-1', { workload: 'gateway', service: 'gateway' });
+      b.drain('gw-1', { at: 1000, step: 'delete', workload: 'gateway', service: 'gateway', preStopMs: 600, exitAfterSigtermMs: 2400 });
+      b.connection({ service: 'gateway', pod: 'gw-1', open: 500, close: 1800 });
+      b.connection({ service: 'gateway', open: 700, ...(close !== undefined ? { close, upstream: 'error' as const } : { upstream: 'open' as const }) });
+      expect(evaluateOne(bounds(), b.build()).verdict, `close ${close}`).toBe('inconclusive');
+    }
   });
 
   it('fails a pod killed by SIGKILL, and is inconclusive when the step never ran', () => {

@@ -45,6 +45,16 @@ describe('preStopOutlastsDeprogramming', () => {
     expect(evaluateOne(expectation, b.build())).toMatchObject({ verdict: 'pass', details: { pods: { 'gateway-1': { observed: false } } } });
   });
 
+  it('does not take a signal from the pod\'s log without a preStop on the Timeline (a cluster) for a pod without a hook', () => {
+    const b = new TimelineBuilder().pod('gateway-1', { workload: 'gateway', service: 'gateway' });
+    b.event(1000, 'chaos', { pod: 'gateway-1', detail: { step: 'delete', action: 'delete-pod' } });
+    b.event(1000, 'delete-issued', { pod: 'gateway-1', workload: 'gateway' });
+    b.event(3030, 'sigterm', { pod: 'gateway-1', detail: { signal: 'SIGTERM', observed: 'pod-log' } }).event(9000, 'exit', { pod: 'gateway-1', detail: { code: 0 } });
+    const r = evaluateOne(expectation, b.build());
+    expect(r).toMatchObject({ verdict: 'pass', details: { pods: { 'gateway-1': { observed: 'signal only', stopSignal: 3030 } } } });
+    expect(r.message).toBe("gateway-1's stop signal came 2.030 s after its delete (at t=3.030 s, from its log); a cluster does not show a preStop, so its margin over deprogramming is not measured here");
+  });
+
   it('measures no margin of a pod without a preStop hook: keeping to accept after the stop signal is a correct drain too', () => {
     expect(evaluateOne(expectation, drained(0, 5000))).toMatchObject({ verdict: 'pass', details: { pods: { 'gateway-1': { preStop: false } } } });
   });

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { redact } from '../observe/redact.ts';
 import { REPORTER_NAMES, type ReporterName } from '../report/reporters/reporter.ts';
+import type { RunResult } from '../report/results.ts';
 import { HELP } from './help.ts';
 import { LIST_FLAGS, REPORT_FLAGS } from './command-flags.ts';
 import { UsageError } from '../config/usage-error.ts';
@@ -77,7 +78,7 @@ async function list(rest: string[]): Promise<number> {
 
 /** `zerodrop run`: the config file, the flags over it field by field, then the API's run with a progress view. */
 async function runCommand(rest: string[]): Promise<number> {
-  const [{ planRun, runPlan }, { loadConfig, configFlag }, { ProgressView, printSummary, summaryTable }] = await loadRunModules();
+  const [{ planRun, runPlan, runVersionsPlan }, { loadConfig, configFlag }, { ProgressView, printSummary, summaryTable }] = await loadRunModules();
   const { config, file: configFile } = await loadConfig(configFlag(rest));
   const plan = planRun(config, { argv: rest, ...(configFile ? { source: configFile } : {}) });
   // The command always writes its reports; the API only when asked.
@@ -101,28 +102,49 @@ async function runCommand(rest: string[]): Promise<number> {
 
   using view = new ProgressView();
   let written: Partial<Record<ReporterName, string>> = {};
-  try {
-    const run = await runPlan(
-      plan,
-      {
-        signal: controller.signal,
-        log: (line) => view.line(redact(line)),
-        // Announced once the prerequisites are met: a run refused for them started nothing.
-        onOpening: () =>
-          view.line(`zerodrop: ${plan.scenarios.length} scenario(s) x ${plan.profiles.length} profile(s) on provider ${plan.provider}${configFile ? ` (config ${configFile})` : ''}`),
-        reporter: view,
-        onReports: (w) => (written = w),
-      },
-      config.implementation,
-    );
-    view.stop();
+  const callbacks = {
+    signal: controller.signal,
+    log: (line: string) => view.line(redact(line)),
+    // Announced once the prerequisites are met: a run refused for them started nothing.
+    onOpening: () =>
+      view.line(`zerodrop: ${plan.scenarios.length} scenario(s) x ${plan.profiles.length} profile(s) on provider ${plan.provider}${configFile ? ` (config ${configFile})` : ''}`),
+    reporter: view,
+    onReports: (w: Partial<Record<ReporterName, string>>) => (written = w),
+  };
+  const summary = (scenarios: RunResult['scenarios']) => {
     console.log('');
-    for (const line of summaryTable(run.scenarios, process.stdout.columns || 120)) console.log(line);
-    printSummary(run.scenarios);
+    for (const line of summaryTable(scenarios, process.stdout.columns || 120)) console.log(line);
+    printSummary(scenarios);
     printWritten(written);
+  };
+  const passed = (scenarios: RunResult['scenarios']) => scenarios.every((s) => s.verdict === 'pass' || s.verdict === 'skipped');
+  try {
+    if (plan.kubeVersions.length > 1) {
+      // Several versions: the API runs each in turn and compares them; each version's summary as it ends.
+      const { versions, comparison } = await runVersionsPlan(
+        plan,
+        {
+          ...callbacks,
+          onVersionBegin: (version, i, total) => view.line(`${i > 0 ? '\n' : ''}zerodrop: Kubernetes ${version} (${i + 1} of ${total})`),
+          onVersionEnd: ({ kubeVersion, result }) => {
+            view.stop();
+            console.log(`\nKubernetes ${kubeVersion}${result.kubernetesVersion && result.kubernetesVersion !== kubeVersion ? ` (API server: ${result.kubernetesVersion})` : ''}:`);
+            summary(result.scenarios);
+          },
+        },
+        config.implementation,
+      );
+      if (comparison) console.log(`\ncompared ${versions.length} versions: ${comparison.html}, ${comparison.markdown}`);
+      if (plan.open) await openReport(comparison?.html);
+      if (controller.signal.aborted) return 130;
+      return versions.every((v) => passed(v.result.scenarios)) ? 0 : 1;
+    }
+    const run = await runPlan(plan, callbacks, config.implementation);
+    view.stop();
+    summary(run.scenarios);
     if (plan.open) await openReport(written.html);
     if (controller.signal.aborted) return 130;
-    return run.scenarios.every((s) => s.verdict === 'pass' || s.verdict === 'skipped') ? 0 : 1;
+    return passed(run.scenarios) ? 0 : 1;
   } catch (error) {
     if (controller.signal.aborted) return 130;
     throw error;

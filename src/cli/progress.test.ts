@@ -52,6 +52,22 @@ describe('progress', () => {
     expect(stream.text).not.toMatch(/running[^\n\r]*\n/);
   });
 
+  it('counts a run after another afresh (one per Kubernetes version), its status line drawn again', () => {
+    const stream = new FakeStream(true);
+    const clock = { t: 0 };
+    const view = new ProgressView({ stream, live: true, now: () => clock.t });
+    drive(view, clock);
+    view.onEnd();
+    stream.text = '';
+    const pair = { scenario: 'backend-delete-http', profile: 'reference' };
+    view.onBegin({ provider: 'netns', pairs: [pair, { ...pair, profile: 'mutant-exit-on-sigterm' }] });
+    view.onProgress({ ...pair, phase: 'running' });
+    view.stop();
+    expect(stream.text.startsWith(`${ESC}?25l`)).toBe(true);
+    expect(stream.text).toContain('[1/2] backend-delete-http [reference] running');
+    expect(stream.text.endsWith(`\r${ESC}2K${ESC}?25h`)).toBe(true);
+  });
+
   it('without a terminal, or under CI, prints plain lines and no control sequences', () => {
     for (const [isTTY, env] of [
       [false, {}],

@@ -67,21 +67,29 @@ export class ProgressView implements Reporter {
   private done = 0;
   private total = 0;
   private lastBeat = 0;
+  private readonly every: number;
 
   constructor(opts: { stream?: ProgressStream; live?: boolean; redrawMs?: number; heartbeatMs?: number; now?: () => number } = {}) {
     this.stream = opts.stream ?? process.stdout;
     this.live = opts.live ?? wantsLiveView(this.stream);
     this.heartbeatMs = opts.heartbeatMs ?? 10_000;
     this.now = opts.now ?? (() => performance.now());
-    const every = this.live ? (opts.redrawMs ?? 120) : 1000;
-    this.timer = setInterval(() => this.tick(), every);
+    this.every = this.live ? (opts.redrawMs ?? 120) : 1000;
+    this.start();
+  }
+
+  private start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.tick(), this.every);
     this.timer.unref();
     if (this.live) this.stream.write(HIDE_CURSOR);
   }
 
-  /** How many scenario x profile runs to expect, for the [n/N] counter. */
+  /** How many scenario x profile runs to expect, for the [n/N] counter; a run after another (one per Kubernetes version) counts afresh. */
   onBegin(run: RunBegin): void {
+    this.start();
     this.total = run.pairs.length;
+    this.done = 0;
   }
 
   onPairBegin(s: Pick<PairBegin, 'scenario' | 'profile'> & { timeline: { requests: { readonly length: number; readonly okCount: number } } }): void {

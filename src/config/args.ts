@@ -14,7 +14,7 @@ import { chooseDriver } from './driver.ts';
 import type { LoadDriver } from '../load/drivers.ts';
 import { parseFlags } from './flags.ts';
 import { K3S_IMAGES, KIND_NODE_IMAGES } from '../providers/node-images.ts';
-import { netnsKubeVersionProblem } from '../providers/netns/control-plane-binary.ts';
+import { controlPlanePin, netnsKubeVersionProblem } from '../providers/netns/control-plane-binary.ts';
 import { optionProblem } from '../scenarios/option-kinds.ts';
 import { optionsFor } from '../runner/run-matrix.ts';
 import { dnsLabelProblem, kubeconfigProblem, kubeVersionProblem, reportDirProblem, reporterProblem } from './checks.ts';
@@ -28,8 +28,14 @@ export const PROVIDERS = PROVIDER_NAMES;
 
 export interface RunArgs {
   provider: ProviderName;
-  /** Where the cluster comes from, for kind, k3s and cluster (--kubeconfig, --context, --kube-version, --cluster-name). */
+  /** Where the cluster comes from, for kind, k3s and cluster (--kubeconfig, --context, --kube-version, --cluster-name); kubeVersion is kubeVersions' first. */
   providerSettings: ProviderSettings;
+  /**
+   * Every Kubernetes version given (--kube-version, repeatable or comma-separated), in order; empty
+   * when none is. Several (netns only): the selection runs once on each, one cluster at a time
+   * (runVersionsPlan), each named by the release it resolves to (a minor names its pinned patch).
+   */
+  kubeVersions: string[];
   scenarios: ScenarioDefinition[];
   profiles: Profile[];
   overrides: OptionValues;
@@ -58,7 +64,11 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
   if (!(PROVIDERS as readonly string[]).includes(provider)) {
     throw new UsageError(`--provider ${provider}: unknown provider; use one of ${PROVIDERS.join(', ')}`);
   }
-  const providerSettings = { ...providerSettingsOf(provider as ProviderName, values), ...clusterSystemSettings(provider, values) };
+  const kubeVersions = kubeVersionsOf(provider as ProviderName, values['kube-version']);
+  const providerSettings = {
+    ...providerSettingsOf(provider as ProviderName, { ...values, 'kube-version': kubeVersions[0] }),
+    ...clusterSystemSettings(provider, values),
+  };
 
   const scenarios = scenariosNamed(values.scenario ?? []);
   // --driver narrows an unnamed selection to the scenarios it can load (src/config/driver.ts).
@@ -100,6 +110,7 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
     open: values.open,
     provider: provider as ProviderName,
     providerSettings,
+    kubeVersions,
     scenarios: selected,
     profiles: chosen,
     overrides,
@@ -160,6 +171,30 @@ export function checkCapacity(selected: readonly ScenarioDefinition[], profiles:
       }
     }
   }
+}
+
+/**
+ * The versions --kube-version names (repeated, or comma-separated), each checked as one is. Several
+ * run one after another on netns, which builds each pinned release; a netns version is named by the
+ * release it resolves to (`1.36` is `v1.36.3`), so that its report directory says which ran, and one
+ * given twice is refused.
+ */
+function kubeVersionsOf(provider: ProviderName, given: readonly string[] | undefined): string[] {
+  if (given === undefined) return [];
+  const versions = given.flatMap((v) => v.split(',')).map((v) => v.trim());
+  if (versions.length <= 1) return versions; // checked with the other provider settings
+  if (provider !== 'netns') throw new UsageError(`--kube-version ${versions.join(',')}: several versions run only on --provider netns; ${provider} takes one`);
+  const seen = new Map<string, string>();
+  return versions.map((v) => {
+    if (v === '') throw new UsageError('--kube-version: must not be empty');
+    const problem = netnsKubeVersionProblem(v);
+    if (problem !== undefined) throw new UsageError(`--kube-version ${v}: ${problem}`);
+    const release = controlPlanePin(v)!.version;
+    const before = seen.get(release);
+    if (before !== undefined) throw new UsageError(`--kube-version ${v}: ${before === v ? 'given twice' : `names ${release}, as ${before} does`}; give each version once`);
+    seen.set(release, v);
+    return release;
+  });
 }
 
 /** --kubeconfig/--context belong to --provider cluster, --kube-version to kind, k3s and netns, --cluster-name to kind, --nodes to netns. */

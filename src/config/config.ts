@@ -40,8 +40,12 @@ export interface ZerodropConfig extends ClusterSystemConfig {
   reporters?: (ReporterName | (string & {}))[];
   /** Open the HTML report when the run ends. */
   open?: boolean;
-  /** kind, k3s: Kubernetes minor version of the nodes; netns: a release kubernetes/ pins (v1.36.3), or its minor. */
-  kubeVersion?: string;
+  /**
+   * kind, k3s: Kubernetes minor version of the nodes; netns: a release kubernetes/ pins (v1.36.3), or
+   * its minor. netns, a list: the selection runs on each in turn, each version's reports in
+   * reportDir/<version>/, compared in reportDir (run() then resolves with every version's result).
+   */
+  kubeVersion?: string | string[];
   /** kind: cluster name. */
   clusterName?: string;
   /** netns: number of nodes (default 2). */
@@ -137,6 +141,8 @@ function uniqueProfileNames(list: (string | Profile)[], ctx: z.RefinementCtx): v
   });
 }
 
+const kubeVersionField = checked((v) => kubeVersionProblem(v), 'must be a Kubernetes version like v1.33');
+
 const schema = z.strictObject({
   provider: oneOf(PROVIDER_NAMES, 'provider').optional(),
   profiles: z
@@ -153,7 +159,9 @@ const schema = z.strictObject({
   reportDir: checked(reportDirProblem, 'must be a directory path').optional(),
   reporters: z.array(checked(reporterProblem, 'must be a reporter name or the path of a reporter module')).optional(),
   open: z.boolean({ error: 'must be true or false' }).optional(),
-  kubeVersion: checked((v) => kubeVersionProblem(v), 'must be a Kubernetes version like v1.33').optional(),
+  kubeVersion: z
+    .union([kubeVersionField, z.array(kubeVersionField).min(1, 'must name at least one Kubernetes version')], { error: 'must be a Kubernetes version like v1.33, or a list of them' })
+    .optional(),
   clusterName: checked(dnsLabelProblem, 'must be a DNS label').optional(),
   nodes: z.number({ error: `must be a whole number from 1 to ${MAX_NODES}` }).int(`must be a whole number from 1 to ${MAX_NODES}`).min(1, `must be a whole number from 1 to ${MAX_NODES}`).max(MAX_NODES, `must be a whole number from 1 to ${MAX_NODES}`).optional(),
   kubeconfig: checked((v) => kubeconfigProblem(v), 'must be the path of a kubeconfig file').optional(),
@@ -283,7 +291,7 @@ export function configArgs(config: ZerodropConfig, argv: readonly string[]): str
   single('report-dir', config.reportDir);
   many('reporter', config.reporters);
   if (config.open === true && !flags.has('open') && !flags.has('no-open')) out.push('--open');
-  single('kube-version', config.kubeVersion);
+  many('kube-version', typeof config.kubeVersion === 'string' ? [config.kubeVersion] : config.kubeVersion);
   single('cluster-name', config.clusterName);
   single('nodes', config.nodes?.toString());
   single('kubeconfig', config.kubeconfig);

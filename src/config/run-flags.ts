@@ -15,10 +15,11 @@ export const RUN_FLAGS = {
   },
   'kube-version': {
     type: 'string',
+    multiple: true,
     value: 'V',
     help: `kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s); netns: a release kubernetes/ pins, or its minor (${controlPlanePins()
       .map((p, i) => (i === 0 ? `${p.version} (default)` : p.version))
-      .join(', ')}; docs/netns-cluster.md)`,
+      .join(', ')}; docs/netns-cluster.md); netns, repeatable or comma-separated: the selection runs on each version in turn, its reports in <report-dir>/<version>/, and compare.html and compare.md set them side by side in <report-dir>`,
   },
   'cluster-name': { type: 'string', value: 'NAME', help: 'kind: cluster to reuse, or create and delete afterwards (default zerodrop)' },
   nodes: { type: 'string', value: 'N', help: 'netns: number of nodes of the cluster (default 2; node-drain-http needs 2)' },

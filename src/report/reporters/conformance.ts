@@ -41,6 +41,8 @@ export interface ConformanceReport {
   date: string;
   zerodropVersion: string;
   provider: string;
+  /** The release the cluster's API server reported at /version (results.json's); absent when it did not say, or locally. */
+  kubernetesVersion?: string;
   mode: string;
   implementation: { organization: string; project: string; url?: string; version?: string; contact: string[] };
   profiles: ConformanceProfile[];
@@ -102,6 +104,7 @@ export function conformanceReports(run: RunResult): ConformanceReport[] {
       date: run.startedAt,
       zerodropVersion: run.tool.version,
       provider: run.provider,
+      ...(run.kubernetesVersion !== undefined ? { kubernetesVersion: run.kubernetesVersion } : {}),
       mode: run.mode ?? 'default',
       implementation: {
         organization: impl.organization ?? 'unknown',

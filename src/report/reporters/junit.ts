@@ -56,6 +56,17 @@ function totals(results: readonly ScenarioResult[]) {
   };
 }
 
+/** The run's metadata on each testsuite: the Kubernetes release the cluster's API server reported, when it did. */
+function properties(run: RunResult, profile: string): string {
+  const props: [string, string][] = [
+    ['provider', run.provider],
+    ...(run.kubernetesVersion !== undefined ? [['kubernetesVersion', run.kubernetesVersion] as [string, string]] : []),
+    ['profile', profile],
+    ['zerodrop', run.tool.version],
+  ];
+  return props.map(([name, value]) => `<property name="${xml(name)}" value="${xml(value)}"/>`).join('');
+}
+
 export function renderJunit(run: RunResult): string {
   const profiles = [...new Set(run.scenarios.map((s) => s.profile))];
   const all = totals(run.scenarios);
@@ -64,7 +75,7 @@ export function renderJunit(run: RunResult): string {
     const t = totals(results);
     return (
       `  <testsuite name="${xml(`zerodrop ${profile}`)}" tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="${t.skipped}" time="${t.time}" timestamp="${xml(run.startedAt)}">\n` +
-      `    <properties><property name="provider" value="${xml(run.provider)}"/><property name="profile" value="${xml(profile)}"/><property name="zerodrop" value="${xml(run.tool.version)}"/></properties>\n` +
+      `    <properties>${properties(run, profile)}</properties>\n` +
       `${results.map(testcase).join('\n')}\n  </testsuite>`
     );
   });

@@ -48,6 +48,21 @@ describe('junit.xml', () => {
     expect(cases[3].failure.type).toBe('noFailedRequests');
     expect(cases[3]['system-out']).toContain('10 requests, 0 failed');
   });
+
+  it('names the run in each testsuite\'s properties, with the Kubernetes release the cluster reported when it did', () => {
+    const props = (r: RunResult) => parse(renderJunit(r)).testsuites.testsuite[0].properties.property.map((p: { name: string; value: string }) => [p.name, p.value]);
+    expect(props(run)).toEqual([
+      ['provider', 'local'],
+      ['profile', 'reference'],
+      ['zerodrop', '0.1.0'],
+    ]);
+    expect(props({ ...run, provider: 'netns', kubernetesVersion: 'v1.36.3' })).toEqual([
+      ['provider', 'netns'],
+      ['kubernetesVersion', 'v1.36.3'],
+      ['profile', 'reference'],
+      ['zerodrop', '0.1.0'],
+    ]);
+  });
 });
 
 describe('conformance.yaml', () => {
@@ -72,6 +87,13 @@ describe('conformance.yaml', () => {
       unsupportedFeatures: ['rollout', 'slow-lb'],
     });
     expect(profile.summary).toBe('Core tests failed with 1 test failure. Extended tests failed with 1 test failure.');
+  });
+
+  it('records the Kubernetes release the cluster reported next to the provider, and leaves it out when there is none', () => {
+    const text = renderConformance({ ...run, provider: 'netns', kubernetesVersion: 'v1.37.2' });
+    expect(text).toMatch(/\nprovider: netns\nkubernetesVersion: v1\.37\.2\nmode: nightly\n/);
+    expect(parseAllDocuments(text)[0]!.toJS()).toMatchObject({ provider: 'netns', kubernetesVersion: 'v1.37.2' });
+    expect(renderConformance(run)).not.toContain('kubernetesVersion');
   });
 
   it('writes one YAML document per system; statistics add up to the results', () => {

@@ -200,7 +200,14 @@ function gatewayExtra(m: GatewayMeasured): string {
   const clients = h?.clients ? `clients held ${f(h.clients.achieved)} of ${f(h.clients.target)} req/s, ` : '';
   const held = h === undefined ? '' : `; ${clients}all loads ${f(h.all.achieved)} of ${f(h.all.target)} req/s`;
   const perConnection = connections > 0 ? `; connections file ${f(m.connectionsBytes / connections, 1)} B/connection (${f(connections)})` : '';
-  return `${held}${perConnection}; ${m.result.verdict}${m.sameVerdictsFromRecords ? '' : ', re-evaluated verdicts DIFFER'}`;
+  const why = m.result.assertions.filter((a) => a.verdict !== 'pass').map((a) => a.name);
+  return `${held}${perConnection}; ${m.result.verdict}${why.length > 0 ? ` (${why.join(', ')})` : ''}${m.sameVerdictsFromRecords ? '' : ', re-evaluated verdicts DIFFER'}`;
+}
+
+/** A gateway row's loss column: the failed requests, and of them those no assertion judges (overlong by design). */
+function gatewayLoss(counts: ScenarioResult['counts']): string {
+  const unjudged = counts.notJudged ?? 0;
+  return `${f(counts.failed)} failed${unjudged > 0 ? ` (${f(unjudged)} not judged: overlong, cut by design)` : ''}`;
 }
 
 function gatewayDetail(m: GatewayMeasured): Record<string, unknown> {
@@ -217,7 +224,7 @@ async function gatewayRun(o: ScaleBenchOptions): Promise<{ rows: BenchRow[]; det
     const m = await measureGatewayRun(o, 'local', dir);
     const old = await oldFormat(dir, o);
     const rows = rowsOf(gatewayTarget(o), m.overrides['clients'], m.fresh, old, gatewayExtra(m));
-    rows[0]!.loss = `${f(m.result.counts.failed)} failed`;
+    rows[0]!.loss = gatewayLoss(m.result.counts);
     return { rows, detail: { ...gatewayDetail(m), old } };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -248,7 +255,7 @@ async function netnsGatewayRun(o: ScaleBenchOptions): Promise<{ rows: BenchRow[]
       connections: m.overrides['clients']!,
       value: fresh.peakRss / MB,
       unit: 'MB',
-      loss: `${f(m.result.counts.failed)} failed`,
+      loss: gatewayLoss(m.result.counts),
       status: 'ok',
       note: `peak RSS of the zerodrop process (the cluster's own processes not counted); ${f(fresh.memoryPerRequest, 1)} B/request in memory, ${f(fresh.diskPerRequest, 1)} B/request on disk (records file), results.json ${f(fresh.resultsJsonBytes / 1024)} KB; evaluate ${f(fresh.evaluateMs)} ms, reports ${f(fresh.reportsMs)} ms${gatewayExtra(m)}`,
     };

@@ -7,8 +7,9 @@
 //                 [--scale-seconds S] [--scale-rate R]
 //
 // --scale-seconds: how long each run of the `scale` section sends (default 300, --quick 20);
-// --scale-rate: requests/s of its run through the gateway topology (default 2,000, what a 2-core
-// machine holds through nginx); the generator-alone run sends 5,000/s, Envoy Gateway's e2e rate.
+// --scale-rate: requests/s of its runs through the gateway topology, on the local provider and on a
+// netns cluster (default 2,000, what a 2-core machine holds through nginx locally); the
+// generator-alone run sends 5,000/s, Envoy Gateway's e2e rate.
 //
 // --profile: the node:net HTTP clients (zerodrop's generator, autocannon, the node:net floor) write a
 // CPU profile of every run next to the report (bench-profiles/), and the top of each client's best
@@ -144,7 +145,7 @@ export async function runBench(s: BenchSettings, signal: AbortSignal): Promise<{
       });
     });
     await section('scale', 'MB', () => {
-      progress(`scale: ${s.scaleSeconds} s through the gateway topology at ${s.scaleRate} req/s, then the generator alone at 5,000 req/s`);
+      progress(`scale: ${s.scaleSeconds} s through the gateway topology at ${s.scaleRate} req/s, on the local provider then on a netns cluster, then the generator alone at 5,000 req/s`);
       return scaleBench({ host, seconds: s.scaleSeconds, gatewayRate: s.scaleRate, generatorRate: 5_000, cwd: packageRoot, signal, onProgress: progress });
     });
   } finally {

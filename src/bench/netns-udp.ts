@@ -24,8 +24,8 @@ const NAMESPACE = 'zerodrop-bench';
 const NODE_PORT = 30_040;
 const ECHO_PORT = 9001;
 
-/** Why the netns row cannot run here, or undefined. */
-export async function netnsUdpMissing(): Promise<string | undefined> {
+/** Why the bench's netns rows (this ladder, the scale section's gateway run) cannot run here, or undefined. */
+export async function netnsBenchMissing(): Promise<string | undefined> {
   const missing = await netnsMissing();
   return missing.length > 0 ? missing.join('; ') : undefined;
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AddressPool } from '../providers/local/addresses.ts';
 import { packageRoot } from '../paths.ts';
 import { parseBenchArgs } from './main.ts';
-import { gatewayOverrides, scaleBench } from './scale-bench.ts';
+import { gatewayOverrides, heldRateOf, scaleBench } from './scale-bench.ts';
 
 describe('scale bench', () => {
   it('takes its duration and rate as options, 300 s by default and 20 s with --quick', () => {
@@ -16,25 +16,43 @@ describe('scale bench', () => {
     expect(gatewayOverrides({ seconds: 300, gatewayRate: 2000 })).toEqual({ clients: 20, ratePerClient: 100, deleteAtMs: 297_000 });
   });
 
+  it('takes the held and asked rates from loadHeld: the rated loads summed, none without one', () => {
+    const loads = [
+      { load: 'http', targetRate: 2000, achievedRate: 1300.5, late: 0 },
+      { load: 'keep-alive', targetRate: 100, achievedRate: 99.5, late: 0 },
+      { load: 'long', late: 0 },
+    ];
+    expect(heldRateOf({ assertions: [{ name: 'loadHeld', verdict: 'inconclusive', message: '', details: { loads } }] })).toEqual({ clients: { achieved: 1300.5, target: 2000 }, all: { achieved: 1400, target: 2100 } });
+    expect(heldRateOf({ assertions: [{ name: 'noFailedRequests', verdict: 'pass', message: '' }] })).toBeUndefined();
+  });
+
   it('measures a gateway run and the generator alone beside the old format, in seconds', { timeout: 180_000 }, async () => {
     const pool = await AddressPool.create();
     try {
-      const { rows, detail } = await scaleBench({ host: pool.allocate(), seconds: 3, gatewayRate: 200, generatorRate: 500, cwd: packageRoot, signal: new AbortController().signal });
+      // The netns row as on a machine that cannot start a cluster (its run is the netns suites' cost).
+      const netnsMissing = async () => 'not root: --provider netns creates network namespaces';
+      const { rows, detail } = await scaleBench({ host: pool.allocate(), seconds: 3, gatewayRate: 200, generatorRate: 500, cwd: packageRoot, signal: new AbortController().signal, netnsMissing });
       expect(rows.map((r) => [r.bench, r.tool, r.status, r.unit])).toEqual([
         ['scale', 'zerodrop', 'ok', 'MB'],
         ['scale', 'old format', 'ok', 'MB'],
+        ['scale', 'zerodrop', 'not installed', 'MB'],
         ['scale', 'zerodrop', 'ok', 'MB'],
         ['scale', 'old format', 'ok', 'MB'],
       ]);
-      for (const r of rows) expect(r.value).toBeGreaterThan(10);
+      expect(rows[2]).toMatchObject({ target: 'gateway-delete-http via nginx on a netns cluster (kube-proxy nftables), 200 req/s, 3 s', note: 'not root: --provider netns creates network namespaces' });
+      for (const r of rows.filter((r) => r.status === 'ok')) expect(r.value).toBeGreaterThan(10);
+      expect(rows[0]!.loss).toMatch(/^\d+ failed( \(\d+ not judged: overlong, cut by design\))?$/);
+      expect(rows[0]!.note).toMatch(/; clients held [\d,]+ of 200 req\/s, all loads [\d,]+ of [\d,]+ req\/s;/);
       const generator = detail['generator'] as { generator: { recorded: number; failed: number }; fresh: { memoryPerRequest: number; diskPerRequest: number }; old: { resultsJsonBytes: number; requests: number } };
       expect(generator.generator.recorded).toBeGreaterThan(1000);
       // Columns grow by chunks of 16,384 rows: a short run's figure is one chunk over few requests.
       expect(generator.fresh.memoryPerRequest * generator.generator.recorded).toBeLessThan(1.5 * 1024 * 1024);
       expect(generator.fresh.diskPerRequest).toBeLessThan(100);
       expect(generator.old.resultsJsonBytes / generator.old.requests).toBeGreaterThan(200);
-      const gateway = detail['gateway'] as { sameVerdictsFromRecords: boolean; counts: { requests: number } };
+      const gateway = detail['gateway'] as { sameVerdictsFromRecords: boolean; counts: { requests: number }; held: { clients: { achieved: number; target: number } } };
       expect(gateway.counts.requests).toBeGreaterThan(100);
+      expect(gateway.held.clients.achieved).toBeGreaterThan(0);
+      expect(gateway.held.clients.target).toBe(200);
       expect(gateway.sameVerdictsFromRecords).toBe(true);
     } finally {
       pool.close();

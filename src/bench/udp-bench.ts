@@ -18,7 +18,7 @@ import { freePort } from './nginx.ts';
 import { startServerProcess } from './server-process.ts';
 import { ratioTo, type BenchRow } from './table.ts';
 import { runTool, which } from './tools.ts';
-import { netnsUdpLadder, netnsUdpMissing } from './netns-udp.ts';
+import { netnsUdpLadder, netnsBenchMissing } from './netns-udp.ts';
 
 export interface UdpBenchOptions {
   host: string;
@@ -221,7 +221,7 @@ export async function udpBench(o: UdpBenchOptions): Promise<{ rows: BenchRow[]; 
   };
   const direct = await attempt(() => zerodropDirect(o));
   const balanced = await attempt(() => zerodropBalancer(o));
-  const netnsMissingWhy = await netnsUdpMissing();
+  const netnsMissingWhy = await netnsBenchMissing();
   const kernel = netnsMissingWhy ? undefined : await attempt(() => netnsUdpLadder({ ...o, log: () => {} }));
   const iperf = (await which('iperf3')) ? await attempt(() => iperf3(o)) : undefined;
   detail.zerodropDirect = direct;

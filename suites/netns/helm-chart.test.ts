@@ -11,6 +11,7 @@ import type { Profile } from '../../src/profiles/profile.ts';
 import { dropResult } from '../../src/report/collect.ts';
 import { runMatrix } from '../../src/runner/run-matrix.ts';
 import { catalog } from '../../src/scenarios/index.ts';
+import type { OptionValues } from '../../src/scenarios/definition.ts';
 import { expectFailedBy, expectPass, repeatUnmeasured } from '../helpers/run-case.ts';
 import { skipReason, title, useNetnsCluster } from './context.ts';
 
@@ -25,11 +26,11 @@ const helmUnbuilt = (await isBuilt(helmModule())) ? undefined : 'helm is not bui
 describe.skipIf(skipReason !== '' || helmUnbuilt !== undefined)(title(`a gateway from a chart directory (examples/helm-gateway) on a netns cluster${helmUnbuilt ? ` (${helmUnbuilt})` : ''}`), () => {
   const cluster = useNetnsCluster(2);
 
-  async function run(name: string) {
+  async function run(name: string, overrides: OptionValues = {}) {
     const profile = config.profiles.find((p) => p.name === name)!;
     const def = catalog.find((d) => d.id === 'gateway-delete-http')!;
     await using session = await cluster.session();
-    const matrix = await runMatrix({ provider: 'netns', session, scenarios: [def], profiles: [profile], overrides: {}, nightly: false, signal: AbortSignal.timeout(8 * 60_000) });
+    const matrix = await runMatrix({ provider: 'netns', session, scenarios: [def], profiles: [profile], overrides, nightly: false, signal: AbortSignal.timeout(8 * 60_000) });
     const [result] = matrix.scenarios;
     if (!result) throw new Error('no result');
     await dropResult(inject('zerodropCollectDir'), result, 'netns');
@@ -42,7 +43,11 @@ describe.skipIf(skipReason !== '' || helmUnbuilt !== undefined)(title(`a gateway
     expectPass(await repeatUnmeasured(() => run('nginx-gateway')));
   }, 10 * 60_000);
 
+  // Without the overlong requests: noFailedRequests never judges them (they outlast any drain by
+  // design and are cut at its bound), and the chart's defaults put no bound on its graceful stop, so
+  // one held the deleted pod until SIGKILL, 30 s after its delete, for nothing this test judges. The
+  // failures it does judge are the new connections the closing listener refuses before deprogramming.
   it('gateway-delete-http fails by noFailedRequests on nginx-gateway-naive (the chart\'s defaults)', async () => {
-    expectFailedBy(await repeatUnmeasured(() => run('nginx-gateway-naive')), 'noFailedRequests');
+    expectFailedBy(await repeatUnmeasured(() => run('nginx-gateway-naive', { overlongRequests: 0 })), 'noFailedRequests');
   }, 10 * 60_000);
 });

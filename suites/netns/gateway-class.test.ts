@@ -12,6 +12,7 @@ import { dropResult } from '../../src/report/collect.ts';
 import { runMatrix } from '../../src/runner/run-matrix.ts';
 import { gatewayClassProfile } from '../../src/scenarios/gateway-class-profile.ts';
 import { catalog } from '../../src/scenarios/index.ts';
+import type { OptionValues } from '../../src/scenarios/definition.ts';
 import { expectFailedBy, expectPass, repeatUnmeasured } from '../helpers/run-case.ts';
 import { skipReason, title, useNetnsCluster } from './context.ts';
 
@@ -20,10 +21,10 @@ const traefikUnbuilt = (await isBuilt(traefikModule())) ? undefined : 'Traefik i
 describe.skipIf(skipReason !== '' || traefikUnbuilt !== undefined)(title(`GatewayClass traefik on a netns cluster${traefikUnbuilt ? ` (${traefikUnbuilt})` : ''}`), () => {
   const cluster = useNetnsCluster(2);
 
-  async function run(className: string) {
+  async function run(className: string, overrides: OptionValues = {}) {
     const def = catalog.find((d) => d.id === 'gateway-delete-http')!;
     await using session = await cluster.session({ gatewayClass: { name: className, timeouts: CONFORMANCE_TIMEOUTS } });
-    const matrix = await runMatrix({ provider: 'netns', session, scenarios: [def], profiles: [gatewayClassProfile(className)], overrides: {}, nightly: false, signal: AbortSignal.timeout(8 * 60_000) });
+    const matrix = await runMatrix({ provider: 'netns', session, scenarios: [def], profiles: [gatewayClassProfile(className)], overrides, nightly: false, signal: AbortSignal.timeout(8 * 60_000) });
     const [result] = matrix.scenarios;
     if (!result) throw new Error('no result');
     await dropResult(inject('zerodropCollectDir'), result, 'netns');
@@ -34,7 +35,9 @@ describe.skipIf(skipReason !== '' || traefikUnbuilt !== undefined)(title(`Gatewa
     expectPass(await repeatUnmeasured(() => run('traefik')));
   }, 10 * 60_000);
 
+  // Without the overlong requests: noFailedRequests never judges them (they outlast any drain by
+  // design and are cut at its bound), and Traefik as packaged held the deleted pod for them.
   it('gateway-delete-http fails by noFailedRequests on traefik-naive', async () => {
-    expectFailedBy(await repeatUnmeasured(() => run('traefik-naive')), 'noFailedRequests');
+    expectFailedBy(await repeatUnmeasured(() => run('traefik-naive', { overlongRequests: 0 })), 'noFailedRequests');
   }, 10 * 60_000);
 });

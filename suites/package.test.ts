@@ -83,7 +83,8 @@ describe('the adopter example (examples/gateway-team), installed', () => {
   }, 120_000);
 
   it('`zerodrop run` honours zerodrop.config.ts (profiles, report directory, implementation)', async () => {
-    const r = await project.exec('npx', ['zerodrop', 'run', '--scenario', 'backend-idle-exit'], { env: { ZERODROP_PROFILES: 'reference,mutant-hang-until-killed' } });
+    // --set: a flag beside the config, and the mutant that ignores SIGTERM is killed at 4 s, not 8.
+    const r = await project.exec('npx', ['zerodrop', 'run', '--scenario', 'backend-idle-exit', '--set', 'graceSeconds=4'], { env: { ZERODROP_PROFILES: 'reference,mutant-hang-until-killed' } });
     // The mutant fails by design: exit 1, and the config's selection is what ran.
     expect(r.code, show(r)).toBe(1);
     expect(r.stdout).toContain('(config ');

@@ -19,6 +19,9 @@ describe('run()', () => {
     const result = await run({
       scenarios: ['backend-idle-exit'],
       profiles: ['reference', 'mutant-hang-until-killed'],
+      // The mutant hangs until SIGKILL: a 4 s grace period instead of 8 ends its run sooner, and it
+      // still fails (killed, long past exitWithinMs, 2.5 s).
+      set: { graceSeconds: 4 },
       reporter: { onPairEnd: (r) => seen.push(r) },
       onReports: (w) => (reports = w),
     });

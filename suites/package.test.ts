@@ -3,14 +3,14 @@
 // example (examples/gateway-team) run there. Nothing here reaches into this repository's src/: what
 // works must work from the installed package alone.
 
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult, ScenarioResult } from '../src/report/results.ts';
 import { packageRoot } from '../src/paths.ts';
 import { onPath } from '../src/profiles/requirements.ts';
-import { createAdopterProject, packInto, projectExec, type AdopterProject } from './helpers/adopter-project.ts';
+import { createAdopterProject, projectExec, type AdopterProject } from './helpers/adopter-project.ts';
 import { readmeAdoption, type ReadmeAdoption } from './helpers/readme-adoption.ts';
 import { unmeasured } from './helpers/run-case.ts';
 
@@ -83,7 +83,8 @@ describe('the adopter example (examples/gateway-team), installed', () => {
   }, 120_000);
 
   it('`zerodrop run` honours zerodrop.config.ts (profiles, report directory, implementation)', async () => {
-    const r = await project.exec('npx', ['zerodrop', 'run', '--scenario', 'backend-idle-exit'], { env: { ZERODROP_PROFILES: 'reference,mutant-hang-until-killed' } });
+    // --set: a flag beside the config, and the mutant that ignores SIGTERM is killed at 4 s, not 8.
+    const r = await project.exec('npx', ['zerodrop', 'run', '--scenario', 'backend-idle-exit', '--set', 'graceSeconds=4'], { env: { ZERODROP_PROFILES: 'reference,mutant-hang-until-killed' } });
     // The mutant fails by design: exit 1, and the config's selection is what ran.
     expect(r.code, show(r)).toBe(1);
     expect(r.stdout).toContain('(config ');
@@ -141,8 +142,9 @@ describe('the adopter example (examples/gateway-team), installed', () => {
 // Gateways zerodrop has no profile for, each defined only in a config file of the installed project:
 // Apache httpd (examples/apache-gateway, with a backend of the project's own) and Apache Traffic
 // Server (examples/trafficserver-gateway, which exits at its own timeout), drain-correct and as
-// Debian packages them. Each drain setting they declare is proven necessary by `zerodrop campaign
-// --ablations`. Skipped, with the install hint, where the server is not installed.
+// Debian packages them. Each drain setting they declare is proven necessary by `zerodrop campaign`
+// (Traffic Server's with --ablations, Apache's three ablations by name). Skipped, with the install
+// hint, where the server is not installed.
 const GATEWAY_SCENARIOS = ['gateway-delete-http', 'gateway-delete-http-no-keepalive', 'gateway-slow-lb', 'gateway-rollout-http'];
 
 /** Copies examples/<example> into the project, runs `zerodrop run` there, and returns the verdicts (a pair the harness could not measure runs again, at most twice). */
@@ -167,15 +169,24 @@ async function runExample(example: string, files: readonly string[]): Promise<{ 
 
 const verdictsOf = (run: RunResult, profile: string) => Object.fromEntries(run.scenarios.filter((s) => s.profile === profile && s.verdict !== 'skipped').map((s) => [s.id, s.verdict]));
 
-/** `zerodrop campaign --ablations` on gateway-delete-http: the profile passes and each of its ablations fails, as expected (exit 0). */
-async function ablationsCaught(dir: string, profile: string, ablations: readonly string[]): Promise<void> {
-  const r = await project.exec('npx', ['zerodrop', 'campaign', '--runs', '1', '--ablations', '--profile', profile, '--scenario', 'gateway-delete-http', '--report-dir', 'campaign'], { cwd: dir, timeoutMs: 300_000 });
+/**
+ * `zerodrop campaign` on gateway-delete-http: each ablation fails, as expected (exit 0). With
+ * `withProfile`, `--ablations` selects them from the profile's drainSettings and the campaign runs the
+ * profile too, which must pass; without it, the ablations are selected by name and only they run (the
+ * profile's pass on gateway-delete-http, the same run, is the example's `zerodrop run` above).
+ */
+async function ablationsCaught(dir: string, profile: string, ablations: readonly string[], { withProfile }: { withProfile: boolean }): Promise<void> {
+  const selection = withProfile ? ['--ablations', '--profile', profile] : ablations.flatMap((a) => ['--profile', a]);
+  const r = await project.exec('npx', ['zerodrop', 'campaign', '--runs', '1', ...selection, '--scenario', 'gateway-delete-http', '--report-dir', 'campaign'], { cwd: dir, timeoutMs: 300_000 });
   const campaign = JSON.parse(await readFile(join(dir, 'campaign', 'campaign.json'), 'utf8')) as { rows: { profile: string; counts: Record<string, number>; expected?: string }[] };
   const judged = campaign.rows.filter((row) => row.counts['inconclusive'] === 0);
+  const profiles = withProfile ? [profile, ...ablations] : ablations;
   expect(Object.fromEntries(judged.map((row) => [row.profile, row.counts['pass'] === 1 ? 'pass' : 'fail'])), show(r)).toEqual(
-    Object.fromEntries([[profile, 'pass'], ...ablations.filter((a) => judged.some((row) => row.profile === a)).map((a) => [a, 'fail'])]),
+    Object.fromEntries([...(withProfile ? [[profile, 'pass']] : []), ...ablations.filter((a) => judged.some((row) => row.profile === a)).map((a) => [a, 'fail'])]),
   );
-  expect(campaign.rows.map((row) => row.profile).sort()).toEqual([profile, ...ablations].sort());
+  expect(campaign.rows.map((row) => row.profile).sort()).toEqual([...profiles].sort());
+  // Each ablation is expected to fail there: the campaign holds its verdict to that.
+  for (const row of campaign.rows.filter((x) => x.profile !== profile)) expect(row.expected, row.profile).toBe('fail');
   if (judged.length === campaign.rows.length) expect(r.code, show(r)).toBe(0);
 }
 
@@ -194,8 +205,8 @@ describe.skipIf(!onPath('apache2'))('your own gateway (examples/apache-gateway),
     }
   }, 250_000);
 
-  it('proves each drain setting it declares necessary: `zerodrop campaign --ablations`', async () => {
-    await ablationsCaught(join(project.dir, 'apache-gateway'), 'apache', ['apache-without-prestop', 'apache-without-stopsignal', 'apache-without-graceful-timeout']);
+  it('proves each drain setting it declares necessary: `zerodrop campaign` of its ablations, each by name', async () => {
+    await ablationsCaught(join(project.dir, 'apache-gateway'), 'apache', ['apache-without-prestop', 'apache-without-stopsignal', 'apache-without-graceful-timeout'], { withProfile: false });
   }, 320_000);
 });
 
@@ -211,7 +222,7 @@ describe.skipIf(!onPath('traffic_server'))('your own gateway that exits at its t
   }, 250_000);
 
   it('proves its shutdown_timeout necessary: `zerodrop campaign --ablations`', async () => {
-    await ablationsCaught(join(project.dir, 'trafficserver-gateway'), 'trafficserver', ['trafficserver-without-shutdown-timeout']);
+    await ablationsCaught(join(project.dir, 'trafficserver-gateway'), 'trafficserver', ['trafficserver-without-shutdown-timeout'], { withProfile: true });
   }, 320_000);
 });
 
@@ -262,7 +273,9 @@ describe.skipIf(registry.code !== 0)('README.md "Use it in your repository", wor
     expect(readme.text).toContain('`npm install --save-dev node@24`');
     const node = await exec('npm', ['install', '--save-dev', 'node@24', ...npmFlags], { timeoutMs: 300_000 });
     expect(node.code, show(node)).toBe(0);
-    const tarball = await packInto(dir);
+    // The tarball this file's project installed (npm pack builds dist/ with tsc: the same build, not made twice).
+    const tarball = join(dir, basename(project.tarball));
+    await copyFile(project.tarball, tarball);
     expect(readme.install).toEqual(['npm', 'install', '--save-dev', 'zerodrop', 'vitest']);
     const [npm = '', ...args] = readme.install.map((w) => (w === 'zerodrop' ? tarball : w));
     const installed = await exec(npm, [...args, ...npmFlags], { timeoutMs: 300_000 });

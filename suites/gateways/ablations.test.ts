@@ -20,7 +20,11 @@ const cases = ablatedProfiles
 
 describe.skipIf(cases.length === 0)('ablations: a drain-correct profile without one drain setting fails the scenarios that catch it', () => {
   it.each(cases.map((c) => [c.profile.name, c.scenario] as const))('%s fails %s', async (name, scenario) => {
-    const r = await runCase(scenario, name);
+    // The keep-alive race is judged without gateway-delete-http's overlong requests: it happens at the
+    // graceful stop, they are never judged (cut at the drain timeout by design), and they only held
+    // the ablated pod to its drain timeout (measured without them: 31-33 unannounced closes a run).
+    // Only gateway-delete-http has the option (ZERODROP_ABLATIONS=all runs the others as they are).
+    const r = await runCase(scenario, name, ISSUE_19.includes(name) && scenario === 'gateway-delete-http' ? { overlongRequests: 0 } : {});
     expect(r.verdict, describeResult(r)).toBe('fail');
     if (ISSUE_19.includes(name)) {
       // The keep-alive race, counted: every keep-alive connection the pod closed unannounced, and

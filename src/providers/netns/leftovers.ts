@@ -99,7 +99,30 @@ export async function removeCluster(cluster: { id: string; dir?: string }): Prom
   for (const ns of namespaces) await execa('ip', ['netns', 'del', ns], { reject: false });
   await execa('ip', ['link', 'del', bridgeName(cluster.id)], { reject: false });
   if (cluster.dir) await rm(cluster.dir, { recursive: true, force: true });
+  releaseNetnsDir();
 }
+
+/**
+ * `ip netns add` makes NETNS_DIR a shared bind mount of itself the first time it is used, and
+ * nothing takes it away: left behind once the last namespace is gone, it is a mount our run made.
+ * Unmounted only while empty; a namespace mounted under it in the meantime makes umount fail with
+ * EBUSY (no lazy unmount), and the next `ip netns add` makes it again.
+ */
+export function releaseNetnsDir(dir = NETNS_DIR, mountinfo = '/proc/self/mountinfo'): boolean {
+  try {
+    if (readdirSync(dir).length > 0) return false;
+    const mounted = readFileSync(mountinfo, 'utf8')
+      .split('\n')
+      .some((line) => line.split(' ')[4] === dir);
+    if (!mounted) return false;
+    execFileSync('umount', [dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const NETNS_DIR = '/run/netns';
 
 /**
  * removeCluster for a process that is exiting (a second Ctrl-C, an uncaught error): synchronous, so
@@ -127,6 +150,7 @@ export function removeClusterSync(cluster: { id: string; dir?: string }): void {
   for (const ns of namespaces) run(['netns', 'del', ns]);
   run(['link', 'del', bridgeName(cluster.id)]);
   if (cluster.dir) rmSync(cluster.dir, { recursive: true, force: true });
+  releaseNetnsDir();
 }
 
 /** The bridge's alias: the owner process (id and start time) and the cluster's directory. */
@@ -237,6 +261,8 @@ export async function cleanNetnsClusters(opts: { dryRun?: boolean; log?: (line: 
       else await remove({ id }, 'no run claims it');
     }
   }
+  // A run killed outright leaves the mount too, even once its cluster is gone.
+  if (!opts.dryRun && releaseNetnsDir()) log(`unmounted ${NETNS_DIR} (empty; ip netns makes it again when it needs it)`);
   return result;
 }
 

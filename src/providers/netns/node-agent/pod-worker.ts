@@ -9,7 +9,8 @@
 //  pod object deleted with grace 0 and a UID precondition
 //  (https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination: "the kubelet
 //  ... triggers forcible removal of the Pod object from the API server, by setting grace period to 0").
-//  A pod whose object vanished first (force delete) is stopped with the pod worker's minimum grace.
+//  A pod whose object vanished first (force delete) is stopped with the grace of the last version
+//  this agent saw, as the kubelet stops a pod removed from its config (effectiveGraceSeconds).
 
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,6 +37,19 @@ export const BACKOFF_RESET_MS = 600_000;
 const SETUP_RETRY_MS = 5_000;
 
 /** The next restart delay after a run of `ranMs`, given the previous delay (undefined: first crash). */
+/**
+ * The grace a pod is stopped with, from the last version of it this agent saw. A force delete
+ * (gracePeriodSeconds 0) removes the object at once and the watch's last word is its removal: the
+ * kubelet then stops the pod it still knows (its config hands over its cached copy, pkg/kubelet/config/config.go),
+ * whose deletionGracePeriodSeconds is unset unless an earlier graceful delete set it, so the pod
+ * worker falls back to spec.terminationGracePeriodSeconds (calculateEffectiveGracePeriod,
+ * pkg/kubelet/pod_workers.go). Force deleting frees the name in the API, not the container from
+ * its grace; termination.ts still floors it at 1 s.
+ */
+export function effectiveGraceSeconds(pod: Pod): number {
+  return pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+}
+
 export function nextBackoff(previous: number | undefined, ranMs: number): number {
   if (previous === undefined || ranMs >= BACKOFF_RESET_MS) return 0;
   return Math.min(BACKOFF_MAX_MS, previous === 0 ? BACKOFF_INITIAL_MS : previous * 2);
@@ -320,20 +334,17 @@ export class PodWorker {
     this.pod = pod;
     const ts = pod.metadata.deletionTimestamp;
     if (!ts) return;
-    const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
-    this.terminate(grace);
+    this.terminate(effectiveGraceSeconds(pod));
   }
 
-  /** The pod object is gone from the API (force delete): stop with the minimum grace. */
+  /** The pod object is gone from the API (a force delete, or a new pod of the same name). */
   vanished(): void {
     this.gone = true;
-    this.terminate(0);
+    this.terminate(effectiveGraceSeconds(this.pod));
   }
 
   private terminate(grace: number): void {
-    if (this.grace !== undefined && grace >= this.grace && !(this.gone && grace === 0)) {
-      return;
-    }
+    if (this.grace !== undefined && grace >= this.grace) return;
     const first = !this.terminating;
     this.grace = grace;
     this.terminating = true;

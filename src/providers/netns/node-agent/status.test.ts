@@ -4,7 +4,7 @@ import type { Pod } from './pod-types.ts';
 import { podPhase, podStatus, type ContainerRecord } from './status.ts';
 import { IpPool } from './ip-pool.ts';
 import { sandboxNames } from './sandbox.ts';
-import { nextBackoff, shouldRestart } from './pod-worker.ts';
+import { effectiveGraceSeconds, nextBackoff, shouldRestart } from './pod-worker.ts';
 import { ProbeCounter } from './prober.ts';
 
 const pod: Pod = {
@@ -100,5 +100,14 @@ describe('node-agent helpers', () => {
     const l = new ProbeCounter('liveness', 1, 1);
     expect(l.result).toBe(true);
     expect(l.record(false)).toBe(false);
+  });
+});
+
+describe('effectiveGraceSeconds', () => {
+  it('a force-deleted pod keeps the grace of its last known version, as the kubelet stops a pod removed from its config', () => {
+    expect(effectiveGraceSeconds({ ...pod, spec: { ...pod.spec, terminationGracePeriodSeconds: 5 } })).toBe(5);
+    expect(effectiveGraceSeconds(pod)).toBe(30);
+    // A graceful delete seen before the force delete: its grace, not the spec's.
+    expect(effectiveGraceSeconds({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: T, deletionGracePeriodSeconds: 3 }, spec: { ...pod.spec, terminationGracePeriodSeconds: 5 } })).toBe(3);
   });
 });

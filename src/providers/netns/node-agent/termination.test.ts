@@ -100,7 +100,7 @@ describe('ContainerTermination', () => {
     const { clock, log, term } = setup(true);
     term.terminate(30);
     clock.advance(2_000);
-    term.terminate(0); // vanished from the API: 1 s from now
+    term.terminate(0); // a shorter delete: 1 s from now
     clock.advance(10_000);
     expect(log).toEqual(['prestop@0(30000)', 'prestop-timeout@3000', 'stop@3000', 'kill@5000']);
   });

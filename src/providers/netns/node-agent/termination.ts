@@ -4,7 +4,8 @@
 //
 //  - G (deletionGracePeriodSeconds) counts from when the kubelet saw the deletion, preStop included.
 //    The pod worker never uses less than 1 s ("no matter what, we always supply a grace period of
-//    1", calculateEffectiveGracePeriod); a pod that vanished from the API (force delete) gets that 1 s.
+//    1", calculateEffectiveGracePeriod). A pod that vanished from the API (force delete) keeps the
+//    grace of its last known version (pod-worker.ts, effectiveGraceSeconds), not this floor.
 //  - With a preStop hook, the hook runs first, bounded by G; then the stop signal goes to the
 //    container's main process. A hook still running when G runs out does not delay the signal: it
 //    is sent then, with a one-off 2 s extension before SIGKILL ("If the preStop hook is still running
@@ -20,7 +21,7 @@
 
 /** The kubelet's floor between the stop signal and SIGKILL (minimumGracePeriodInSeconds). */
 export const MIN_STOP_TO_KILL_MS = 2_000;
-/** The pod worker's minimum grace, also what a force-deleted pod gets. */
+/** The pod worker's minimum grace (a delete with gracePeriodSeconds 1 or less still gets 1 s). */
 export const MIN_GRACE_MS = 1_000;
 
 export interface Clock {

@@ -3,8 +3,12 @@
 // with the machine it ran on, and the table in Markdown (reports/bench.md). A tool that is not
 // installed is a row saying so, not a failure.
 //
-//   npm run bench [-- --quick] [-- --only http|udp|provider|soak|scale]... [--workers N] [--out FILE] [--profile]
-//                 [--scale-seconds S] [--scale-rate R]
+//   npm run bench [-- --quick] [-- --only http|udp|provider|soak|scale|model]... [--workers N] [--out FILE] [--profile]
+//                 [--scale-seconds S] [--scale-rate R] [--kube-version V[,V...]]
+//
+// `model` runs only when named: what the local provider's model of Kubernetes assumes, measured on a
+// netns cluster of each release --kube-version names (default: every pinned one), printed as a
+// table per release (model-timings.ts; docs/local-provider.md quotes it). Needs root.
 //
 // --scale-seconds: how long each run of the `scale` section sends (default 300, --quick 20);
 // --scale-rate: requests/s of its runs through the gateway topology, on the local provider and on a
@@ -30,7 +34,10 @@ import { machineFacts, type MachineFacts } from './machine.ts';
 import { providerBench } from './provider-bench.ts';
 import { scaleBench } from './scale-bench.ts';
 import { soakBench } from './soak-bench.ts';
-import { BENCH_NAMES, formatMarkdown, formatTable, type BenchName, type BenchRow } from './table.ts';
+import { controlPlanePin, controlPlanePins, netnsKubeVersionProblem } from '../providers/netns/control-plane-binary.ts';
+import { DEFAULT_COUNTS, modelTimingsBench, QUICK_COUNTS } from './model-timings.ts';
+import { netnsBenchMissing } from './netns-udp.ts';
+import { BENCH_NAMES, DEFAULT_BENCHES, formatMarkdown, formatTable, type BenchName, type BenchRow } from './table.ts';
 import { udpBench } from './udp-bench.ts';
 
 export interface BenchSettings {
@@ -43,6 +50,8 @@ export interface BenchSettings {
   /** The `scale` section: seconds each run sends, and the gateway run's requests/s. */
   scaleSeconds: number;
   scaleRate: number;
+  /** The `model` section: the releases it measures, each a pinned one (`v1.36.3`). */
+  kubeVersions: string[];
 }
 
 /** The bench's flags, checked before anything starts; bad ones are a UsageError (exit 2). */
@@ -55,8 +64,9 @@ export function parseBenchArgs(argv: string[]): BenchSettings {
     profile: { type: 'boolean', default: false },
     'scale-seconds': { type: 'string' },
     'scale-rate': { type: 'string', default: '2000' },
+    'kube-version': { type: 'string', multiple: true },
   });
-  const only = (values.only ?? [...BENCH_NAMES]).flatMap((s) => s.split(',')).map((name) => {
+  const only = (values.only ?? [...DEFAULT_BENCHES]).flatMap((s) => s.split(',')).map((name) => {
     if (!(BENCH_NAMES as readonly string[]).includes(name)) throw new UsageError(`bench: --only ${name}: use one or more of ${BENCH_NAMES.join(', ')}`);
     return name as BenchName;
   });
@@ -69,7 +79,12 @@ export function parseBenchArgs(argv: string[]): BenchSettings {
   };
   const scaleSeconds = whole('scale-seconds', values['scale-seconds'] ?? (values.quick ? '20' : '300'));
   const scaleRate = whole('scale-rate', values['scale-rate']);
-  return { quick: values.quick, only, workers, out: values.out, profile: values.profile, scaleSeconds, scaleRate };
+  const kubeVersions = (values['kube-version'] ?? controlPlanePins().map((p) => p.version)).flatMap((v) => v.split(',')).map((v) => {
+    const problem = netnsKubeVersionProblem(v.trim());
+    if (problem !== undefined) throw new UsageError(`bench: --kube-version ${v}: ${problem}`);
+    return controlPlanePin(v.trim())!.version;
+  });
+  return { quick: values.quick, only, workers, out: values.out, profile: values.profile, scaleSeconds, scaleRate, kubeVersions: [...new Set(kubeVersions)] };
 }
 
 /** Where --profile writes: bench-profiles/ beside the report. */
@@ -148,6 +163,13 @@ export async function runBench(s: BenchSettings, signal: AbortSignal): Promise<{
       progress(`scale: ${s.scaleSeconds} s through the gateway topology at ${s.scaleRate} req/s, on the local provider then on a netns cluster, then the generator alone at 5,000 req/s`);
       return scaleBench({ host, seconds: s.scaleSeconds, gatewayRate: s.scaleRate, generatorRate: 5_000, cwd: packageRoot, signal, onProgress: progress });
     });
+    await section('model', 'ms', async () => {
+      const missing = await netnsBenchMissing();
+      if (missing !== undefined) return { rows: [{ bench: 'model', tool: 'netns', target: '-', unit: 'ms', status: 'not installed', note: missing }], detail: { missing } };
+      const counts = s.quick ? QUICK_COUNTS : DEFAULT_COUNTS;
+      progress(`model: on a netns cluster of ${s.kubeVersions.join(', ')} in turn: ${counts.deletes} deletes, ${counts.rollouts} rolling updates, ${counts.evictions} evictions, ${counts.forceDeletes} force deletes each`);
+      return modelTimingsBench({ versions: s.kubeVersions, counts, signal, log: progress });
+    });
   } finally {
     pool.close();
   }
@@ -182,6 +204,8 @@ if (import.meta.main) {
     writeFileSync(settings.out, `${JSON.stringify(report, null, 2)}\n`);
     const markdown = settings.out.replace(/(\.json)?$/, '.md');
     writeFileSync(markdown, `${formatMarkdown(rows)}\n`);
+    const modelTable = (report.detail['model'] as { table?: string } | undefined)?.table;
+    if (modelTable) console.log(`\nwhat the local model assumes, per release (times as this process saw them):\n${modelTable}`);
     console.log(`\nwritten: ${settings.out}, ${markdown}`);
     const profiles = (report.detail['http'] as { profiles?: ClientProfile[] } | undefined)?.profiles ?? [];
     for (const p of profiles) console.log(`\n${p.tool}, best round, self time (${p.file}):\n${formatSelfTime(p.top)}`);

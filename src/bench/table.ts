@@ -1,8 +1,13 @@
 // The rows every benchmark returns and the table `npm run bench` prints: one row per tool and
 // target, its rate, its ratio to zerodrop's own figure measured in the same run, and what it lost.
 
-export type BenchName = 'http' | 'udp' | 'provider' | 'soak' | 'scale';
-export const BENCH_NAMES: readonly BenchName[] = ['http', 'udp', 'provider', 'soak', 'scale'];
+export type BenchName = 'http' | 'udp' | 'provider' | 'soak' | 'scale' | 'model';
+export const BENCH_NAMES: readonly BenchName[] = ['http', 'udp', 'provider', 'soak', 'scale', 'model'];
+/**
+ * What runs without --only: not `model`, which measures Kubernetes rather than zerodrop (a netns
+ * cluster per release, minutes each) and is asked for by name.
+ */
+export const DEFAULT_BENCHES: readonly BenchName[] = BENCH_NAMES.filter((n) => n !== 'model');
 
 export interface BenchRow {
   bench: BenchName;

@@ -9,8 +9,8 @@
 //  pod object deleted with grace 0 and a UID precondition
 //  (https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination: "the kubelet
 //  ... triggers forcible removal of the Pod object from the API server, by setting grace period to 0").
-//  A pod whose object vanished first (force delete) is stopped with the grace of the last version
-//  this agent saw, as the kubelet stops a pod removed from its config (effectiveGraceSeconds).
+//  A pod whose object vanished without this agent seeing its deletion is stopped with the grace of
+//  the last version it saw, as the kubelet stops a pod removed from its config (effectiveGraceSeconds).
 
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -39,12 +39,13 @@ const SETUP_RETRY_MS = 5_000;
 /** The next restart delay after a run of `ranMs`, given the previous delay (undefined: first crash). */
 /**
  * The grace a pod is stopped with, from the last version of it this agent saw. A force delete
- * (gracePeriodSeconds 0) removes the object at once and the watch's last word is its removal: the
- * kubelet then stops the pod it still knows (its config hands over its cached copy, pkg/kubelet/config/config.go),
- * whose deletionGracePeriodSeconds is unset unless an earlier graceful delete set it, so the pod
- * worker falls back to spec.terminationGracePeriodSeconds (calculateEffectiveGracePeriod,
- * pkg/kubelet/pod_workers.go). Force deleting frees the name in the API, not the container from
- * its grace; termination.ts still floors it at 1 s.
+ * (gracePeriodSeconds 0) first writes deletionGracePeriodSeconds 0, which the watch shows before the
+ * removal (updateForGracefulDeletionAndFinalizers, apiserver's pkg/registry/generic/registry/store.go),
+ * so it is normally stopped by update() with the pod worker's floor of 1 s. An agent that missed that
+ * version (a watch gap, or a new pod of the same name) sees only the removal; the kubelet then stops
+ * the copy it cached (pkg/kubelet/config/config.go), whose deletionGracePeriodSeconds is unset, and
+ * the pod worker falls back to spec.terminationGracePeriodSeconds (calculateEffectiveGracePeriod,
+ * pkg/kubelet/pod_workers.go): not the 1 s floor.
  */
 export function effectiveGraceSeconds(pod: Pod): number {
   return pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;

@@ -104,10 +104,10 @@ describe('node-agent helpers', () => {
 });
 
 describe('effectiveGraceSeconds', () => {
-  it('a force-deleted pod keeps the grace of its last known version, as the kubelet stops a pod removed from its config', () => {
+  it('a pod that vanished before its deletion was seen keeps the grace of its last known version, as the kubelet stops a pod removed from its config', () => {
     expect(effectiveGraceSeconds({ ...pod, spec: { ...pod.spec, terminationGracePeriodSeconds: 5 } })).toBe(5);
     expect(effectiveGraceSeconds(pod)).toBe(30);
-    // A graceful delete seen before the force delete: its grace, not the spec's.
+    // A delete seen before the removal: its grace, not the spec's (a force delete's 0 becomes termination.ts's 1 s).
     expect(effectiveGraceSeconds({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: T, deletionGracePeriodSeconds: 3 }, spec: { ...pod.spec, terminationGracePeriodSeconds: 5 } })).toBe(3);
   });
 });

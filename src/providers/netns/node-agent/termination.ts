@@ -4,8 +4,9 @@
 //
 //  - G (deletionGracePeriodSeconds) counts from when the kubelet saw the deletion, preStop included.
 //    The pod worker never uses less than 1 s ("no matter what, we always supply a grace period of
-//    1", calculateEffectiveGracePeriod). A pod that vanished from the API (force delete) keeps the
-//    grace of its last known version (pod-worker.ts, effectiveGraceSeconds), not this floor.
+//    1", calculateEffectiveGracePeriod): a force delete (G = 0) gets 1 s. A pod that vanished from
+//    the API before the agent saw its deletion keeps the grace of its last known version
+//    (pod-worker.ts, effectiveGraceSeconds), not this floor.
 //  - With a preStop hook, the hook runs first, bounded by G; then the stop signal goes to the
 //    container's main process. A hook still running when G runs out does not delay the signal: it
 //    is sent then, with a one-off 2 s extension before SIGKILL ("If the preStop hook is still running

@@ -207,4 +207,11 @@ describe('bench arguments', () => {
     expect(parseBenchArgs([]).only).toEqual(['http', 'udp', 'provider', 'soak', 'scale']);
     expect(() => parseBenchArgs(['--only', 'disk'])).toThrow(/--only disk: use one or more of http, udp, provider, soak/);
   });
+
+  it('runs the model section only when named, on the pinned releases --kube-version names (a minor names its pin)', () => {
+    expect(parseBenchArgs(['--only', 'model']).only).toEqual(['model']);
+    expect(parseBenchArgs(['--kube-version', '1.36,v1.37.2', '--kube-version', 'v1.36.3']).kubeVersions).toEqual(['v1.36.3', 'v1.37.2']);
+    expect(parseBenchArgs([]).kubeVersions).toContain('v1.37.2');
+    expect(() => parseBenchArgs(['--kube-version', '1.20'])).toThrow(/--kube-version 1\.20: netns has no control plane pinned/);
+  });
 });

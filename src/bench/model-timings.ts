@@ -425,7 +425,8 @@ export async function measureRelease(version: string, counts: ModelTimingCounts,
       const sample: ForceDeleteSample = {};
       const gone = await client.request('GET', `/api/v1/namespaces/${NAMESPACE}/pods/${name}`, { allow: [404] });
       if (gone.status === 404) sample.objectGoneMs = recorder.now() - deletedAt;
-      const endedAt = await Promise.race([held.ended, sleep((GRACE_SECONDS + 10) * 1000, undefined, { signal }).then(() => undefined)]);
+      // The wait ends with the release (stop), so that no timer outlives it.
+      const endedAt = await Promise.race([held.ended, sleep((GRACE_SECONDS + 10) * 1000, undefined, { signal: stop.signal }).then(() => undefined)]);
       if (endedAt !== undefined) sample.killedMs = endedAt - deletedAt;
       const sigtermAt = endedAt === undefined ? undefined : await held.sigterm;
       if (sigtermAt !== undefined) sample.sigtermMs = sigtermAt - deletedAt;

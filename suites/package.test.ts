@@ -40,6 +40,8 @@ describe('the installed package', () => {
     expect(dist).toContain('index.d.ts');
     expect(dist).toContain(join('vitest', 'index.d.ts'));
     expect(dist).toContain(join('report', 'html', 'styles.css'));
+    // The gRPC reference app as a cluster runs it: the package cannot bundle it (src/providers/kube/app-bundle.ts).
+    expect(dist).toContain(join('providers', 'kube', 'bundles', 'reference-grpc.mjs'));
     expect(dist.filter((f) => f.endsWith('.test.js') || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
   });
 

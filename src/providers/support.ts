@@ -1,21 +1,13 @@
-// What of a built scenario a provider cannot carry out (charted workloads, local-only apps, stop
-// signals, controller restarts), beyond the features it lacks: one of the checks of
+// What of a built scenario a provider cannot carry out (charted workloads, stop signals, controller
+// restarts), beyond the features it lacks: one of the checks of
 // src/runner/eligibility.ts, which decides whether a pair runs.
 
 import type { Scenario } from '../model/scenario.ts';
 import type { Provider } from './provider.ts';
 import { statedStopSignal } from './kube/stop-signal.ts';
-import { REFERENCE_GRPC } from '../profiles/reference.ts';
 
 /** Chaos actions that need the workload's own Deployment, which a Helm chart's controller owns. */
 const DEPLOYMENT_ACTIONS = new Set(['scale', 'rollout-restart']);
-
-/**
- * Reference apps that need npm packages (`@grpc/grpc-js`) beside node: built-ins: they run where
- * zerodrop's own node_modules resolve, and the stock Node image that carries the reference apps to
- * a cluster has none.
- */
-const LOCAL_ONLY_APPS = [REFERENCE_GRPC];
 
 /** Why `provider` cannot run `scenario`, or undefined when it can. */
 export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' | 'capabilities'>): string | undefined {
@@ -31,12 +23,6 @@ export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' 
       // resources (EnvoyProxy envoyDeployment.replicas, Dataplane spec.replicas): a scale or restart
       // patched onto the Deployment would be undone by the controller, not measured.
       return `${step.action.kind} of the ${workload.name} workload would act on a Deployment that ${profile}'s controller owns; not supported for Helm dataplanes`;
-    }
-  }
-  if (provider.name !== 'local') {
-    for (const workload of scenario.topology.workloads) {
-      const app = LOCAL_ONLY_APPS.find((a) => workload.command.includes(a));
-      if (app) return `the ${workload.name} workload runs ${app}, which needs @grpc/grpc-js: the stock Node image that carries the reference apps to a cluster has none, so it runs on the local provider only`;
     }
   }
   if (!provider.capabilities.containerStopSignals) {

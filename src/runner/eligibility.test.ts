@@ -80,7 +80,14 @@ describe('eligibility', () => {
   });
 
   it('skips what the provider cannot carry out of the built scenario (providers/support.ts)', () => {
-    expect(reason(on({ name: 'kind', capabilities: KIND_CAPABILITIES }, scenario('backend-delete-grpc')))).toMatch(/needs @grpc\/grpc-js: .* local provider only$/);
+    const nginxNaive = profiles.find((p) => p.name === 'nginx-naive');
+    if (!nginxNaive) throw new Error('catalog changed: no nginx-naive');
+    expect(reason(on({ name: 'kind', capabilities: { ...KIND_CAPABILITIES, containerStopSignals: false } }, scenario('gateway-delete-http'), nginxNaive))).toMatch(
+      /^the gateway workload must stop on SIGTERM, not on its image's own signal, and provider kind cannot say so here/,
+    );
+    expect(reason(on({ name: 'kind', capabilities: KIND_CAPABILITIES }, scenario('gateway-delete-http'), nginxNaive))).toBe('runs');
+    // The gRPC app's npm packages reach a cluster in its bundle (providers/kube/app-bundle.ts).
+    expect(reason(on({ name: 'kind', capabilities: KIND_CAPABILITIES }, scenario('backend-delete-grpc')))).toBe('runs');
   });
 
   it('skips a mesh profile off a cluster', () => {

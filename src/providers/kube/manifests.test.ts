@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineProfile } from '../../profiles/define.ts';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { profiles } from '../../profiles/index.ts';
 import { ProfileCannotPlay } from '../../profiles/profile.ts';
 import { optionsFor } from '../../runner/run-matrix.ts';
@@ -21,6 +21,7 @@ import {
   fixturesOf,
   ManifestError,
   NODE_IMAGE,
+  readFixtures,
   renderTopology,
   validateManifests,
   WITHOUT_PUBLISHED_SCHEMA,
@@ -30,6 +31,8 @@ import { parse } from 'yaml';
 import { kindConfig, PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
 import { unsupported } from '../support.ts';
 import { helmProfileSpec } from '../../profiles/helm-charts.ts';
+import { REFERENCE_GRPC } from '../../profiles/reference.ts';
+import { appBundle, BUNDLED_APPS } from './app-bundle.ts';
 
 /** What a kind cluster zerodrop created can run (src/providers/index.ts gives it these capabilities). */
 /** kind's pod subnet (its default networking.podSubnet). */
@@ -143,8 +146,30 @@ describe('what a backend Deployment carries to the cluster', () => {
     for (const app of apps) {
       const source = readFileSync(join(packageRoot, 'fixtures', app), 'utf8');
       const imports = [...source.matchAll(/^import .* from '\.\/([\w.-]+)';$/gm)].map((m) => `fixtures/${m[1]}`);
+      const reads = BUNDLED_APPS[`fixtures/${app}`]?.reads ?? [];
       const shipped = fixturesOf({ workloads: [{ ...workload, command: ['node', `fixtures/${app}`] }], services: [] });
-      expect(shipped, app).toEqual([...new Set([`fixtures/${app}`, ...imports])].sort());
+      expect(shipped, app).toEqual([...new Set([`fixtures/${app}`, ...imports, ...reads])].sort());
+    }
+  });
+
+  it('ships an app that imports npm packages as its bundle, with the file it reads beside it, within a ConfigMap\'s 1 MiB', async () => {
+    const def = catalog.find((d) => d.id === 'backend-delete-grpc');
+    if (!def || !reference) throw new Error('catalog changed');
+    const grpcTopology = def.build(reference, optionsFor(def, {}, true)).topology;
+    vi.stubEnv('ZERODROP_CACHE_DIR', mkdtempSync(join(tmpdir(), 'zerodrop-bundle-cache-')));
+    try {
+      const fixtures = await readFixtures(grpcTopology, packageRoot);
+      expect(Object.keys(fixtures)).toEqual(['fixtures/drain.proto', 'fixtures/pod-env.mjs', REFERENCE_GRPC]);
+      expect(fixtures[REFERENCE_GRPC]).toBe(await appBundle(REFERENCE_GRPC, packageRoot));
+      expect(fixtures['fixtures/drain.proto']).toBe(readFileSync(join(packageRoot, 'fixtures/drain.proto'), 'utf8'));
+      const grpcObjects = renderTopology(grpcTopology, { namespace: 'zerodrop-abcd1234', runId: 'abcd1234', fixtures });
+      const configMap = grpcObjects.find((o) => o.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
+      expect(Buffer.byteLength(JSON.stringify(configMap.data))).toBeLessThan(1024 * 1024);
+      const volumes = (grpcObjects.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { volumes: { configMap: { items: { path: string }[] } }[] } } } }).spec.template.spec.volumes;
+      expect(volumes[0]?.configMap.items.map((i) => i.path)).toEqual(['drain.proto', 'pod-env.mjs', 'reference-grpc.mjs']);
+    } finally {
+      rmSync(process.env['ZERODROP_CACHE_DIR']!, { recursive: true, force: true });
+      vi.unstubAllEnvs();
     }
   });
 

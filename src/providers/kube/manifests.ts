@@ -28,6 +28,7 @@ import { helmProfileSpec, type HelmProfileSpec } from '../../profiles/helm-chart
 import type { KubeObject } from './list-watch.ts';
 import { shellWord } from '../../profiles/define.ts';
 import { executableOf, statedStopSignal } from './stop-signal.ts';
+import { appBundle, BUNDLED_APPS } from './app-bundle.ts';
 
 export const LABELS = {
   run: 'zerodrop.dev/run',
@@ -95,7 +96,8 @@ export const FIXTURE_SHARED_MODULE = 'fixtures/pod-env.mjs';
 
 /**
  * Repository paths of the fixtures the topology's commands name (arguments, or paths inside a shell
- * script), plus the shared module of the reference apps among them.
+ * script), plus the shared module of the reference apps among them and what a bundled app reads
+ * beside itself (app-bundle.ts).
  */
 export function fixturesOf(topology: Topology): string[] {
   const paths = new Set<string>();
@@ -105,13 +107,17 @@ export function fixturesOf(topology: Topology): string[] {
     if (w.defined && Object.keys(w.defined.templates).length > 0) paths.add(RENDER_FIXTURE);
   }
   if ([...paths].some((p) => REFERENCE_APP.test(p))) paths.add(FIXTURE_SHARED_MODULE);
+  for (const p of [...paths]) for (const read of BUNDLED_APPS[p]?.reads ?? []) paths.add(read);
   return [...paths].sort();
 }
 
-/** The contents of the fixtures the topology names (fixturesOf), read below `root`: RenderOptions.fixtures. */
+/**
+ * The contents of the fixtures the topology names (fixturesOf), read below `root`: RenderOptions.fixtures.
+ * An app that imports npm packages is shipped as its bundle (app-bundle.ts).
+ */
 export async function readFixtures(topology: Topology, root: string): Promise<Record<string, string>> {
   const fixtures: Record<string, string> = {};
-  for (const path of fixturesOf(topology)) fixtures[path] = await readFile(join(root, path), 'utf8');
+  for (const path of fixturesOf(topology)) fixtures[path] = BUNDLED_APPS[path] ? await appBundle(path, root) : await readFile(join(root, path), 'utf8');
   return fixtures;
 }
 

@@ -1,5 +1,5 @@
 import { defineScenario } from './definition.ts';
-import { buildGatewayStreamDelete, gatewayStreamDeleteOptions } from './gateway-stream-delete.ts';
+import { buildGatewayStreams, gatewayStreamOptions } from './gateway-streams.ts';
 
 export default defineScenario({
   id: 'gateway-delete-sse',
@@ -8,6 +8,6 @@ export default defineScenario({
   features: ['gateway', 'sse'],
   seeds: ['005'],
   role: 'gateway',
-  options: gatewayStreamDeleteOptions,
-  build: (profile, o) => buildGatewayStreamDelete('gateway-delete-sse', 'sse', profile, o),
+  options: gatewayStreamOptions.delete,
+  build: (profile, o) => buildGatewayStreams('gateway-delete-sse', 'sse', profile, { disruption: 'delete', ...o }),
 });

@@ -1,5 +1,5 @@
 import { defineScenario } from './definition.ts';
-import { buildGatewayStreamDelete, gatewayStreamDeleteOptions } from './gateway-stream-delete.ts';
+import { buildGatewayStreams, caddyClosesWebSockets, gatewayStreamOptions } from './gateway-streams.ts';
 
 export default defineScenario({
   id: 'gateway-delete-websocket',
@@ -8,10 +8,7 @@ export default defineScenario({
   features: ['gateway', 'websocket'],
   seeds: ['005'],
   role: 'gateway',
-  knownFailures: {
-    caddy:
-      "streamsIntact: Caddy 2.6 closes every proxied WebSocket with 1001 as soon as its stop signal unloads the configuration, whatever its grace_period; stream_close_delay, which delays that close, came with Caddy 2.7.0 (https://caddyserver.com/docs/caddyfile/directives/reverse_proxy#stream_close_delay), and Debian 12's caddy is 2.6.2",
-  },
-  options: gatewayStreamDeleteOptions,
-  build: (profile, o) => buildGatewayStreamDelete('gateway-delete-websocket', 'websocket', profile, o),
+  knownFailures: { caddy: caddyClosesWebSockets },
+  options: gatewayStreamOptions.delete,
+  build: (profile, o) => buildGatewayStreams('gateway-delete-websocket', 'websocket', profile, { disruption: 'delete', ...o }),
 });

@@ -177,6 +177,11 @@ export function drainExpectations(pod: PodRef, setup: GatewaySetup, idleExitMs: 
   ];
 }
 
+/** The scale-down scenarios' checkOptions: a scale to as many replicas or more stops no pod, and tests nothing. */
+export function checkScaleDown(o: { gateways: number; replicasAfter: number }): string | undefined {
+  return o.replicasAfter < o.gateways ? undefined : `replicasAfter (${o.replicasAfter}) must be below gateways (${o.gateways}), or nothing is scaled down`;
+}
+
 /** The options of the HTTP gateway scenarios: the pods, the gateway Service, the traffic (gatewayTraffic), the chaos. */
 export const gatewayOptions = {
   gateways: { default: 2, nightly: 3, doc: 'gateway replicas' },

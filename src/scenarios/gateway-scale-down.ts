@@ -2,7 +2,7 @@
 // load balancer still sends it traffic): two pods drain at once, the last one takes all the load.
 
 import { defineScenario, pick } from './definition.ts';
-import { drainExpectations, GATEWAY, gatewayOptions, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
+import { checkScaleDown, drainExpectations, GATEWAY, gatewayOptions, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
 import { trafficExpectations } from './dense-traffic.ts';
 
 export default defineScenario({
@@ -19,7 +19,7 @@ export default defineScenario({
     scaleAtMs: { default: 1000, nightly: 10_000, doc: 'when the gateway is scaled down, after load starts' },
     ...pick(gatewayOptions, ['settleMs', 'idleExitMs', 'keepAliveConnections', 'thinkMs', 'freshClients', 'longRequests']),
   },
-  checkOptions: (o) => (o.replicasAfter < o.gateways ? undefined : `replicasAfter (${o.replicasAfter}) must be below gateways (${o.gateways}), or nothing is scaled down`),
+  checkOptions: checkScaleDown,
   build: (profile, o) => {
     const setup = gatewayTopology(profile, o);
     const loads = gatewayTraffic({ ...o, keepAlive: true }, setup, o.scaleAtMs);

@@ -26,7 +26,11 @@ import gatewayReloadHttp from './gateway-reload-http.ts';
 import gatewayReloadHttpNoKeepalive from './gateway-reload-http-no-keepalive.ts';
 import gatewayRouteSwapHttp from './gateway-route-swap-http.ts';
 import gatewayRolloutHttp from './gateway-rollout-http.ts';
+import gatewayRolloutSse from './gateway-rollout-sse.ts';
+import gatewayRolloutWebsocket from './gateway-rollout-websocket.ts';
 import gatewayScaleDown from './gateway-scale-down.ts';
+import gatewayScaleDownSse from './gateway-scale-down-sse.ts';
+import gatewayScaleDownWebsocket from './gateway-scale-down-websocket.ts';
 import gatewaySlowLb from './gateway-slow-lb.ts';
 import nodeDrainHttp from './node-drain-http.ts';
 import type { ScenarioDefinition } from './definition.ts';
@@ -53,6 +57,10 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewayHttp2Goaway,
   gatewayDeleteWebsocket,
   gatewayDeleteSse,
+  gatewayRolloutWebsocket,
+  gatewayRolloutSse,
+  gatewayScaleDownWebsocket,
+  gatewayScaleDownSse,
   gatewayReloadHttp,
   gatewayReloadHttpNoKeepalive,
   gatewayRouteSwapHttp,

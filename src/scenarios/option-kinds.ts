@@ -63,7 +63,7 @@ export const OPTION_KINDS: Readonly<Record<string, OptionKind>> = {
   rolloutMaxMs: ms(1),
   exitWithinMs: ms(1),
   stallMs: ms(1),
-  // 0: derived from the gateway's drain bounds (gateway-stream-delete.ts).
+  // 0: derived from the gateway's drain bounds (gateway-streams.ts).
   streamMs: ms(0),
   flowMs: ms(1),
   newFlowMs: ms(1),

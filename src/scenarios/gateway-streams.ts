@@ -1,0 +1,131 @@
+// What the gateway scenarios of long-lived streams share (WebSocket, SSE): bounded streams through
+// the gateway pods to reference stream backends, new ones starting all through the run, and the
+// gateway disrupted one of three ways (GatewayStreamDisruption): one pod deleted, the workload
+// rolled out, or scaled down. The backends are never disturbed, so a stream that breaks was broken
+// by a gateway's drain. The judgement is the backend stream scenarios' (streamsIntact, placed on the
+// gateway pod the stream went through) plus the gateway drain bounds of the HTTP gateway scenarios,
+// each on every gateway pod the disruption stopped.
+//
+// Why bounded: a stream longer than the drain timeout must be cut by a gateway that keeps its
+// promise to leave, so an unbounded stream cannot tell a correct drain from a cut. Each stream here
+// lasts half the time from the last node's deprogramming to the drain timeout, so every stream
+// that was sent to a pod before it was deprogrammed can end on its own within the drain, and
+// those opened shortly before its delete are still in flight at its stop signal. The stream load
+// runs until the scenario ends (LoadPhase), so through a rollout streams keep ending and being
+// replaced, and every old pod meets streams opened just before its own delete.
+
+import type { StreamLoadSpec } from '../model/load.ts';
+import type { ChaosStep, EndCondition, Expectation, PodRef, Scenario } from '../model/scenario.ts';
+import type { Profile } from '../profiles/profile.ts';
+import { pick, type OptionsOf, type OptionSpecs } from './definition.ts';
+import { drainExpectations, GATEWAY, gatewayOptions, gatewayTopology, type GatewaySetup } from './gateway-http-topology.ts';
+
+const streamOptions = {
+  streams: { default: 8, nightly: 50, doc: 'concurrent bounded streams; each one that ends is replaced by a new one' },
+  ratePerStream: { default: 20, doc: 'messages (WebSocket) or events (SSE) per second on each stream' },
+  streamMs: { default: 0, doc: "how long each stream lasts; 0: half the time from the last node's deprogramming to the gateway's drain timeout" },
+  stallMs: { default: 1000, doc: 'an outstanding message or the next event missing for this long is a stall' },
+} satisfies OptionSpecs;
+
+const AFTER_FIRST_STREAMS = 'after the first streams have all started (one stream length after load starts)';
+
+/** The options of each disruption's gateway stream scenarios. */
+export const gatewayStreamOptions = {
+  delete: {
+    ...pick(gatewayOptions, ['gateways', 'backends', 'programmingDelayMs', 'graceSeconds']),
+    ...streamOptions,
+    deleteAtMs: { ...gatewayOptions.deleteAtMs, doc: `when the gateway pod is deleted, ${AFTER_FIRST_STREAMS}` },
+    ...pick(gatewayOptions, ['settleMs', 'idleExitMs']),
+  },
+  rollout: {
+    ...pick(gatewayOptions, ['gateways', 'backends', 'programmingDelayMs', 'graceSeconds']),
+    ...streamOptions,
+    rolloutAtMs: { default: 1000, nightly: 10_000, doc: `when the rollout restart starts, ${AFTER_FIRST_STREAMS}` },
+    ...pick(gatewayOptions, ['settleMs', 'idleExitMs']),
+  },
+  'scale-down': {
+    gateways: { default: 3, doc: gatewayOptions.gateways.doc },
+    replicasAfter: { default: 1, doc: 'gateway replicas after the scale down' },
+    ...pick(gatewayOptions, ['backends', 'programmingDelayMs', 'graceSeconds']),
+    ...streamOptions,
+    scaleAtMs: { default: 1000, nightly: 10_000, doc: `when the gateway is scaled down, ${AFTER_FIRST_STREAMS}` },
+    ...pick(gatewayOptions, ['settleMs', 'idleExitMs']),
+  },
+} satisfies Record<string, OptionSpecs>;
+
+export type GatewayStreamDisruption = keyof typeof gatewayStreamOptions;
+export type GatewayStreamOptions<D extends GatewayStreamDisruption> = OptionsOf<(typeof gatewayStreamOptions)[D]>;
+
+/** Why Caddy, drain-correct, fails every WebSocket scenario of the gateway (ScenarioDefinition.knownFailures). */
+export const caddyClosesWebSockets =
+  "streamsIntact: Caddy 2.6 closes every proxied WebSocket with 1001 as soon as its stop signal unloads the configuration, whatever its grace_period; stream_close_delay, which delays that close, came with Caddy 2.7.0 (https://caddyserver.com/docs/caddyfile/directives/reverse_proxy#stream_close_delay), and Debian 12's caddy is 2.6.2";
+
+/** The length of each stream: given, or derived from the drain bounds the profile promises. */
+export function streamLengthMs(setup: GatewaySetup, o: { streamMs: number }): number {
+  if (o.streamMs > 0) return o.streamMs;
+  return Math.max(100, Math.round((setup.drainTimeoutMs - setup.programmingDelayMs - setup.programmingSpreadMs) / 2));
+}
+
+/** The options of a scenario, tagged with its disruption. */
+export type GatewayStreamRun = { [D in GatewayStreamDisruption]: { disruption: D } & GatewayStreamOptions<D> }[GatewayStreamDisruption];
+
+/** The disruption, one stream length after load starts: its step, when the scenario ends, its hard stop, the pods it stops, and what else it must hold. */
+function disrupt(o: GatewayStreamRun, setup: GatewaySetup, streamMs: number): { step: ChaosStep; end: EndCondition; maxDurationMs: number; pods: PodRef; expectations: Expectation[] } {
+  const graceMs = setup.graceSeconds * 1000;
+  switch (o.disruption) {
+    case 'delete': {
+      const atMs = streamMs + o.deleteAtMs;
+      return {
+        step: { id: 'delete', when: { atMs }, action: { kind: 'delete-pod', workload: GATEWAY, pick: 'oldest' } },
+        end: { podGone: { step: 'delete' }, settleMs: o.settleMs },
+        maxDurationMs: atMs + graceMs + o.settleMs + 15_000,
+        pods: { step: 'delete' },
+        expectations: [],
+      };
+    }
+    case 'rollout': {
+      const atMs = streamMs + o.rolloutAtMs;
+      return {
+        step: { id: 'rollout', when: { atMs }, action: { kind: 'rollout-restart', workload: GATEWAY } },
+        end: { rolloutComplete: GATEWAY, settleMs: o.settleMs },
+        maxDurationMs: atMs + o.gateways * (graceMs + 10_000) + o.settleMs + 15_000,
+        pods: { workload: GATEWAY },
+        // Pods drain one after another: each takes at most its drain timeout, plus a new pod's start.
+        expectations: [{ assert: 'rolloutCompletesWithin', workload: GATEWAY, maxMs: o.gateways * (setup.drainTimeoutMs + 5000) }],
+      };
+    }
+    case 'scale-down': {
+      const atMs = streamMs + o.scaleAtMs;
+      return {
+        step: { id: 'scale-down', when: { atMs }, action: { kind: 'scale', workload: GATEWAY, replicas: o.replicasAfter } },
+        end: { podGone: { step: 'scale-down' }, settleMs: o.settleMs },
+        maxDurationMs: atMs + graceMs + o.settleMs + 15_000,
+        pods: { step: 'scale-down' },
+        expectations: [],
+      };
+    }
+  }
+}
+
+export function buildGatewayStreams(id: string, kind: Extract<StreamLoadSpec['kind'], 'websocket' | 'sse'>, profile: Profile, o: GatewayStreamRun): Scenario {
+  const setup = gatewayTopology(profile, { ...o, sessions: o.streams, backendProtocol: kind });
+  const streamMs = streamLengthMs(setup, o);
+  const messagesPerStream = Math.max(1, Math.round((streamMs * o.ratePerStream) / 1000));
+  const { step, end, maxDurationMs, pods, expectations } = disrupt(o, setup, streamMs);
+  return {
+    id,
+    profile: profile.name,
+    topology: setup.topology,
+    loads: [
+      {
+        id: 'streams',
+        startMs: 0,
+        spec: { kind, service: GATEWAY, streams: o.streams, ratePerStream: o.ratePerStream, stallMs: o.stallMs, reopen: false, messagesPerStream },
+      },
+    ],
+    steps: [step],
+    end,
+    maxDurationMs,
+    expectations: [{ assert: 'streamsIntact', load: 'streams', pod: pods, toEnd: true }, ...drainExpectations(pods, setup, o.idleExitMs), ...expectations],
+  };
+}

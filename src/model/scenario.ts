@@ -132,7 +132,16 @@ export type Expectation =
        */
       toEnd?: boolean;
     }
-  | { assert: 'grpcStreamsComplete'; load: string; pod: PodRef }
+  | {
+      assert: 'grpcStreamsComplete';
+      load: string;
+      pod: PodRef;
+      /**
+       * Behind a gateway, over backends that are never disturbed: every stream must run to its last
+       * message, so one ended early, even with OK, is a fault (only the gateway can have ended it).
+       */
+      toEnd?: boolean;
+    }
   /**
    * TURN (seed 000): allocations of `load` held by the gateway pod `pod` names keep relaying, every
    * packet echoed, until their flow ends or the pod's grace period expires (delete + grace).

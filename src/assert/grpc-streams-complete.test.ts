@@ -53,6 +53,25 @@ describe('grpcStreamsComplete', () => {
     expect(r.details?.['byFault']).toEqual({ 'ended early by a pod not being deleted': 1, 'messages out of sequence': 1 });
   });
 
+  it('with toEnd (behind a gateway): passes streams that ran to their end, placed on the gateway pod they went through', () => {
+    const b = drainScenario('correct');
+    grpcStream(b, { stream: 1, gateway: 'backend-2', pod: 'app-1', start: 200, end: 1500, ending: 'closed', sent: 50 });
+    grpcStream(b, { stream: 2, gateway: 'backend-2', pod: 'app-2', start: 900, end: 2010, ending: 'closed', sent: 50 });
+    const r = evaluateOne({ ...EXPECT, toEnd: true }, b.build());
+    expect(r.verdict).toBe('pass');
+    expect(r.message).toContain('2 streams were open on backend-2 when it was deleted (2 ran to their end); no stream was ended early');
+  });
+
+  it('with toEnd: fails a stream ended early with OK even by the deleted pod, since only the gateway can have ended it', () => {
+    const b = drainScenario('correct');
+    grpcStream(b, { stream: 1, gateway: 'backend-2', pod: 'app-1', start: 200, end: 1500, ending: 'closed', sent: 50 });
+    grpcStream(b, { stream: 2, gateway: 'backend-2', pod: 'app-2', start: 900, end: 2010, ending: 'closed', sent: 30 });
+    const r = evaluateOne({ ...EXPECT, toEnd: true }, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.details?.['byFault']).toEqual({ 'ended early with OK': 1 });
+    expect(r.message).toContain('first: stream 2 through backend-2 (backend app-2) ended ended early with OK at t=2.010 s after 30 messages');
+  });
+
   it('is inconclusive when no stream was open on the deleted pod', () => {
     const b = drainScenario('correct');
     grpcStream(b, { stream: 1, pod: 'backend-1', start: 200, end: 4000, ending: 'stopped', sent: 40, status: 'CANCELLED' });

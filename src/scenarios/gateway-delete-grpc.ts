@@ -21,7 +21,7 @@ export default defineScenario({
   role: 'gateway',
   knownFailures: {
     caddy:
-      "grpcStreamsComplete: Caddy 2.6 serves h2c through x/net/http2/h2c, whose connections its graceful stop neither waits for nor closes gracefully (https://github.com/golang/go/issues/26682): it exits at once at SIGTERM and a stream still in flight on the pod is cut (UNAVAILABLE: Connection dropped), 1 of 17 streams in each of 3 runs; the preStop's draining marker (Connection: close, which Go's HTTP/2 server turns into GOAWAY) moved every other client first",
+      "grpcStreamsComplete: Caddy 2.6 serves h2c through x/net/http2/h2c, whose connections its graceful stop neither waits for nor closes gracefully (https://github.com/golang/go/issues/26682): it exits at once at SIGTERM and a stream still in flight on the pod is cut (UNAVAILABLE: Connection dropped), 1 or 2 of 17 to 18 streams in each of 4 runs; the preStop's draining marker (Connection: close, which Go's HTTP/2 server turns into GOAWAY) moved every other client first",
   },
   options: {
     ...pick(gatewayStreamDeleteOptions, ['gateways', 'backends', 'programmingDelayMs', 'graceSeconds']),

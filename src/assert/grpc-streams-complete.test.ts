@@ -9,6 +9,17 @@ function grpcStream(b: TimelineBuilder, fields: Partial<StreamRecord> & Pick<Str
   (b.timeline.streams ??= []).push({ load: 'grpc', echoed: fields.sent, unanswered: 0, mismatched: 0, expected: 50, status: 'OK', ...fields });
 }
 
+/**
+ * Two streams through the deleted pod (standing for a gateway pod) to backends behind it, both open
+ * at its delete, judged with toEnd: one ran to its end, the other received `sent` of its 50 messages.
+ */
+function behindGateway(sent: number) {
+  const b = drainScenario('correct');
+  grpcStream(b, { stream: 1, gateway: 'backend-2', pod: 'app-1', start: 200, end: 1500, ending: 'closed', sent: 50 });
+  grpcStream(b, { stream: 2, gateway: 'backend-2', pod: 'app-2', start: 900, end: 2010, ending: 'closed', sent });
+  return evaluateOne({ ...EXPECT, toEnd: true }, b.build());
+}
+
 describe('grpcStreamsComplete', () => {
   it('passes streams that ran to their end, were ended early with OK by the deleted pod, or were cancelled by the load', () => {
     // correct drain: preStop 1 s, SIGTERM at 2000, exit at 2020
@@ -51,6 +62,19 @@ describe('grpcStreamsComplete', () => {
     const r = evaluateOne(EXPECT, b.build());
     expect(r.verdict).toBe('fail');
     expect(r.details?.['byFault']).toEqual({ 'ended early by a pod not being deleted': 1, 'messages out of sequence': 1 });
+  });
+
+  it('with toEnd (behind a gateway): passes streams that ran to their end, placed on the gateway pod they went through', () => {
+    const r = behindGateway(50);
+    expect(r.verdict).toBe('pass');
+    expect(r.message).toContain('2 streams were open on backend-2 when it was deleted (2 ran to their end); no stream was ended early');
+  });
+
+  it('with toEnd: fails a stream ended early with OK even by the deleted pod, since only the gateway can have ended it', () => {
+    const r = behindGateway(30);
+    expect(r.verdict).toBe('fail');
+    expect(r.details?.['byFault']).toEqual({ 'ended early with OK': 1 });
+    expect(r.message).toContain('first: stream 2 through backend-2 (backend app-2) ended ended early with OK at t=2.010 s after 30 messages');
   });
 
   it('is inconclusive when no stream was open on the deleted pod', () => {

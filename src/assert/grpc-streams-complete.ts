@@ -6,14 +6,16 @@
 // the phase of its pod when it broke, as does a stream that a pod not being deleted cut short. A
 // stream the load itself cancelled at its end is intact if its messages were in sequence. At least
 // one stream must have been open on a pod the PodRef names when that pod was deleted, or nothing
-// was tested.
+// was tested. With `toEnd` (a gateway scenario: the backends are never disturbed) a stream ended
+// early is a fault even on the deleted pod, and each stream is placed on the gateway pod it went
+// through (join.ts frontPods), as streamsIntact places them.
 
 import type { Expectation } from '../model/scenario.ts';
 import type { StreamRecord } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
 import { phaseAt } from '../observe/phase.ts';
 import { allOf, at, count, FIRST_FAILURES, plural, tally, type AssertContext } from './common.ts';
-import { streamsAtDelete, untestedStreams } from './streams-intact.ts';
+import { streamsAtDelete, untestedStreams, whereRan } from './streams-intact.ts';
 
 export type GrpcStreamsComplete = Extract<Expectation, { assert: 'grpcStreamsComplete' }>;
 
@@ -24,21 +26,23 @@ function endedByDrain(s: StreamRecord, deleted: ReadonlyMap<string, number>): bo
 }
 
 /** What went wrong with the stream, or undefined when it is complete. */
-function fault(s: StreamRecord, deleted: ReadonlyMap<string, number>): string | undefined {
+function fault(s: StreamRecord, deleted: ReadonlyMap<string, number>, toEnd: boolean): string | undefined {
   if (s.mismatched > 0 || s.echoed !== s.sent) return 'messages out of sequence';
   if (s.ending === 'stopped') return undefined;
   if (s.ending !== 'closed') return s.status ?? s.ending;
   if (s.expected === undefined || s.sent === s.expected) return undefined;
   if (s.sent > s.expected) return 'more messages than asked for';
+  if (toEnd) return 'ended early with OK';
   return endedByDrain(s, deleted) ? undefined : 'ended early by a pod not being deleted';
 }
 
 export function grpcStreamsComplete(expectation: GrpcStreamsComplete, ctx: AssertContext): AssertionResult {
   const name = 'grpcStreamsComplete';
   const { load } = expectation;
-  const { streams, deleted, onDeleted } = streamsAtDelete(expectation, ctx);
+  const { streams, deleted, onDeleted, front } = streamsAtDelete(expectation, ctx);
+  const toEnd = expectation.toEnd === true;
   const broken = streams
-    .map((s) => ({ s, fault: fault(s, deleted) }))
+    .map((s) => ({ s, fault: fault(s, deleted, toEnd) }))
     .filter((b): b is { s: StreamRecord; fault: string } => b.fault !== undefined)
     .sort((a, b) => a.s.end - b.s.end);
   const details: Record<string, unknown> = {
@@ -50,10 +54,11 @@ export function grpcStreamsComplete(expectation: GrpcStreamsComplete, ctx: Asser
 
   if (broken.length > 0) {
     const { s: first, fault: firstFault } = broken[0]!;
-    const phase = phaseAt(ctx.timeline, first.pod, first.end);
+    const frontOf = (s: StreamRecord) => front.get(s)?.pod;
+    const phase = phaseAt(ctx.timeline, frontOf(first), first.end);
     const faults = tally(broken.map((b) => b.fault));
     const owed = broken.reduce((n, b) => n + b.s.unanswered, 0);
-    const where = first.pod !== undefined ? ` on ${first.pod}` : '';
+    const where = whereRan(first, frontOf(first));
     return {
       name,
       verdict: 'fail',
@@ -65,21 +70,21 @@ export function grpcStreamsComplete(expectation: GrpcStreamsComplete, ctx: Asser
         ...details,
         byFault: faults.byKey,
         owed,
-        firstFailures: broken.slice(0, FIRST_FAILURES).map((b) => ({ ...b.s, fault: b.fault, phase: phaseAt(ctx.timeline, b.s.pod, b.s.end).label })),
+        firstFailures: broken.slice(0, FIRST_FAILURES).map((b) => ({ ...b.s, fault: b.fault, front: frontOf(b.s), phase: phaseAt(ctx.timeline, frontOf(b.s), b.s.end).label })),
       },
     };
   }
   const untested = untestedStreams(name, expectation, { deleted, onDeleted }, details);
   if (untested) return untested;
   const early = streams.filter((s) => s.ending === 'closed' && s.expected !== undefined && s.sent < s.expected);
-  const toEnd = onDeleted.filter((s) => !early.includes(s) && s.ending === 'closed').length;
+  const ranToEnd = onDeleted.filter((s) => !early.includes(s) && s.ending === 'closed').length;
   const earlyText = early.length > 0 ? `${plural(early.length, 'stream was', 'streams were')} ended early by the draining pod with OK at a message boundary` : 'no stream was ended early';
   return {
     name,
     verdict: 'pass',
     message:
       `${allOf(streams.length, 'stream')} of load "${load}" completed, every message in sequence; ` +
-      `${plural(onDeleted.length, 'stream was', 'streams were')} open on ${[...deleted.keys()].join(', ')} when it was deleted (${count(toEnd)} ran to their end); ${earlyText}`,
-    details: { ...details, endedEarly: early.length, ranToEnd: toEnd },
+      `${plural(onDeleted.length, 'stream was', 'streams were')} open on ${[...deleted.keys()].join(', ')} when it was deleted (${count(ranToEnd)} ran to their end); ${earlyText}`,
+    details: { ...details, endedEarly: early.length, ranToEnd },
   };
 }

@@ -62,6 +62,24 @@ describe('http2Goaway', () => {
     expect(r.message).toBe('gw-1 served 32 streams on 2 connections of load "h2" and sent no GOAWAY before they ended');
   });
 
+  it('with announced: passes connections whose first GOAWAY names the largest stream id, fails one that names the last stream taken', () => {
+    const announced: Expectation = { assert: 'http2Goaway', pod: { step: 'delete' }, load: 'h2', announced: true };
+    const b = pooled('goaway');
+    // The final GOAWAY after the notice is as it should be.
+    b.event(1600, 'goaway', { pod: 'gw-1', detail: { load: 'h2', localPort: 41001, lastStreamId: 29, errorCode: 0 } });
+    expect(evaluateOne(announced, b.build()).verdict).toBe('pass');
+    const single = pooled('goaway');
+    const second = single.timeline.events.filter((e) => e.kind === 'goaway')[1]!;
+    second.detail = { ...second.detail, lastStreamId: 31 };
+    const r = evaluateOne(announced, single.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.message).toBe(
+      'gw-1 ended 1 of 2 connections of load "h2" with a GOAWAY naming the last stream it took (first at t=1.500 s, last stream id 31) and no notice before it (RFC 9113 section 6.8: last stream id 2^31-1 first): every stream its client sent before it arrived is refused',
+    );
+    // Without the option the same GOAWAY passes: the clients moved.
+    expect(evaluateOne(expectation, single.build()).verdict).toBe('pass');
+  });
+
   it('attributes a GOAWAY without a pod through the balancer record of its client port', () => {
     const b = pooled('goaway');
     for (const e of b.timeline.events) if (e.kind === 'goaway') delete e.pod;

@@ -3,7 +3,11 @@
 // (seed 003: "HTTP/2 GOAWAY so that clients drop pooled connections"). For every pod it names:
 // connections to it carried streams of `load`; at least one of them received GOAWAY; and after the
 // first GOAWAY the load's streams were served by another pod. A server that just closes its
-// connections fails here (and its cut streams fail noFailedRequests).
+// connections fails here (and its cut streams fail noFailedRequests). With `announced`, the first
+// GOAWAY on each connection must be the shutdown notice of RFC 9113 section 6.8 (the largest stream
+// id, refusing nothing): a single GOAWAY naming the last stream taken refuses the streams its client
+// sent meanwhile, a race that a run shows only when a stream happens to cross it, so it is judged
+// by the GOAWAY itself, every run.
 
 import type { Expectation } from '../model/scenario.ts';
 import type { TimelineEvent } from '../model/timeline.ts';
@@ -11,6 +15,9 @@ import type { AssertionResult } from '../model/verdict.ts';
 import { at, count, perPod, plural, type AssertContext } from './common.ts';
 
 export type Http2Goaway = Extract<Expectation, { assert: 'http2Goaway' }>;
+
+/** The largest stream identifier (RFC 9113 section 5.1.1): a GOAWAY naming it refuses nothing. */
+const MAX_STREAM_ID = 2 ** 31 - 1;
 
 /** The pod a GOAWAY came from: the event's own pod, else the balancer's record of that client port. */
 function goawayPod(e: TimelineEvent, ctx: AssertContext): string | undefined {
@@ -50,6 +57,23 @@ export function http2Goaway(expectation: Http2Goaway, ctx: AssertContext): Asser
     }
     details['firstGoaway'] = first.t;
     details['lastStreamId'] = first.detail?.['lastStreamId'];
+    if (expectation.announced === true) {
+      const firstOnConnection = new Map<unknown, TimelineEvent>();
+      for (const e of fromPod) if (!firstOnConnection.has(e.detail?.['localPort'])) firstOnConnection.set(e.detail?.['localPort'], e);
+      const unannounced = [...firstOnConnection.values()].filter((e) => e.detail?.['lastStreamId'] !== MAX_STREAM_ID);
+      details['unannounced'] = unannounced.length;
+      if (unannounced.length > 0) {
+        const u = unannounced[0]!;
+        return {
+          verdict: 'fail',
+          message:
+            `${pod} ended ${count(unannounced.length)} of ${plural(firstOnConnection.size, 'connection')} of load "${load}" with a GOAWAY naming the last stream it took ` +
+            `(first at ${at(u.t)}, last stream id ${String(u.detail?.['lastStreamId'])}) and no notice before it (RFC 9113 section 6.8: last stream id 2^31-1 first): ` +
+            `every stream its client sent before it arrived is refused`,
+          details,
+        };
+      }
+    }
     let after = 0;
     let elsewhere = 0;
     const otherPods = new Set<string>();

@@ -82,7 +82,7 @@ export function streamsAtDelete(
 }
 
 /** Where a stream ran, for a message: its front pod, and the backend behind it when that is another. */
-function whereRan(s: StreamRecord, front: string | undefined): string {
+export function whereRan(s: StreamRecord, front: string | undefined): string {
   if (front === undefined) return '';
   return s.pod !== undefined && s.pod !== front ? ` through ${front} (backend ${s.pod})` : ` on ${front}`;
 }

@@ -21,7 +21,8 @@
 // the streams it creates (tagged by a metadata header of this load), and from each stream's session
 // learns its local port (joining the call to the balancer's connection record, as the HTTP loads do)
 // and any GOAWAY, recorded as a `goaway` event like the h2c load's. The pod that served a call is
-// named by its response metadata (`x-zerodrop-pod`, a profile's attribution header).
+// named by its response metadata (`x-zerodrop-pod`, a profile's attribution header); behind a
+// gateway, the gateway pod by its own (`x-zerodrop-gateway`), and that pod is the call's.
 
 import diagnostics from 'node:diagnostics_channel';
 import type { ClientHttp2Stream, Http2Session, IncomingHttpHeaders } from 'node:http2';
@@ -32,7 +33,7 @@ import type { GrpcLoadSpec } from '../model/load.ts';
 import type { Outcome, StreamEnding, StreamRecord } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { packageRoot } from '../paths.ts';
-import type { HttpLoadOptions, LoadSummary, LoadTarget, LoadHandle } from './http.ts';
+import { attributeResponse, type HttpLoadOptions, type LoadSummary, type LoadTarget, type LoadHandle } from './http.ts';
 import { DEFAULT_NAME_HEADERS } from './http1-response.ts';
 import { recordGoaway, type Goaway } from './http2.ts';
 import { nextDue, RequestLoad, requestRecord } from './request-load.ts';
@@ -76,8 +77,14 @@ interface SessionInfo {
   localPort?: number;
   calls: number;
   goaway?: Goaway;
-  /** The pod that answered on it last. */
+  /** The pod that answered on it last (gateway first). */
   pod?: string;
+}
+
+/** Who answered a call: the backend pod, and the gateway pod in front of it. */
+interface Answered {
+  pod?: string;
+  gateway?: string;
 }
 
 /** What the diagnostics channel told us about one call. */
@@ -132,6 +139,7 @@ class GrpcLoad extends RequestLoad {
   private readonly channels: grpc.Client[];
   private readonly tag = `${process.pid}-${++loads}`;
   private readonly podHeader: string | undefined;
+  private readonly gatewayHeader: string | undefined;
   private readonly wires = new Map<number, CallWire>();
   private readonly sessions = new WeakMap<Http2Session, SessionInfo>();
   private readonly openStreams = new Set<grpc.ClientReadableStream<unknown>>();
@@ -142,6 +150,7 @@ class GrpcLoad extends RequestLoad {
     super(id, target, recorder, opts);
     this.spec = spec;
     this.podHeader = (opts.names ?? DEFAULT_NAME_HEADERS).pod;
+    this.gatewayHeader = (opts.names ?? DEFAULT_NAME_HEADERS).gateway;
     const address = `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
     this.channels = Array.from({ length: spec.channels }, () => new grpc.Client(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS));
   }
@@ -164,7 +173,11 @@ class GrpcLoad extends RequestLoad {
     this.startedAt = this.recorder.now();
     const loops: Promise<void>[] = [];
     for (let c = 0; c < this.spec.channels; c++) loops.push(this.unaryLoop(c));
-    for (let s = 0; s < this.spec.streams; s++) loops.push(this.streamLoop(s % this.spec.channels));
+    const streamMs = this.spec.messagesPerStream * this.spec.messageIntervalMs;
+    for (let s = 0; s < this.spec.streams; s++) {
+      const firstAfterMs = this.spec.spreadFirstStreams === true ? (s * streamMs) / this.spec.streams : 0;
+      loops.push(this.streamLoop(s % this.spec.channels, firstAfterMs));
+    }
     await Promise.all(loops);
   }
 
@@ -232,12 +245,16 @@ class GrpcLoad extends RequestLoad {
     return true;
   }
 
-  private podOf(metadata: grpc.Metadata, wire: CallWire): string | undefined {
-    if (this.podHeader === undefined) return undefined;
-    const value = metadata.get(this.podHeader)[0];
-    const pod = typeof value === 'string' ? value : undefined;
-    if (pod !== undefined && wire.session) wire.session.pod = pod;
-    return pod;
+  private answeredBy(metadata: grpc.Metadata, wire: CallWire): Answered {
+    const named = (header: string | undefined) => {
+      const value = header === undefined ? undefined : metadata.get(header)[0];
+      return typeof value === 'string' ? value : undefined;
+    };
+    const pod = named(this.podHeader);
+    const gateway = named(this.gatewayHeader);
+    const who = gateway ?? pod;
+    if (who !== undefined && wire.session) wire.session.pod = who;
+    return { ...(pod !== undefined ? { pod } : {}), ...(gateway !== undefined ? { gateway } : {}) };
   }
 
   private async unaryLoop(channel: number): Promise<void> {
@@ -258,7 +275,7 @@ class GrpcLoad extends RequestLoad {
   private unary(channel: number, start = this.recorder.now()): Promise<void> {
     const { n, metadata, wire } = this.newCall();
     const method = this.methods.unary;
-    let pod: string | undefined;
+    let answered: Answered = {};
     let resolveDone!: () => void;
     const done = new Promise<void>((resolve) => (resolveDone = resolve));
     const call = this.channels[channel]!.makeUnaryRequest(
@@ -272,7 +289,7 @@ class GrpcLoad extends RequestLoad {
     );
     const entry = { cancel: () => call.cancel(), done };
     this.inFlight.add(entry);
-    call.on('metadata', (md) => (pod = this.podOf(md, wire)));
+    call.on('metadata', (md) => (answered = this.answeredBy(md, wire)));
     call.on('status', (status: grpc.StatusObject) => {
       this.wires.delete(n);
       this.inFlight.delete(entry);
@@ -283,7 +300,7 @@ class GrpcLoad extends RequestLoad {
       const afterGoaway = wire.session?.goaway !== undefined;
       const outcome = grpcOutcome(status.code, status.details, afterGoaway);
       const rec = requestRecord(this.recorder, { load: this.id, start, outcome, newConnection: wire.newConnection, path: method.path, service: this.spec.service });
-      if (pod !== undefined) rec.pod = pod;
+      attributeResponse(rec, answered.pod, answered.gateway);
       if (wire.session?.localPort !== undefined) rec.localPort = wire.session.localPort;
       if (wire.stream?.id !== undefined) rec.streamId = wire.stream.id;
       if (outcome !== 'ok') rec.error = `${grpcStatusName(status.code)}: ${status.details}`;
@@ -294,7 +311,8 @@ class GrpcLoad extends RequestLoad {
     return done;
   }
 
-  private async streamLoop(channel: number): Promise<void> {
+  private async streamLoop(channel: number, firstAfterMs: number): Promise<void> {
+    if (firstAfterMs > 0) await this.sleepers.sleep(firstAfterMs);
     // A stream that ends at once (refused, or ended by a draining pod) is followed by the next one no
     // sooner than one message interval later: no tight loop against a pod that has nothing to give.
     while (!this.stopping) {
@@ -311,7 +329,7 @@ class GrpcLoad extends RequestLoad {
     const method = this.methods.stream;
     const expected = this.spec.messagesPerStream;
     const now = this.recorder.now();
-    const record: StreamRecord = { load: this.id, stream: ++this.streamsOpened, start: now, end: now, ending: 'error', sent: 0, echoed: 0, unanswered: 0, mismatched: 0, expected };
+    const record: StreamRecord = { load: this.id, service: this.spec.service, stream: ++this.streamsOpened, start: now, end: now, ending: 'error', sent: 0, echoed: 0, unanswered: 0, mismatched: 0, expected };
     const call = this.channels[channel]!.makeServerStreamRequest(
       method.path,
       method.requestSerialize,
@@ -323,8 +341,9 @@ class GrpcLoad extends RequestLoad {
     this.openStreams.add(call);
     return new Promise<void>((resolve) => {
       call.on('metadata', (md: grpc.Metadata) => {
-        const pod = this.podOf(md, wire);
+        const { pod, gateway } = this.answeredBy(md, wire);
         if (pod !== undefined) record.pod = pod;
+        if (gateway !== undefined) record.gateway = gateway;
       });
       call.on('data', (message: { seq: number }) => {
         record.sent++;

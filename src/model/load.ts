@@ -180,7 +180,9 @@ export interface TurnLoadSpec extends Omit<UdpLoadSpec, 'kind'> {
  * rate cap), each answered after `unaryMs`; beside them `streams` server-streaming calls (spread
  * round robin over the channels), each asking for `messagesPerStream` sequence-numbered messages
  * one every `messageIntervalMs`, and followed by a new call when it ends. Each call's deadline is
- * its expected length plus `timeoutMs`.
+ * its expected length plus `timeoutMs`. With `spreadFirstStreams` the first streams start spread
+ * over one stream's length, so that streams end and begin all through the run (the gateway stream
+ * scenarios' bounded streams), not all at once.
  */
 export interface GrpcLoadSpec {
   kind: 'grpc';
@@ -192,6 +194,7 @@ export interface GrpcLoadSpec {
   messagesPerStream: number;
   messageIntervalMs: number;
   timeoutMs: number;
+  spreadFirstStreams?: boolean;
 }
 
 export type LoadSpec = HttpLoadSpec | SingleRequestSpec | Http2LoadSpec | UdpLoadSpec | TcpStreamLoadSpec | WebSocketLoadSpec | SseLoadSpec | TurnLoadSpec | GrpcLoadSpec;

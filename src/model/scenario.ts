@@ -114,8 +114,13 @@ export type Expectation =
    * connection left (once the minimum has passed), and never by SIGKILL.
    */
   | { assert: 'drainTiming'; pod: PodRef; minDrainMs: number; drainTimeoutMs: number; idleExitMs: number; exits?: DrainEnd }
-  /** HTTP/2 (seed 003): clients of the drained pod got GOAWAY and their later streams went to other pods. */
-  | { assert: 'http2Goaway'; pod: PodRef; load: string }
+  /**
+   * HTTP/2 (seed 003): clients of the drained pod got GOAWAY and their later streams went to other
+   * pods. With `announced`, each connection's first GOAWAY must name the largest stream id (RFC 9113
+   * section 6.8's shutdown notice): one naming a lower id refuses every stream its client sent
+   * before it arrived, which a load without retries counts as failed.
+   */
+  | { assert: 'http2Goaway'; pod: PodRef; load: string; announced?: boolean }
   /**
    * Long-lived TCP streams (seeds 000, 003): each stream of `load` stays intact until the backend
    * closes it gracefully (drain announced, every message echoed) or the load ends it; no reset, no
@@ -132,7 +137,16 @@ export type Expectation =
        */
       toEnd?: boolean;
     }
-  | { assert: 'grpcStreamsComplete'; load: string; pod: PodRef }
+  | {
+      assert: 'grpcStreamsComplete';
+      load: string;
+      pod: PodRef;
+      /**
+       * Behind a gateway, over backends that are never disturbed: every stream must run to its last
+       * message, so one ended early, even with OK, is a fault (only the gateway can have ended it).
+       */
+      toEnd?: boolean;
+    }
   /**
    * TURN (seed 000): allocations of `load` held by the gateway pod `pod` names keep relaying, every
    * packet echoed, until their flow ends or the pod's grace period expires (delete + grace).

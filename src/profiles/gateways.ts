@@ -7,7 +7,7 @@
 // is a drain setting below, proven necessary by its ablation (docs/drain-settings.md).
 
 import { packageRoot } from '../paths.ts';
-import { defineProfile, type PodContext, type ProfileDefinition } from './define.ts';
+import { defineProfile, type PodContext, type ProfileDefinition, type ReadinessDefinition } from './define.ts';
 import { drainShape, gatewayDrainSettings, KEEPALIVE_SCENARIOS, OVERLONG_SCENARIOS, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
 import { openFileLimit } from './limits.ts';
 import { ProfileCannotCarry, type Profile } from './profile.ts';
@@ -38,6 +38,15 @@ function nginxFitsOpenFiles(pod: PodContext): void {
 }
 
 const nginxShape = (pod: PodContext) => drainShape(pod, NGINX_KEEPALIVE_TIME_SECONDS * 1000);
+
+/**
+ * gRPC (gateway-delete-grpc) runs on a configuration file of its own beside the HTTP one: h2c with
+ * prior knowledge in front and h2c to the backends, the same drain directives. Both are rendered
+ * into the pod; the command names the one its protocol needs.
+ */
+const configFor = (pod: PodContext, http: string, grpc: string): string => `\${POD_DIR}/${pod.protocol === 'grpc' ? grpc : http}`;
+/** A listener that speaks h2c only has no HTTP/1.1 for an httpGet probe: a TCP probe, as for any h2c-only server. */
+const healthz = (pod: PodContext): ReadinessDefinition => (pod.protocol === 'grpc' ? { tcpSocket: {} } : { httpGet: { path: '/healthz' } });
 const shape = (pod: PodContext) => drainShape(pod);
 
 /**
@@ -50,14 +59,14 @@ const asPackaged = { preStop: undefined, stopSignal: undefined, terminationGrace
 export const nginx = defineProfile({
   name: 'nginx',
   role: 'gateway',
-  protocols: ['http'],
+  protocols: ['http', 'grpc'],
   description:
     'nginx, drain-correct: preStop outlasts deprogramming and keepalive_time, then SIGQUIT (graceful shutdown) bounded by worker_shutdown_timeout.',
   directory: packageRoot,
   requires: [{ binary: 'nginx', install: 'apt-get install nginx' }],
   // -e: the error log before the configuration is read; -p/-c: everything in the pod's directory.
-  command: ['nginx', '-e', 'stderr', '-p', '${POD_DIR}', '-c', '${POD_DIR}/nginx.conf', '-g', 'daemon off;'],
-  config: { 'nginx.conf': 'fixtures/gateways/nginx/nginx.conf' },
+  command: (pod) => ['nginx', '-e', 'stderr', '-p', '${POD_DIR}', '-c', configFor(pod, 'nginx.conf', 'nginx-grpc.conf'), '-g', 'daemon off;'],
+  config: { 'nginx.conf': 'fixtures/gateways/nginx/nginx.conf', 'nginx-grpc.conf': 'fixtures/gateways/nginx/nginx-grpc.conf' },
   env: (pod) => ({
     WORKER_CONNECTIONS: String(Math.max(1024, nginxWorkerConnections(pod))),
     DRAIN_TIMEOUT_SECONDS: String(STOP_TIMEOUT_SECONDS),
@@ -65,7 +74,7 @@ export const nginx = defineProfile({
   }),
   placeholders: ['WORKER_CONNECTIONS', 'KEEPALIVE_TIME_SECONDS'],
   check: nginxFitsOpenFiles,
-  readiness: { httpGet: { path: '/healthz' } },
+  readiness: healthz,
   preStop: (pod) => ({ sleep: { seconds: nginxShape(pod).preStopSeconds } }),
   // The official nginx image's STOPSIGNAL: SIGQUIT is nginx's graceful shutdown.
   stopSignal: 'SIGQUIT',
@@ -95,7 +104,7 @@ export const nginx = defineProfile({
   naive: {
     description:
       'nginx as packaged: no preStop, plain SIGTERM (fast shutdown): in-flight requests are cut and the listener closes before the load balancer deprograms the pod.',
-    config: { 'nginx.conf': 'fixtures/gateways/nginx/nginx-naive.conf' },
+    config: { 'nginx.conf': 'fixtures/gateways/nginx/nginx-naive.conf', 'nginx-grpc.conf': 'fixtures/gateways/nginx/nginx-grpc-naive.conf' },
     env: (pod) => ({ WORKER_CONNECTIONS: String(Math.max(1024, nginxWorkerConnections(pod))) }),
     ...asPackaged,
   },
@@ -121,9 +130,12 @@ const haproxyPod = {
 export const haproxy = defineProfile({
   ...haproxyPod,
   name: 'haproxy',
+  protocols: ['http', 'grpc'],
   description: 'HAProxy, drain-correct: preStop outlasts deprogramming, then SIGUSR1 (soft-stop) with idle-close-on-response, bounded by hard-stop-after.',
   // -W: master-worker (signals go to the master, which drives the worker); -db: foreground.
-  command: ['haproxy', '-W', '-db', '-f', '${POD_DIR}/haproxy.cfg'],
+  command: (pod) => ['haproxy', '-W', '-db', '-f', configFor(pod, 'haproxy.cfg', 'haproxy-grpc.cfg')],
+  config: { 'haproxy.cfg': 'fixtures/gateways/haproxy/haproxy.cfg', 'haproxy-grpc.cfg': 'fixtures/gateways/haproxy/haproxy-grpc.cfg' },
+  readiness: healthz,
   // SIGUSR2 to the master: it re-executes itself on the new configuration and its new worker takes
   // the old one's listening socket over through the master's socket pair to it (the new worker runs
   // with `-x sockpair@N`; the socket's inode is unchanged across the reload, measured with HAProxy
@@ -155,7 +167,7 @@ export const haproxy = defineProfile({
   ],
   naive: {
     description: 'HAProxy as packaged: no preStop, plain SIGTERM (hard stop): every connection is closed at once, in-flight requests included.',
-    config: { 'haproxy.cfg': 'fixtures/gateways/haproxy/haproxy-naive.cfg' },
+    config: { 'haproxy.cfg': 'fixtures/gateways/haproxy/haproxy-naive.cfg', 'haproxy-grpc.cfg': 'fixtures/gateways/haproxy/haproxy-grpc-naive.cfg' },
     env: {},
     ...asPackaged,
   },
@@ -200,15 +212,15 @@ export const haproxyDetachFirst = defineProfile({
 export const caddy = defineProfile({
   name: 'caddy',
   role: 'gateway',
-  protocols: ['http'],
+  protocols: ['http', 'grpc'],
   description: 'Caddy, drain-correct: preStop marks the pod draining (responses say Connection: close) and outlasts deprogramming, then SIGTERM bounded by grace_period.',
   directory: packageRoot,
   requires: [{ binary: 'caddy', install: 'apt-get install caddy' }],
   // Caddy keeps its autosave and data under XDG directories: the pod's own.
-  command: ['env', 'XDG_CONFIG_HOME=${POD_DIR}', 'XDG_DATA_HOME=${POD_DIR}', 'caddy', 'run', '--config', '${POD_DIR}/Caddyfile', '--adapter', 'caddyfile'],
-  config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile' },
+  command: (pod) => ['env', 'XDG_CONFIG_HOME=${POD_DIR}', 'XDG_DATA_HOME=${POD_DIR}', 'caddy', 'run', '--config', configFor(pod, 'Caddyfile', 'Caddyfile-grpc'), '--adapter', 'caddyfile'],
+  config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile', 'Caddyfile-grpc': 'fixtures/gateways/caddy/Caddyfile-grpc' },
   env: { DRAIN_TIMEOUT_SECONDS: String(STOP_TIMEOUT_SECONDS) },
-  readiness: { httpGet: { path: '/healthz' } },
+  readiness: healthz,
   // The Caddyfile answers with Connection: close once this file exists (its `@draining` matcher).
   preStop: (pod) => ({ exec: { command: ['sh', '-c', `touch "$POD_DIR/draining" && sleep ${shape(pod).preStopSeconds}`] } }),
   // POST /load through the admin socket the Caddyfile names (https://caddyserver.com/docs/api);
@@ -243,7 +255,7 @@ export const caddy = defineProfile({
   ],
   naive: {
     description: 'Caddy as packaged: no preStop, plain SIGTERM: its listener closes at once, so a load balancer that has not deprogrammed the pod is refused.',
-    config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile-naive' },
+    config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile-naive', 'Caddyfile-grpc': 'fixtures/gateways/caddy/Caddyfile-grpc-naive' },
     env: {},
     ...asPackaged,
   },

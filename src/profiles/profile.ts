@@ -59,8 +59,8 @@ export interface BackendPlan {
 
 /** What a scenario tells a profile about the gateway it needs. */
 export interface GatewayRequest {
-  /** What the gateway carries from clients to backends. */
-  protocol: 'http' | 'h2c' | 'udp' | 'turn';
+  /** What the gateway carries from clients to backends (`grpc`: h2c with prior knowledge on both sides, trailers passed on). */
+  protocol: 'http' | 'h2c' | 'grpc' | 'udp' | 'turn';
   /** Container port the gateway listens on for clients. */
   port: number;
   /**

@@ -12,7 +12,7 @@ export const REFERENCE_GATEWAY = 'fixtures/reference-gateway.mjs';
 
 export type ReferenceGatewayMode = 'graceful' | 'no-goaway';
 
-/** HTTP/1.1 or h2c in front; a preStop that outlasts deprogramming, then SIGTERM and its own drain. */
+/** HTTP/1.1, h2c or gRPC in front; a preStop that outlasts deprogramming, then SIGTERM and its own drain. */
 export const referenceGateway = {
   command: ['node', REFERENCE_GATEWAY],
   env: (pod: PodContext, mode: ReferenceGatewayMode) => ({

@@ -57,21 +57,21 @@ function udpRelayApp(pod: PodContext, discovery: 'endpointslices' | 'endpoints')
   };
 }
 
-/** The reference profile's program for the pod: backend, UDP relay, or HTTP/h2c gateway. */
+/** The reference profile's program for the pod: backend, UDP relay, or HTTP/h2c/gRPC gateway. */
 function referenceApp(pod: PodContext): App {
   if (pod.role === 'backend') return backendApp(pod, 'graceful');
   if (pod.protocol === 'udp') return udpRelayApp(pod, 'endpointslices');
   return { command: referenceGateway.command, env: referenceGateway.env(pod, 'graceful'), readiness: referenceGateway.readiness(pod) };
 }
 
-/** The drain fields that only the HTTP/h2c gateway pod has; the backend's drain is the scenario's preStop and the app's own code. */
+/** The drain fields that only the HTTP/h2c/gRPC gateway pod has; the backend's drain is the scenario's preStop and the app's own code. */
 const httpGateway = (pod: PodContext) => pod.role === 'gateway' && pod.protocol !== 'udp';
 
 export const referenceProfile = defineProfile({
   name: 'reference',
   kind: 'reference',
   role: ['backend', 'gateway'],
-  protocols: { backend: [...BACKEND_PROTOCOLS], gateway: ['udp', 'http', 'h2c'] },
+  protocols: { backend: [...BACKEND_PROTOCOLS], gateway: ['udp', 'http', 'h2c', 'grpc'] },
   description: 'Correct drain: keeps accepting after SIGTERM, closes keep-alive connections politely, exits once idle.',
   directory: packageRoot,
   command: (pod) => referenceApp(pod).command,
@@ -137,8 +137,8 @@ export const mutantGatewayNoGoaway: Profile = defineProfile({
   name: 'mutant-gateway-no-goaway',
   kind: 'mutant',
   role: 'gateway',
-  // It only breaks h2c gateways.
-  protocols: ['h2c'],
+  // It only breaks HTTP/2 gateways.
+  protocols: ['h2c', 'grpc'],
   description:
     'Reference gateway that closes its HTTP/2 connections at SIGTERM without GOAWAY: pooled clients learn of it by their streams failing.',
   directory: packageRoot,

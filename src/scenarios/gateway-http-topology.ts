@@ -36,7 +36,8 @@ export interface GatewayTopologyOptions {
   programmingDelayMs: number;
   /** terminationGracePeriodSeconds of a gateway whose profile does not set its own. */
   graceSeconds: number;
-  protocol?: 'http' | 'h2c';
+  /** `grpc`: h2c with prior knowledge from the clients through to the backends. */
+  protocol?: 'http' | 'h2c' | 'grpc';
   /** What the backends behind the gateway serve (HTTP by default; WebSocket and SSE streams for the stream scenarios). */
   backendProtocol?: BackendProtocol;
 }
@@ -89,7 +90,7 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Pa
     graceSeconds,
     // h2c too: HTTPRoute routes HTTP/2 as HTTP/1.1 (GRPCRoute is for gRPC); whether a class's HTTP
     // listener takes h2c with prior knowledge is for a run on a real cluster to show.
-    route: { kind: 'HTTPRoute', backend: { service: 'backend', port: backendPort } },
+    route: { kind: o.protocol === 'grpc' ? 'GRPCRoute' : 'HTTPRoute', backend: { service: 'backend', port: backendPort } },
   });
   return {
     topology: {

@@ -18,6 +18,7 @@ import gatewayBackendRolloutHttp from './gateway-backend-rollout-http.ts';
 import gatewayDeleteHttp from './gateway-delete-http.ts';
 import gatewayDeleteHttpNoKeepalive from './gateway-delete-http-no-keepalive.ts';
 import gatewayDeleteSse from './gateway-delete-sse.ts';
+import gatewayDeleteGrpc from './gateway-delete-grpc.ts';
 import gatewayDeleteTurn from './gateway-delete-turn.ts';
 import gatewayDeleteWebsocket from './gateway-delete-websocket.ts';
 import gatewayControllerRestartTurn from './gateway-controller-restart-turn.ts';
@@ -57,6 +58,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewayHttp2Goaway,
   gatewayDeleteWebsocket,
   gatewayDeleteSse,
+  gatewayDeleteGrpc,
   gatewayRolloutWebsocket,
   gatewayRolloutSse,
   gatewayScaleDownWebsocket,

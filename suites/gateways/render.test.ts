@@ -68,9 +68,14 @@ describe('render.mjs', () => {
       }
       const markers = plan?.env[DROP_LINES_ENV]?.split('\n') ?? [];
       if (markers.length === 0) continue;
-      // The templates the pod renders, as the profile defined them (Workload.defined).
-      const text = Object.values(plan!.defined!.templates).join('\n');
-      for (const m of markers) expect(text.split('\n').filter((line) => line.includes(m)), `${profile.name}: ${m}`).toHaveLength(1);
+      // The templates the pod renders, as the profile defined them (Workload.defined): a directive
+      // may stand in each protocol's own file (nginx.conf, nginx-grpc.conf), once in each.
+      const templates = Object.entries(plan!.defined!.templates);
+      for (const m of markers) {
+        const hits = templates.map(([file, t]) => ({ file, lines: t.split('\n').filter((line) => line.includes(m)).length })).filter((h) => h.lines > 0);
+        expect(hits.length, `${profile.name}: ${m}`).toBeGreaterThanOrEqual(1);
+        for (const h of hits) expect(h.lines, `${profile.name}: ${m} in ${h.file}`).toBe(1);
+      }
       checked++;
     }
     expect(checked).toBeGreaterThanOrEqual(8);

@@ -237,8 +237,8 @@ describe('a real system as a cluster pod (nginx gateway)', () => {
     if (!good || !naive) throw new Error('render failed');
     const init = good.spec.initContainers[0] as NonNullable<(typeof good.spec.initContainers)[number]> & { volumeMounts: { name: string; mountPath: string }[] };
     expect(init.image).toBe(NODE_IMAGE);
-    // The profile's templates, shipped in the workload's own ConfigMap, rendered by render.mjs into the pod directory.
-    expect(init.command).toEqual(['node', `${FIXTURES_MOUNT}/gateways/render.mjs`, `nginx.conf=${CONFIG_MOUNT}/nginx.conf`]);
+    // The profile's templates (its gRPC one too), shipped in the workload's own ConfigMap, rendered by render.mjs into the pod directory.
+    expect(init.command).toEqual(['node', `${FIXTURES_MOUNT}/gateways/render.mjs`, `nginx.conf=${CONFIG_MOUNT}/nginx.conf`, `nginx-grpc.conf=${CONFIG_MOUNT}/nginx-grpc.conf`]);
     expect(init.volumeMounts).toContainEqual({ name: 'config', mountPath: CONFIG_MOUNT, readOnly: true });
     expect(init.env).toContainEqual({ name: 'ZERODROP_POD_DIR', value: '/zerodrop/pod' });
     const main = good.spec.containers[0] as (typeof good.spec.containers)[number] & { env: { name: string; value?: string }[] };

@@ -11,6 +11,15 @@ export default defineScenario({
   seeds: ['005'],
   role: 'backend',
   tolerates: streamDeleteTolerates,
-  options: { ...streamBackendOptions, ...grpcLoadOptions, settleMs: backendOptions.settleMs, ...rolloutOptions },
+  options: {
+    ...streamBackendOptions,
+    ...grpcLoadOptions,
+    settleMs: {
+      ...backendOptions.settleMs,
+      default: 2000,
+      doc: "load kept running after the last pod is gone: the unary rate is judged over the whole run (loadHeld), and a short one lets each channel's reconnect after GOAWAY, twice in a rollout, pull it below what it must hold",
+    },
+    ...rolloutOptions,
+  },
   build: (profile, o) => buildStreamRollout('backend-rollout-grpc', profile, { ...o, kind: 'grpc' }),
 });

@@ -5,7 +5,7 @@
 
 import { backendOptions } from './backend-topology.ts';
 import { defineScenario, pick } from './definition.ts';
-import { buildStreamDelete, grpcLoadOptions, streamBackendOptions, streamDeleteTolerates } from './stream-delete.ts';
+import { buildStreamDelete, grpcOptions, streamDeleteTolerates } from './stream-delete.ts';
 
 export default defineScenario({
   id: 'backend-delete-grpc',
@@ -15,10 +15,6 @@ export default defineScenario({
   seeds: ['005'],
   role: 'backend',
   tolerates: streamDeleteTolerates,
-  options: {
-    ...streamBackendOptions,
-    ...grpcLoadOptions,
-    ...pick(backendOptions, ['deleteAtMs', 'settleMs']),
-  },
+  options: { ...grpcOptions, ...pick(backendOptions, ['deleteAtMs', 'settleMs']) },
   build: (profile, o) => buildStreamDelete('backend-delete-grpc', profile, { ...o, kind: 'grpc' }),
 });

@@ -1,6 +1,6 @@
 import { backendOptions } from './backend-topology.ts';
 import { defineScenario } from './definition.ts';
-import { grpcLoadOptions, streamBackendOptions, streamDeleteTolerates } from './stream-delete.ts';
+import { grpcOptions, streamDeleteTolerates } from './stream-delete.ts';
 import { buildStreamRollout, rolloutOptions } from './stream-rollout.ts';
 
 export default defineScenario({
@@ -12,8 +12,7 @@ export default defineScenario({
   role: 'backend',
   tolerates: streamDeleteTolerates,
   options: {
-    ...streamBackendOptions,
-    ...grpcLoadOptions,
+    ...grpcOptions,
     settleMs: {
       ...backendOptions.settleMs,
       default: 2000,

@@ -50,6 +50,9 @@ export const streamOptions = { ...streamBackendOptions, ...streamLoadOptions, se
 
 export const streamDeleteOptions = { ...streamOptions, deleteAtMs: backendOptions.deleteAtMs } satisfies OptionSpecs;
 
+/** The backends and the load of the gRPC scenarios (their settle time and chaos are each's own). */
+export const grpcOptions = { ...streamBackendOptions, ...grpcLoadOptions } satisfies OptionSpecs;
+
 /** The option values a stream builder takes besides its chaos's: the backends, the settle time, the load. */
 export type StreamScenarioOptions = OptionsOf<typeof streamBackendOptions> & { settleMs: number } & StreamTraffic;
 

@@ -21,4 +21,13 @@ describe('node-drain-websocket', () => {
     // The slow start is what the budget is tested against, not the mutant: a quick one keeps the case short.
     expectCut(await runCase('node-drain-websocket', 'mutant-exit-on-sigterm', { startupSeconds: 1 }), /close 1006/);
   });
+
+  it('does not pass with a single replica and no budget: the evicted pod closes each reconnect at once until the load stops replacing streams', async () => {
+    // The reconnects after that, into the gap before the replacement is ready, are never tried.
+    const r = await runCase('node-drain-websocket', 'reference', { replicas: 1, minAvailable: 0 });
+    const intact = r.assertions.find((a) => a.name === 'streamsIntact');
+    expect(intact?.verdict, describeResult(r)).toBe('inconclusive');
+    expect(intact?.message, describeResult(r)).toMatch(/stopped replacing its streams at t=.*after opening 80 \(a reconnect loop\)/);
+    expect(r.verdict, describeResult(r)).not.toBe('pass');
+  });
 });

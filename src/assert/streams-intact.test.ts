@@ -180,4 +180,15 @@ describe('streamsIntact behind a gateway', () => {
     expect(r.verdict).toBe('pass');
     expect(r.message).toContain('each ran to its end, every message echoed');
   });
+
+  it('does not pass when the load stopped replacing its streams: the reconnects it held back were never tried', () => {
+    // One replica, no budget: the terminating pod closes each new stream at once until the cap.
+    const b = drainScenario('correct');
+    stream(b, { stream: 1, pod: 'backend-2', byeAt: 2005, end: 2010, ending: 'closed' });
+    stream(b, { stream: 2, pod: 'backend-2', start: 2011, byeAt: 2012, end: 2013, ending: 'closed', sent: 1 });
+    b.event(2014, 'note', { message: 'load streams stopped replacing its streams: it has opened 2, its most', detail: { load: 'streams', streamCap: 2 } });
+    const r = evaluateOne(EXPECT, b.build());
+    expect(r.verdict).toBe('inconclusive');
+    expect(r.message).toBe('load "streams" stopped replacing its streams at t=2.014 s, after opening 2 (a reconnect loop): whether the reconnects after it would have been served was not tested');
+  });
 });

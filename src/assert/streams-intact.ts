@@ -12,7 +12,8 @@
 // is placed on is the gateway pod the stream went through (join.ts frontPods): its drain is the
 // one the client meets. At
 // least one stream must have been open on a pod the PodRef names when that pod was deleted, or
-// nothing was tested.
+// nothing was tested; and a load that stopped replacing its streams (its cap on reconnects, against
+// a pod that closes each new stream at once) left the reconnects after it untried: no pass either.
 
 import type { Expectation } from '../model/scenario.ts';
 import type { StreamRecord } from '../model/timeline.ts';
@@ -149,6 +150,15 @@ export function streamsIntact(expectation: StreamsIntact, ctx: AssertContext): A
   }
   const untested = untestedStreams(name, expectation, { deleted, onDeleted }, details);
   if (untested) return untested;
+  const capped = ctx.timeline.events.find((e) => e.kind === 'note' && e.detail?.['load'] === load && e.detail['streamCap'] !== undefined);
+  if (capped) {
+    return {
+      name,
+      verdict: 'inconclusive',
+      message: `load "${load}" stopped replacing its streams at ${at(capped.t)}, after opening ${count(Number(capped.detail?.['streamCap']))} (a reconnect loop): whether the reconnects after it would have been served was not tested`,
+      details: { ...details, streamCapAt: capped.t },
+    };
+  }
   const closed = onDeleted.filter((s) => s.ending === 'closed');
   const echoed = onDeleted.reduce((n, s) => n + s.echoed, 0);
   const words = protocolWords(onDeleted[0]?.kind);

@@ -67,6 +67,7 @@ export class StreamLoad<S extends StreamHandle> implements LoadHandle {
   private readonly live = new Set<S>();
   private readonly reopening = new Set<NodeJS.Timeout>();
   private opened = 0;
+  private capped = false;
   private stopping = false;
   private startedAt = 0;
   private summary: Promise<LoadSummary> | undefined;
@@ -104,7 +105,14 @@ export class StreamLoad<S extends StreamHandle> implements LoadHandle {
   }
 
   private open(previous: S | undefined): void {
-    if (this.stopping || this.opened >= Math.min(MAX_STREAMS, this.spec.streams * this.streamsFactor())) return;
+    if (this.stopping) return;
+    const cap = Math.min(MAX_STREAMS, this.spec.streams * this.streamsFactor());
+    if (this.opened >= cap) {
+      // A reconnect the cap holds back is never tried: what follows must not read as reconnects served.
+      if (!this.capped) this.recorder.event('note', { message: `load ${this.id} stopped replacing its streams: it has opened ${cap}, its most`, detail: { load: this.id, streamCap: cap } });
+      this.capped = true;
+      return;
+    }
     this.opened++;
     this.live.add(this.openStream(this.opened, this, previous));
   }

@@ -71,6 +71,43 @@ describe('startWebSocketLoad', () => {
     }
   });
 
+  it('stops replacing streams at its cap against a server that closes each after its first echo (1001), and notes when', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await once(server, 'listening');
+    server.on('connection', (ws) =>
+      ws.once('message', (data) => {
+        ws.send(data, { binary: false });
+        ws.close(1001);
+      }),
+    );
+    try {
+      const recorder = new Recorder();
+      const load = startWebSocketLoad('ws', { ...SPEC, streams: 1, reopen: true }, { host: '127.0.0.1', port: (server.address() as AddressInfo).port }, recorder);
+      await vi.waitFor(() => expect(recorder.timeline.events.some((e) => e.detail?.['streamCap'] !== undefined)).toBe(true), { timeout: 5000 });
+      await load.stop();
+      expect(recorder.timeline.streams).toHaveLength(20);
+      expect(recorder.timeline.events.filter((e) => e.kind === 'note' && e.detail?.['load'] === 'ws').map((e) => e.detail)).toEqual([{ load: 'ws', streamCap: 20 }]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('records a close 1001 sent with the handshake as the drain close, not a stall', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await once(server, 'listening');
+    server.on('connection', (ws) => ws.close(1001));
+    try {
+      const recorder = new Recorder();
+      const load = startWebSocketLoad('ws', { ...SPEC, streams: 1 }, { host: '127.0.0.1', port: (server.address() as AddressInfo).port }, recorder);
+      await vi.waitFor(() => expect(recorder.timeline.streams).toHaveLength(1), { timeout: 2000 });
+      await load.stop();
+      expect(recorder.timeline.streams![0]).toMatchObject({ ending: 'closed', closeCode: 1001 });
+      expect(recorder.timeline.streams![0]!.byeAt).toBeDefined();
+    } finally {
+      server.close();
+    }
+  });
+
   it('records a stall when the app stops echoing', async () => {
     const app = await startApp('hang-until-killed');
     const [stream] = await streamsAcross(app, (target, recorder) => startWebSocketLoad('ws', { ...SPEC, streams: 1, stallMs: 200 }, target, recorder), 'SIGSTOP', { beforeMs: 150, afterMs: 400 });

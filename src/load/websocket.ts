@@ -75,7 +75,9 @@ class WebSocketStream extends EchoStream {
       this.noteRoundTrip(load.recorder.now() - this.record.start);
       // ws has no event for a close frame's arrival: it parses each chunk synchronously in its own
       // 'data' listener, so once this chunk's listeners have run its state says whether it held one.
-      res.socket.on('data', () => queueMicrotask(() => this.noteCloseFrame()));
+      // Listened to once ws listens ('open'): a listener before ws's would set the socket flowing, and
+      // the bytes that came with the 101 (a close frame sent at once) would go to it alone, never to ws.
+      this.ws.once('open', () => res.socket.on('data', () => queueMicrotask(() => this.noteCloseFrame())));
     });
     this.ws.on('unexpected-response', (_req, res) => {
       this.namePod(res);

@@ -138,7 +138,8 @@ const DESCRIPTIONS: Record<string, string> = {
  *   complete" (https://linkerd.io/2/tasks/graceful-shutdown/), and it has no preStop, so it gets
  *   SIGTERM at the delete while the backend's preStop keeps the pod programmed: new requests in
  *   that window fail (backend-delete-http, -rollout-http, -sigterm-keeps-accepting, node-drain-http
- *   catch it, and backend-delete-grpc, whose channels keep starting calls on their connections). A
+ *   catch it, and backend-delete-grpc, backend-rollout-grpc and node-drain-grpc, whose channels keep
+ *   starting calls on their connections). A
  *   scenario whose connections all exist before the delete, and carry no new request, meets no refusal.
  * - istio-ambient-naive: the twin cuts ztunnel's grace period, which only a ztunnel restart uses;
  *   every scenario of the catalog deletes backend pods, never ztunnel, so none can tell the twin
@@ -152,6 +153,8 @@ export const MESH_TOLERATES: Readonly<Record<string, Readonly<Record<string, str
     'backend-delete-websocket': 'every WebSocket is open before the delete and reconnects only once the backend has closed it, past deprogramming; the proxy keeps existing connections',
     'backend-rollout-websocket': 'every WebSocket is open before the restart and reconnects only once an old pod has closed it, past deprogramming; the proxy keeps existing connections',
     'backend-delete-sse': 'every event stream is a request made before the delete, which the proxy lets complete; reconnects come after the backend ended it, past deprogramming',
+    'backend-rollout-sse': 'every event stream is a request made before the restart, which the proxy lets complete; reconnects come after an old pod ended it, past deprogramming',
+    'node-drain-websocket': 'every WebSocket is open before the eviction and reconnects only once the evicted pod has closed it, past deprogramming; the proxy keeps existing connections',
   },
   'istio-ambient-naive': {
     '*': "the scenario deletes backend pods, never ztunnel: the twin's 2 s ztunnel grace period is never used",

@@ -1,5 +1,5 @@
 import { defineScenario } from './definition.ts';
-import { buildStreamDelete, streamDeleteOptions, streamDeleteTolerates } from './stream-delete.ts';
+import { buildStreamDelete, sseLoadOptions, streamDeleteOptions, streamDeleteTolerates } from './stream-delete.ts';
 
 export default defineScenario({
   id: 'backend-delete-sse',
@@ -9,10 +9,6 @@ export default defineScenario({
   seeds: ['005'],
   role: 'backend',
   tolerates: streamDeleteTolerates,
-  options: {
-    ...streamDeleteOptions,
-    ratePerStream: { ...streamDeleteOptions.ratePerStream, doc: 'events per second on each stream' },
-    stallMs: { ...streamDeleteOptions.stallMs, doc: 'no event for this long is a stall' },
-  },
-  build: (profile, o) => buildStreamDelete('backend-delete-sse', 'sse', profile, o),
+  options: { ...streamDeleteOptions, ...sseLoadOptions },
+  build: (profile, o) => buildStreamDelete('backend-delete-sse', profile, { ...o, kind: 'sse' }),
 });

@@ -10,5 +10,5 @@ export default defineScenario({
   role: 'backend',
   tolerates: streamDeleteTolerates,
   options: streamDeleteOptions,
-  build: (profile, o) => buildStreamDelete('backend-delete-tcp-stream', 'tcp-stream', profile, o),
+  build: (profile, o) => buildStreamDelete('backend-delete-tcp-stream', profile, { ...o, kind: 'tcp-stream' }),
 });

@@ -10,5 +10,5 @@ export default defineScenario({
   role: 'backend',
   tolerates: streamDeleteTolerates,
   options: streamDeleteOptions,
-  build: (profile, o) => buildStreamDelete('backend-delete-websocket', 'websocket', profile, o),
+  build: (profile, o) => buildStreamDelete('backend-delete-websocket', profile, { ...o, kind: 'websocket' }),
 });

@@ -1,6 +1,6 @@
-import { backendOptions, backendTopology, BACKEND } from './backend-topology.ts';
-import { defineScenario, pick } from './definition.ts';
+import { defineScenario } from './definition.ts';
 import { streamDeleteTolerates, streamOptions } from './stream-delete.ts';
+import { buildStreamRollout, rolloutOptions } from './stream-rollout.ts';
 
 export default defineScenario({
   id: 'backend-rollout-websocket',
@@ -10,25 +10,6 @@ export default defineScenario({
   seeds: ['005'],
   role: 'backend',
   tolerates: streamDeleteTolerates,
-  options: { ...streamOptions, ...pick(backendOptions, ['restartAtMs', 'rolloutMaxMs']) },
-  build: (profile, o) => ({
-    id: 'backend-rollout-websocket',
-    profile: profile.name,
-    topology: backendTopology(profile, { ...o, maxSurge: 1, maxUnavailable: 0, protocol: 'websocket' }),
-    loads: [
-      {
-        id: 'streams',
-        startMs: 0,
-        spec: { kind: 'websocket', service: BACKEND, streams: o.streams, ratePerStream: o.ratePerStream, stallMs: o.stallMs, reopen: true },
-      },
-    ],
-    steps: [{ id: 'restart', when: { atMs: o.restartAtMs }, action: { kind: 'rollout-restart', workload: BACKEND } }],
-    end: { rolloutComplete: BACKEND, settleMs: o.settleMs },
-    maxDurationMs: o.restartAtMs + o.rolloutMaxMs + o.graceSeconds * 1000 + o.settleMs + 10_000,
-    expectations: [
-      { assert: 'streamsIntact', load: 'streams', pod: { workload: BACKEND } },
-      { assert: 'notKilled', pod: { workload: BACKEND } },
-      { assert: 'rolloutCompletesWithin', workload: BACKEND, maxMs: o.rolloutMaxMs },
-    ],
-  }),
+  options: { ...streamOptions, ...rolloutOptions },
+  build: (profile, o) => buildStreamRollout('backend-rollout-websocket', profile, { ...o, kind: 'websocket' }),
 });

@@ -48,7 +48,7 @@ describe('expectedVerdict', () => {
 
   it("the mesh twins: linkerd-naive is caught where a new request meets its proxy's refusal, passes where every connection predates the delete", () => {
     const caught = (name: string) => catalog.filter((s) => !s.control && s.role === 'backend' && expected(s.id, name) === 'fail').map((s) => s.id).sort();
-    expect(caught('linkerd-naive')).toEqual(['backend-delete-grpc', 'backend-delete-http', 'backend-rollout-http', 'backend-sigterm-keeps-accepting', 'node-drain-http']);
+    expect(caught('linkerd-naive')).toEqual(['backend-delete-grpc', 'backend-delete-http', 'backend-rollout-grpc', 'backend-rollout-http', 'backend-sigterm-keeps-accepting', 'node-drain-grpc', 'node-drain-http']);
     expect(toleration(findScenario('backend-long-request')!, 'linkerd-naive')).toMatch(/lets existing requests complete/);
     expect(caught('istio-ambient-naive')).toEqual([]);
     expect(toleration(findScenario('backend-delete-http')!, 'istio-ambient-naive')).toMatch(/never ztunnel/);

@@ -12,6 +12,8 @@ import backendScaleToZeroTurn from './backend-scale-to-zero-turn.ts';
 import backendLongRequest from './backend-long-request.ts';
 import backendRolloutHttp from './backend-rollout-http.ts';
 import backendRolloutWebsocket from './backend-rollout-websocket.ts';
+import backendRolloutSse from './backend-rollout-sse.ts';
+import backendRolloutGrpc from './backend-rollout-grpc.ts';
 import backendSigtermKeepsAccepting from './backend-sigterm-keeps-accepting.ts';
 import forceDelete from './force-delete.ts';
 import gatewayBackendRolloutHttp from './gateway-backend-rollout-http.ts';
@@ -34,6 +36,8 @@ import gatewayScaleDownSse from './gateway-scale-down-sse.ts';
 import gatewayScaleDownWebsocket from './gateway-scale-down-websocket.ts';
 import gatewaySlowLb from './gateway-slow-lb.ts';
 import nodeDrainHttp from './node-drain-http.ts';
+import nodeDrainWebsocket from './node-drain-websocket.ts';
+import nodeDrainGrpc from './node-drain-grpc.ts';
 import type { ScenarioDefinition } from './definition.ts';
 
 export const catalog: readonly ScenarioDefinition[] = [
@@ -46,6 +50,8 @@ export const catalog: readonly ScenarioDefinition[] = [
   backendDeleteWebsocket,
   backendDeleteSse,
   backendRolloutWebsocket,
+  backendRolloutSse,
+  backendRolloutGrpc,
   backendDeleteGrpc,
   backendScaleToZeroUdp,
   backendScaleToZeroTurn,
@@ -69,6 +75,8 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewayDeleteTurn,
   gatewayControllerRestartTurn,
   nodeDrainHttp,
+  nodeDrainWebsocket,
+  nodeDrainGrpc,
   forceDelete,
 ];
 

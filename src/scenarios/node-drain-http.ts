@@ -12,17 +12,9 @@
 // nodes run it: the local provider (modelled nodes, src/providers/local/nodes.ts) and a kind cluster
 // zerodrop created; others skip it with the reason (src/providers/support.ts).
 
-import type { Topology } from '../model/workload.ts';
-import { backendOptions, backendTopology, BACKEND, inFlightLoad } from './backend-topology.ts';
+import { backendOptions, BACKEND, inFlightLoad } from './backend-topology.ts';
 import { defineScenario, pick } from './definition.ts';
-
-/** The backends become ready `seconds` after they start. */
-function slowStart(topology: Topology, seconds: number): Topology {
-  return {
-    ...topology,
-    workloads: topology.workloads.map((w) => (w.readinessProbe ? { ...w, readinessProbe: { ...w.readinessProbe, initialDelaySeconds: seconds } } : w)),
-  };
-}
+import { buildNodeDrain, nodeDrainBackendOptions, nodeDrainOptions } from './node-drain.ts';
 
 export default defineScenario({
   id: 'node-drain-http',
@@ -35,32 +27,13 @@ export default defineScenario({
     'mutant-refuse-after-sigterm':
       'a preStop sleep outlasts deprogramming, so no new connection reaches the pod after SIGTERM (backend-sigterm-keeps-accepting catches it)',
   },
-  options: {
-    replicas: { ...backendOptions.replicas, default: 2, nightly: 3 },
-    minAvailable: { default: 1, nightly: 2, doc: 'PodDisruptionBudget minAvailable of the backends; 0 renders no budget at all' },
-    startupSeconds: { default: 6, nightly: 90, doc: 'readiness probe initialDelaySeconds of the backends: how long a replacement takes to become ready' },
-    preStopSeconds: backendOptions.preStopSeconds,
-    graceSeconds: { ...backendOptions.graceSeconds, default: 4 },
-    ...pick(backendOptions, ['programmingDelayMs', 'connections', 'requestMs']),
-    drainAtMs: { default: 1000, nightly: 10_000, doc: 'when the node is drained, after load starts' },
-    retryMs: { default: 1000, nightly: 5000, doc: 'pause before an eviction the budget refused is tried again (kubectl drain: 5 s)' },
-    drainTimeoutMs: { default: 120_000, nightly: 600_000, doc: 'how long the drain may wait for the budget before it gives up' },
-    settleMs: { ...backendOptions.settleMs, default: 1000 },
-  },
-  build: (profile, o) => ({
-    id: 'node-drain-http',
-    profile: profile.name,
-    topology: slowStart(
-      { ...backendTopology(profile, o), disruptionBudgets: o.minAvailable > 0 ? [{ workload: BACKEND, minAvailable: o.minAvailable }] : [] },
-      o.startupSeconds,
-    ),
-    loads: [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }],
-    steps: [{ id: 'drain', when: { atMs: o.drainAtMs }, action: { kind: 'drain-node', workload: BACKEND, retryMs: o.retryMs, timeoutMs: o.drainTimeoutMs } }],
-    end: { nodeDrained: 'drain', settleMs: o.settleMs },
-    maxDurationMs: o.drainAtMs + o.drainTimeoutMs + o.replicas * o.graceSeconds * 1000 + o.settleMs + 10_000,
-    expectations: [
-      { assert: 'noFailedRequests' },
-      { assert: 'notKilled', pod: { workload: BACKEND } },
-    ],
-  }),
+  options: { ...nodeDrainBackendOptions, ...pick(backendOptions, ['connections', 'requestMs']), ...nodeDrainOptions },
+  build: (profile, o) =>
+    buildNodeDrain('node-drain-http', profile, o, {
+      loads: [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }],
+      expectations: [
+        { assert: 'noFailedRequests' },
+        { assert: 'notKilled', pod: { workload: BACKEND } },
+      ],
+    }),
 });

@@ -10,7 +10,7 @@ export default defineScenario({
   role: 'gateway',
   knownFailures: {
     caddy:
-      "streamsIntact: Caddy 2.6 closes every proxied WebSocket with 1001 as soon as its stop signal unloads the configuration, whatever its grace_period; stream_close_delay, which delays that close, came with Caddy 2.7.0 (https://caddyserver.com/docs/caddyfile/directives/reverse_proxy#stream_close_delay), and Debian 12's caddy is 2.6.2",
+      "streamsIntact: Caddy 2.6 closes every proxied WebSocket with 1001 as soon as its stop signal unloads the configuration, whatever its grace_period; stream_close_delay, which delays that close, came with Caddy 2.7.0 (https://caddyserver.com/docs/caddyfile/directives/reverse_proxy#stream_close_delay), and Debian 12's caddy is 2.6.2. Measured with Caddy 2.11.9 (caddy-built): stream_close_delay alone does not carry them through a stop, since the process exits once its requests are done and the streams die with it (1006); loaded away by the preStop (a configuration without a server) they run on in the live process, and caddy-built passes",
   },
   options: gatewayStreamDeleteOptions,
   build: (profile, o) => buildGatewayStreamDelete('gateway-delete-websocket', 'websocket', profile, o),

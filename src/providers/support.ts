@@ -4,6 +4,7 @@
 
 import type { Scenario } from '../model/scenario.ts';
 import type { Provider } from './provider.ts';
+import { cacheDir } from './netns/go-module-build.ts';
 import { statedStopSignal } from './kube/stop-signal.ts';
 import { REFERENCE_GRPC } from '../profiles/reference.ts';
 
@@ -37,6 +38,9 @@ export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' 
     for (const workload of scenario.topology.workloads) {
       const app = LOCAL_ONLY_APPS.find((a) => workload.command.includes(a));
       if (app) return `the ${workload.name} workload runs ${app}, which needs @grpc/grpc-js: the stock Node image that carries the reference apps to a cluster has none, so it runs on the local provider only`;
+      // A program built into this machine's cache (caddy-built) is a path no image has.
+      const built = (workload.defined?.argv ?? workload.command).find((word) => word.startsWith(`${cacheDir()}/`));
+      if (built) return `the ${workload.name} workload runs ${built}, a build in zerodrop's cache on this machine, which no image carries: it runs on the local provider only`;
     }
   }
   if (!provider.capabilities.containerStopSignals) {

@@ -10,7 +10,6 @@
 import { packageRoot } from '../paths.ts';
 import { builtCaddy, caddyPin } from './caddy-binary.ts';
 import { defineProfile, shellWord, type PodContext, type ProfileDefinition } from './define.ts';
-import type { DrainSettingDefinition } from './drain-setting.ts';
 import { drainShape, gatewayDrainSettings, KEEPALIVE_SCENARIOS, OVERLONG_SCENARIOS, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
 import { openFileLimit } from './limits.ts';
 import { ProfileCannotCarry, type Profile } from './profile.ts';
@@ -223,31 +222,6 @@ const caddyPod = {
   attribution: { header: 'x-zerodrop-gateway' },
 } satisfies Omit<ProfileDefinition, 'name' | 'description' | 'command'>;
 
-const caddyDrainSettings: DrainSettingDefinition[] = [
-  ...gatewayDrainSettings({}),
-  {
-    name: 'draining-connection-close',
-    why: 'SIGTERM closes idle keep-alive connections at once, racing a client sending its next request; once draining, every response says Connection: close so clients leave between two requests',
-    change: 'the `header @draining Connection close` line removed',
-    caughtBy: KEEPALIVE_SCENARIOS,
-    dropLines: ['header @draining Connection close'],
-  },
-  {
-    name: 'grace_period',
-    why: 'the drain timeout: the graceful stop waits for active requests, however long, unless bounded',
-    change: 'the grace_period line removed',
-    caughtBy: OVERLONG_SCENARIOS,
-    dropLines: ['grace_period ${DRAIN_TIMEOUT_SECONDS}s'],
-  },
-  {
-    name: 'upstream-keepalive-off',
-    why: 'a fresh backend connection per request, so that no pooled connection is closed by a backend under a request',
-    change: "the transport's `keepalive off` line removed",
-    caughtBy: ['gateway-backend-rollout-http'],
-    dropLines: ['keepalive off'],
-  },
-];
-
 const caddyNaive = {
   description: 'Caddy as packaged: no preStop, plain SIGTERM: its listener closes at once, so a load balancer that has not deprogrammed the pod is refused.',
   config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile-naive' },
@@ -263,7 +237,30 @@ export const caddy = defineProfile({
   command: caddyArgv('caddy', 'run'),
   config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile' },
   reload: { exec: { command: caddyArgv('caddy', 'reload') } },
-  drainSettings: caddyDrainSettings,
+  drainSettings: [
+    ...gatewayDrainSettings({}),
+    {
+      name: 'draining-connection-close',
+      why: 'SIGTERM closes idle keep-alive connections at once, racing a client sending its next request; once draining, every response says Connection: close so clients leave between two requests',
+      change: 'the `header @draining Connection close` line removed',
+      caughtBy: KEEPALIVE_SCENARIOS,
+      dropLines: ['header @draining Connection close'],
+    },
+    {
+      name: 'grace_period',
+      why: 'the drain timeout: the graceful stop waits for active requests, however long, unless bounded',
+      change: 'the grace_period line removed',
+      caughtBy: OVERLONG_SCENARIOS,
+      dropLines: ['grace_period ${DRAIN_TIMEOUT_SECONDS}s'],
+    },
+    {
+      name: 'upstream-keepalive-off',
+      why: 'a fresh backend connection per request, so that no pooled connection is closed by a backend under a request',
+      change: "the transport's `keepalive off` line removed",
+      caughtBy: ['gateway-backend-rollout-http'],
+      dropLines: ['keepalive off'],
+    },
+  ],
   naive: caddyNaive,
 });
 

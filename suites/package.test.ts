@@ -31,11 +31,11 @@ describe('the installed package', () => {
   it('ships the build and what the pods need, not the sources or the tests', async () => {
     const installed = join(project.dir, 'node_modules', 'zerodrop');
     const top = (await readdir(installed)).sort();
-    expect(top).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'fixtures', 'helm', 'kubernetes', 'package.json', 'stunner', 'traefik']);
-    // The Go modules the netns provider builds its programs from, and nothing else of theirs.
+    expect(top).toEqual(['LICENSE', 'README.md', 'bin', 'caddy', 'dist', 'fixtures', 'helm', 'kubernetes', 'package.json', 'stunner', 'traefik']);
+    // The Go modules the netns provider (and caddy-built) builds its programs from, and nothing else of theirs.
     expect((await readdir(join(installed, 'kubernetes'))).sort()).toEqual(['go.mod', 'go.sum', 'main.go', 'pin.sh', 'v1.35', 'v1.36']);
     for (const minor of ['v1.35', 'v1.36']) expect((await readdir(join(installed, 'kubernetes', minor))).sort()).toEqual(['go.mod', 'go.sum']);
-    for (const module of ['stunner', 'traefik', 'helm']) expect((await readdir(join(installed, module))).sort()).toEqual(['go.mod', 'go.sum']);
+    for (const module of ['stunner', 'traefik', 'helm', 'caddy']) expect((await readdir(join(installed, module))).sort()).toEqual(['go.mod', 'go.sum']);
     const dist = await readdir(join(installed, 'dist'), { recursive: true });
     expect(dist).toContain('index.d.ts');
     expect(dist).toContain(join('vitest', 'index.d.ts'));

@@ -35,7 +35,7 @@ describe('ablations', () => {
     const ids = new Set(catalog.map((s) => s.id));
     for (const p of ablatedProfiles) for (const id of p.ablation!.caughtBy) expect(ids, `${p.name}: ${id}`).toContain(id);
     const withSettings = profiles.filter((p) => p.drainSettings !== undefined).map((p) => p.name);
-    expect(withSettings).toEqual(['reference', 'nginx', 'haproxy', 'caddy', 'coturn']);
+    expect(withSettings).toEqual(['reference', 'nginx', 'haproxy', 'caddy', 'caddy-built', 'coturn']);
     expect(findProfile('nginx-without-keepalive_time')?.kind).toBe('ablation');
   });
 

@@ -1,13 +1,15 @@
-// Real gateways from Debian's packages, each defined with the public defineProfile as a team would
-// write it in its zerodrop.config.ts (docs/own-gateway.md), and each twice: drain-correct (what its
-// documentation and the seeds teach: a preStop that waits for deprogramming, then the system's
-// graceful stop, exit once its connections reach zero, a grace period above its drain timeout) and
-// `-naive` (the package's defaults, no preStop, plain SIGTERM). Their configuration templates are in
+// Real gateways from Debian's packages (and Caddy built from its Go module, caddy-binary.ts, where
+// Debian's is too old), each defined with the public defineProfile as a team would write it in its
+// zerodrop.config.ts (docs/own-gateway.md), and each twice: drain-correct (what its documentation
+// and the seeds teach: a preStop that waits for deprogramming, then the system's graceful stop,
+// exit once its connections reach zero, a grace period above its drain timeout) and `-naive` (the
+// package's defaults, no preStop, plain SIGTERM). Their configuration templates are in
 // fixtures/gateways/<system>/, readable as what a user would deploy; every drain directive in them
 // is a drain setting below, proven necessary by its ablation (docs/drain-settings.md).
 
 import { packageRoot } from '../paths.ts';
-import { defineProfile, type PodContext, type ProfileDefinition, type ReadinessDefinition } from './define.ts';
+import { builtCaddy, caddyPin } from './caddy-binary.ts';
+import { defineProfile, shellWord, type PodContext, type ProfileDefinition, type ReadinessDefinition } from './define.ts';
 import { drainShape, gatewayDrainSettings, KEEPALIVE_SCENARIOS, OVERLONG_SCENARIOS, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
 import { openFileLimit } from './limits.ts';
 import { ProfileCannotCarry, type Profile } from './profile.ts';
@@ -209,26 +211,45 @@ export const haproxyDetachFirst = defineProfile({
   reload: { exec: { command: ['sh', 'fixtures/gateways/haproxy/reload-detach-first.sh'] } },
 });
 
-export const caddy = defineProfile({
-  name: 'caddy',
-  role: 'gateway',
-  protocols: ['http', 'grpc'],
-  description: 'Caddy, drain-correct: preStop marks the pod draining (responses say Connection: close) and outlasts deprogramming, then SIGTERM bounded by grace_period.',
-  directory: packageRoot,
-  requires: [{ binary: 'caddy', install: 'apt-get install caddy' }],
+/** Caddy's `run` and `reload` of the pod's Caddyfile, whichever caddy runs. */
+function caddyArgv(program: string, verb: 'run' | 'reload', config = '${POD_DIR}/Caddyfile'): string[] {
   // Caddy keeps its autosave and data under XDG directories: the pod's own.
-  command: (pod) => ['env', 'XDG_CONFIG_HOME=${POD_DIR}', 'XDG_DATA_HOME=${POD_DIR}', 'caddy', 'run', '--config', configFor(pod, 'Caddyfile', 'Caddyfile-grpc'), '--adapter', 'caddyfile'],
-  config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile', 'Caddyfile-grpc': 'fixtures/gateways/caddy/Caddyfile-grpc' },
+  const argv = ['env', 'XDG_CONFIG_HOME=${POD_DIR}', 'XDG_DATA_HOME=${POD_DIR}', program, verb, '--config', config, '--adapter', 'caddyfile'];
+  // POST /load through the admin socket the Caddyfile names (https://caddyserver.com/docs/api);
+  // --force: a configuration rendered the same is reloaded too, not skipped as unchanged.
+  return verb === 'reload' ? [...argv, '--force'] : argv;
+}
+
+/** The drain-correct Caddy pod, whichever caddy runs it. */
+const caddyPod = {
+  role: 'gateway',
+  protocols: ['http'],
+  directory: packageRoot,
   env: { DRAIN_TIMEOUT_SECONDS: String(STOP_TIMEOUT_SECONDS) },
   readiness: healthz,
   // The Caddyfile answers with Connection: close once this file exists (its `@draining` matcher).
   preStop: (pod) => ({ exec: { command: ['sh', '-c', `touch "$POD_DIR/draining" && sleep ${shape(pod).preStopSeconds}`] } }),
-  // POST /load through the admin socket the Caddyfile names (https://caddyserver.com/docs/api);
-  // --force: a configuration rendered the same is reloaded too, not skipped as unchanged.
-  reload: { exec: { command: ['env', 'XDG_CONFIG_HOME=${POD_DIR}', 'XDG_DATA_HOME=${POD_DIR}', 'caddy', 'reload', '--config', '${POD_DIR}/Caddyfile', '--adapter', 'caddyfile', '--force'] } },
   terminationGracePeriodSeconds: (pod) => shape(pod).terminationGracePeriodSeconds,
   drain: (pod) => shape(pod).drain,
   attribution: { header: 'x-zerodrop-gateway' },
+} satisfies Omit<ProfileDefinition, 'name' | 'description' | 'command'>;
+
+const caddyNaive = {
+  description: 'Caddy as packaged: no preStop, plain SIGTERM: its listener closes at once, so a load balancer that has not deprogrammed the pod is refused.',
+  config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile-naive', 'Caddyfile-grpc': 'fixtures/gateways/caddy/Caddyfile-grpc-naive' },
+  env: {},
+  ...asPackaged,
+};
+
+export const caddy = defineProfile({
+  ...caddyPod,
+  name: 'caddy',
+  description: 'Caddy, drain-correct: preStop marks the pod draining (responses say Connection: close) and outlasts deprogramming, then SIGTERM bounded by grace_period.',
+  protocols: ['http', 'grpc'],
+  requires: [{ binary: 'caddy', install: 'apt-get install caddy' }],
+  command: (pod) => caddyArgv('caddy', 'run', configFor(pod, 'Caddyfile', 'Caddyfile-grpc')),
+  config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile', 'Caddyfile-grpc': 'fixtures/gateways/caddy/Caddyfile-grpc' },
+  reload: { exec: { command: caddyArgv('caddy', 'reload') } },
   drainSettings: [
     ...gatewayDrainSettings({}),
     {
@@ -253,12 +274,52 @@ export const caddy = defineProfile({
       dropLines: ['keepalive off'],
     },
   ],
-  naive: {
-    description: 'Caddy as packaged: no preStop, plain SIGTERM: its listener closes at once, so a load balancer that has not deprogrammed the pod is refused.',
-    config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile-naive', 'Caddyfile-grpc': 'fixtures/gateways/caddy/Caddyfile-grpc-naive' },
-    env: {},
-    ...asPackaged,
-  },
+  naive: caddyNaive,
 });
 
-export const gatewayProfiles: Profile[] = [nginx, nginx.naive!, haproxy, haproxy.naive!, haproxyRestart, haproxyDetachFirst, caddy, caddy.naive!];
+/**
+ * Caddy as the `caddy` profile runs it, from the build of the release caddy/go.mod pins rather than
+ * PATH: Debian 12's 2.6.2 lacks stream_close_delay. Named for where it comes from, not its version,
+ * so that a new pin renames nothing. Unbuilt, every scenario skips it with the command that builds it.
+ */
+export const caddyBuilt = defineProfile({
+  ...caddyPod,
+  name: 'caddy-built',
+  description: `Caddy ${caddyPin()} built from its Go module (npm run caddy:build), drain-correct like caddy, its preStop unloads the configuration after deprogramming, and stream_close_delay keeps WebSockets open past the unload, then SIGTERM.`,
+  command: () => caddyArgv(builtCaddy(), 'run'),
+  config: { Caddyfile: 'fixtures/gateways/caddy/Caddyfile-built', 'Caddyfile-unloaded': 'fixtures/gateways/caddy/Caddyfile-unloaded' },
+  // After deprogramming, the serving configuration is unloaded by loading one without a server
+  // (Caddyfile-unloaded says why), and the preStop outlasts its grace_period and stream_close_delay:
+  // the SIGTERM that follows finds nothing left to stop. CADDY_UNLOAD_CONFIG names what it loads
+  // (unset: the preStop ends at deprogramming, as caddy's does: its ablation).
+  env: { ...caddyPod.env, CADDY_UNLOAD_CONFIG: 'Caddyfile-unloaded' },
+  preStop: (pod) => {
+    const unload = caddyArgv(builtCaddy(), 'reload').map((a) => (a === '${POD_DIR}/Caddyfile' ? '${POD_DIR}/${CADDY_UNLOAD_CONFIG}' : a));
+    const script = `touch "$POD_DIR/draining" && sleep ${shape(pod).preStopSeconds} && if [ -n "\${CADDY_UNLOAD_CONFIG:-}" ]; then ${unload.map(shellWord).join(' ')} && sleep ${STOP_TIMEOUT_SECONDS}; fi`;
+    return { exec: { command: ['sh', '-c', script] } };
+  },
+  // Its exit comes when the preStop ends, whatever the traffic: the drain timeout after deprogramming.
+  drain: (pod) => ({ ...shape(pod).drain, exits: 'at-timeout' }),
+  reload: () => ({ exec: { command: caddyArgv(builtCaddy(), 'reload') } }),
+  // Only what the build adds: the rest is the `caddy` profile's drain, the same Caddyfile lines,
+  // each proven necessary by caddy's own ablations.
+  drainSettings: [
+    {
+      name: 'stream_close_delay',
+      why: "the stop's unload closes every proxied WebSocket with 1001 at once, whatever grace_period allows requests; stream_close_delay leaves them open up to the drain timeout",
+      change: 'the stream_close_delay line removed',
+      caughtBy: ['gateway-delete-websocket'],
+      dropLines: ['stream_close_delay ${DRAIN_TIMEOUT_SECONDS}s'],
+    },
+    {
+      name: 'prestop-unload',
+      why: "a stop by SIGTERM exits once its requests are done, cutting the upgraded streams whatever stream_close_delay allows; unloaded by the preStop instead, the configuration's streams run on in a live process",
+      change: 'no unload in the preStop: it ends at deprogramming, and SIGTERM stops the serving configuration',
+      caughtBy: ['gateway-delete-websocket'],
+      unsetEnv: ['CADDY_UNLOAD_CONFIG'],
+    },
+  ],
+  naive: { ...caddyNaive, description: `Caddy ${caddyPin()} built from its Go module, as packaged: no preStop, plain SIGTERM: its listener closes at once, so a load balancer that has not deprogrammed the pod is refused.` },
+});
+
+export const gatewayProfiles: Profile[] = [nginx, nginx.naive!, haproxy, haproxy.naive!, haproxyRestart, haproxyDetachFirst, caddy, caddy.naive!, caddyBuilt, caddyBuilt.naive!];

@@ -8,6 +8,10 @@ import { findScenario } from '../scenarios/index.ts';
 import { optionsFor } from '../runner/run-matrix.ts';
 import type { DrainNodeOptions, PodInfo, Provider } from './provider.ts';
 import { unsupported } from './support.ts';
+import { cacheDir } from './netns/go-module-build.ts';
+import { defineProfile } from '../profiles/define.ts';
+import { packageRoot } from '../paths.ts';
+import { join } from 'node:path';
 
 describe('scenarios a provider cannot run are skipped with the reason', () => {
   it('on the local provider: a Helm gateway (no chart), before anything is deployed', async () => {
@@ -43,6 +47,19 @@ describe('a reference app that needs npm packages', () => {
     const scenario = def.build(reference, optionsFor(def, {}, false));
     const cluster = { name: 'kind', capabilities: { multiNode: true, udp: true, containerStopSignals: true } };
     expect(unsupported(scenario, cluster)).toBeUndefined();
+    expect(unsupported(scenario, { ...cluster, name: 'local' })).toBeUndefined();
+  });
+});
+
+describe('a program built into zerodrop\'s cache', () => {
+  it('runs on the local provider only: on a cluster the pair is skipped with why, not run on an image without it', () => {
+    const def = findScenario('gateway-delete-http');
+    if (!def) throw new Error('catalog changed');
+    const program = join(cacheDir(), 'caddy', 'v2.11.9-0123456789ab', 'caddy');
+    const built = defineProfile({ name: 'built-gateway', description: 'a gateway run from a cached build', role: 'gateway', protocols: ['http'], directory: packageRoot, command: ['env', 'XDG_DATA_HOME=${POD_DIR}', program, 'run'] });
+    const scenario = def.build(built, optionsFor(def, {}, false));
+    const cluster = { name: 'kind', capabilities: { multiNode: true, udp: true, containerStopSignals: true } };
+    expect(unsupported(scenario, cluster)).toBe(`the gateway workload runs ${program}, a build in zerodrop's cache on this machine, which no image carries: it runs on the local provider only`);
     expect(unsupported(scenario, { ...cluster, name: 'local' })).toBeUndefined();
   });
 });

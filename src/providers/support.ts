@@ -4,6 +4,7 @@
 
 import type { Scenario } from '../model/scenario.ts';
 import type { Provider } from './provider.ts';
+import { cacheDir } from './netns/go-module-build.ts';
 import { statedStopSignal } from './kube/stop-signal.ts';
 
 /** Chaos actions that need the workload's own Deployment, which a Helm chart's controller owns. */
@@ -23,6 +24,13 @@ export function unsupported(scenario: Scenario, provider: Pick<Provider, 'name' 
       // resources (EnvoyProxy envoyDeployment.replicas, Dataplane spec.replicas): a scale or restart
       // patched onto the Deployment would be undone by the controller, not measured.
       return `${step.action.kind} of the ${workload.name} workload would act on a Deployment that ${profile}'s controller owns; not supported for Helm dataplanes`;
+    }
+  }
+  if (provider.name !== 'local') {
+    for (const workload of scenario.topology.workloads) {
+      // A program built into this machine's cache (caddy-built) is a path no image has.
+      const built = (workload.defined?.argv ?? workload.command).find((word) => word.startsWith(`${cacheDir()}/`));
+      if (built) return `the ${workload.name} workload runs ${built}, a build in zerodrop's cache on this machine, which no image carries: it runs on the local provider only`;
     }
   }
   if (!provider.capabilities.containerStopSignals) {

@@ -35,6 +35,7 @@ function rollingBackends(topology: Topology, o: { backendIdleCloseMs: number; ba
 }
 
 const NOT_STOPPED = 'the gateway pods are never stopped here, so its naive drain is not exercised (gateway-delete-http catches it), and';
+const CADDY_NAIVE = `${NOT_STOPPED} the naive Caddy keeps the transport's \`keepalive off\` (an upstream connection per request)`;
 
 export default defineScenario({
   id: ID,
@@ -46,7 +47,9 @@ export default defineScenario({
   tolerates: {
     'nginx-naive': `${NOT_STOPPED} nginx as packaged opens an upstream connection per request (no upstream keepalive)`,
     'haproxy-naive': `${NOT_STOPPED} the naive HAProxy keeps \`option http-server-close\` (an upstream connection per request)`,
-    'caddy-naive': `${NOT_STOPPED} the naive Caddy keeps the transport's \`keepalive off\` (an upstream connection per request)`,
+    // Both Caddy twins: the same naive Caddyfile, on the caddy from PATH and on the built one.
+    'caddy-naive': CADDY_NAIVE,
+    'caddy-built-naive': CADDY_NAIVE,
     // Their twins differ from the drain-correct charts in the gateway pod's own drain only.
     'envoy-gateway-naive': `${NOT_STOPPED} its upstream connection pools are those of the drain-correct chart`,
     'ingress-nginx-naive': `${NOT_STOPPED} its upstream connection pools are those of the drain-correct chart`,

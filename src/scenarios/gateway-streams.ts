@@ -58,7 +58,7 @@ export type GatewayStreamOptions<D extends GatewayStreamDisruption> = OptionsOf<
 
 /** Why Caddy, drain-correct, fails every WebSocket scenario of the gateway (ScenarioDefinition.knownFailures). */
 export const caddyClosesWebSockets =
-  "streamsIntact: Caddy 2.6 closes every proxied WebSocket with 1001 as soon as its stop signal unloads the configuration, whatever its grace_period; stream_close_delay, which delays that close, came with Caddy 2.7.0 (https://caddyserver.com/docs/caddyfile/directives/reverse_proxy#stream_close_delay), and Debian 12's caddy is 2.6.2";
+  "streamsIntact: Caddy 2.6 closes every proxied WebSocket with 1001 as soon as its stop signal unloads the configuration, whatever its grace_period; stream_close_delay, which delays that close, came with Caddy 2.7.0 (https://caddyserver.com/docs/caddyfile/directives/reverse_proxy#stream_close_delay), and Debian 12's caddy is 2.6.2. Measured with Caddy 2.11.9 (caddy-built): stream_close_delay alone does not carry them through a stop, since the process exits once its requests are done and the streams die with it (1006); loaded away by the preStop (a configuration without a server) they run on in the live process, and caddy-built passes";
 
 /** The length of each stream: given, or derived from the drain bounds the profile promises. */
 export function streamLengthMs(setup: GatewaySetup, o: { streamMs: number }): number {

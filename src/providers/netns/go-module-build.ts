@@ -6,6 +6,7 @@
 // directory appears whole or not at all (built under another name, then renamed), so a crashed or
 // interrupted build never leaves a half binary where the next run would take it for a finished one.
 
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -64,16 +65,37 @@ export interface GoModule {
 
 /** `<pin>-<hash>`: the hash covers the module's key files and the Go version. */
 export async function buildKey(mod: Pick<GoModule, 'dir' | 'keyFiles' | 'pin'>): Promise<string> {
-  const hash = createHash('sha256');
-  for (const file of mod.keyFiles) hash.update(readFileSync(join(mod.dir, file)));
   let go = 'no-go';
   try {
     go = (await execa('go', ['env', 'GOVERSION'])).stdout.trim();
   } catch {
     // Without Go only an earlier build can serve; its key then names no Go version.
   }
+  return keyWith(mod, go);
+}
+
+function keyWith(mod: Pick<GoModule, 'dir' | 'keyFiles' | 'pin'>, go: string): string {
+  const hash = createHash('sha256');
+  for (const file of mod.keyFiles) hash.update(readFileSync(join(mod.dir, file)));
   hash.update(go);
   return `${mod.pin}-${hash.digest('hex').slice(0, 12)}`;
+}
+
+let goVersionNow: string | undefined;
+
+/**
+ * cachedPrograms for a caller that cannot await: a profile's plan (a gateway profile run from a
+ * build). The Go version is asked once per process, the same way buildKey asks it.
+ */
+export function cachedProgramsNow(mod: GoModule): Record<string, string> {
+  if (goVersionNow === undefined) {
+    try {
+      goVersionNow = execFileSync('go', ['env', 'GOVERSION'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      goVersionNow = 'no-go';
+    }
+  }
+  return programsIn(mod, join(cacheDir(), mod.cacheName, keyWith(mod, goVersionNow)));
 }
 
 /**
@@ -98,8 +120,11 @@ export async function isBuilt(mod: GoModule): Promise<boolean> {
 
 /** The programs the cache holds for the module's current build (output -> path), none when it is not built: the node agents' image map takes these, never a build. */
 export async function cachedPrograms(mod: GoModule): Promise<Record<string, string>> {
-  if (!(await isBuilt(mod))) return {};
-  const dir = await builtDir(mod);
+  return programsIn(mod, await builtDir(mod));
+}
+
+function programsIn(mod: GoModule, dir: string): Record<string, string> {
+  if (!mod.outputs.every((o) => existsSync(join(dir, o.output)))) return {};
   return Object.fromEntries(mod.outputs.map((o) => [o.output, join(dir, o.output)]));
 }
 

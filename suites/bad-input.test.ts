@@ -142,13 +142,13 @@ describe('zerodrop campaign flags, in process', () => {
 
 describe('npm run bench flags, in process', () => {
   it.each<[string[], RegExp]>([
-    [['--only', 'disk'], /^bench: --only disk: use one or more of http, udp, provider, soak, scale$/],
+    [['--only', 'disk'], /^bench: --only disk: use one or more of http, udp, provider, soak, scale, model$/],
     [['--only', 'http,'], /^bench: --only : use one or more of /],
     [['--workers', '0'], /^bench: --workers 0: expected a whole number from 1$/],
     [['--workers', '2x'], /^bench: --workers 2x: expected a whole number from 1$/],
     [['--quick=yes'], /^bench: --quick is a switch and takes no value$/],
     [['--profile=on'], /^bench: --profile is a switch and takes no value$/],
-    [['--rounds', '5'], /^bench: unknown flag --rounds; flags: --quick, --only <value>, --workers <value>, --out <value>, --profile, --scale-seconds <value>, --scale-rate <value>$/],
+    [['--rounds', '5'], /^bench: unknown flag --rounds; flags: --quick, --only <value>, --workers <value>, --out <value>, --profile, --scale-seconds <value>, --scale-rate <value>, --kube-version <value>$/],
   ])('%j', (argv, message) => {
     expect(usageError(() => parseBenchArgs(argv))).toMatch(message);
   });
@@ -230,7 +230,7 @@ describe('the real CLI on bad input', () => {
     ['compare one run', ['report', '--compare', 'reports'], /^zerodrop: report --compare: expects two or more report directories/],
     ['compare no results', ['report', '--compare', 'a', 'b', '--report-dir', 'out'], /^zerodrop: .*\/a\/results\.json: not found$/],
     ['campaign flag', ['campaign', '--runs'], /^zerodrop: campaign: --runs expects a value, e\.g\. --runs <value>$/],
-    ['bench flag', ['--only', 'disk', '--out', 'out/bench.json'], /^bench: --only disk: use one or more of http, udp, provider, soak, scale$/, BENCH],
+    ['bench flag', ['--only', 'disk', '--out', 'out/bench.json'], /^bench: --only disk: use one or more of http, udp, provider, soak, scale, model$/, BENCH],
   ])('%s: exit 2, one line, nothing started', async (_name, args, message, script = MAIN) => {
     const cwd = await mkdtemp(join(scratch, 'cwd-'));
     const tmp = await mkdtemp(join(scratch, 'tmp-'));

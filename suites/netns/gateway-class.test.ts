@@ -2,9 +2,10 @@
 // cluster for the class the run names, plays the gateway of gateway-delete-http through the whole
 // GatewayClass path (class Accepted, Gateway Programmed, its shared dataplane found, the delete on
 // its Deployment's pod, drain bounds read from the pod). Drain-correct it passes; as packaged (no
-// preStop, no keep-alive bound) it fails by the requests its closing listener and connections drop.
+// preStop, no keep-alive bound) it fails: SIGTERM closes its idle keep-alive connections unannounced,
+// and its listener while kube-proxy may still send it new connections.
 
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CONFORMANCE_TIMEOUTS } from '../../src/providers/cluster-system.ts';
 import { isBuilt } from '../../src/providers/netns/go-module-build.ts';
 import { traefikModule } from '../../src/providers/netns/traefik-binary.ts';
@@ -27,7 +28,14 @@ describe.skipIf(skipReason !== '' || traefikUnbuilt !== undefined)(title(`Gatewa
 
   // Without the overlong requests: noFailedRequests never judges them (they outlast any drain by
   // design and are cut at its bound), and Traefik as packaged held the deleted pod for them.
-  it('gateway-delete-http fails by noFailedRequests on traefik-naive', async () => {
-    expectFailedBy(await repeatUnmeasured(() => run('traefik-naive', { overlongRequests: 0 })), 'noFailedRequests');
+  // keepAliveClosedPolitely fails every run; a failed request is a race (a request sent as its
+  // connection closes, a connection refused before kube-proxy deprograms the pod, tens of
+  // milliseconds after its delete on an idle cluster), so it is placed, not required.
+  it('gateway-delete-http fails on traefik-naive: keep-alive connections closed unannounced, any failed request on the deleted pod', async () => {
+    const result = await repeatUnmeasured(() => run('traefik-naive', { overlongRequests: 0 }));
+    expectFailedBy(result, 'keepAliveClosedPolitely');
+    const failed = result.assertions.find((a) => a.name === 'noFailedRequests');
+    // A request cut without a response names no pod on a cluster: its phase is then told against the delete.
+    if (failed?.verdict === 'fail') expect(failed.message).toMatch(/phase "[^"]*after delete of traefik-\S+/);
   }, 10 * 60_000);
 });

@@ -1,8 +1,9 @@
 // A gateway from a team's own Helm chart on a real cluster: examples/helm-gateway's chart, from its
 // directory, installed per run as a release of its own by helm built from its Go module
 // (helm-binary.ts) into the run's namespace, and uninstalled after. With the chart's drain values
-// it passes gateway-delete-http; with its defaults (no preStop) it fails by the requests its closing
-// listener refuses while kube-proxy still sends it new connections.
+// it passes gateway-delete-http; with its defaults (no preStop) it fails: SIGQUIT closes every idle
+// keep-alive connection unannounced, and the listener with them while kube-proxy may still send it
+// new connections.
 
 import { describe, expect, it, vi } from 'vitest';
 import { isBuilt } from '../../src/providers/netns/go-module-build.ts';
@@ -37,9 +38,18 @@ describe.skipIf(skipReason !== '' || helmUnbuilt !== undefined)(title(`a gateway
 
   // Without the overlong requests: noFailedRequests never judges them (they outlast any drain by
   // design and are cut at its bound), and the chart's defaults put no bound on its graceful stop, so
-  // one held the deleted pod until SIGKILL, 30 s after its delete, for nothing this test judges. The
-  // failures it does judge are the new connections the closing listener refuses before deprogramming.
-  it('gateway-delete-http fails by noFailedRequests on nginx-gateway-naive (the chart\'s defaults)', async () => {
-    expectFailedBy(await repeatUnmeasured(() => run('nginx-gateway-naive', { overlongRequests: 0 })), 'noFailedRequests');
+  // one held the deleted pod until SIGKILL, 30 s after its delete, for nothing this test judges.
+  // What fails every run is keepAliveClosedPolitely: SIGQUIT closes the idle keep-alive connections
+  // (about 30) without a Connection: close. Whether a request fails too is a race on an idle two-node
+  // cluster: kube-proxy deprograms the pod within tens of milliseconds of the delete, about when the
+  // agent delivers SIGQUIT: measured, 10, 8, 0 and 12 connections refused in four runs, all 20 to 40 ms
+  // after the delete, and none (nor a request cut) in one CI run. Any request that does fail is the
+  // deleted pod's, before its deprogramming.
+  it('gateway-delete-http fails on nginx-gateway-naive (the chart\'s defaults): keep-alive connections closed unannounced, any failed request on the deleted pod', async () => {
+    const result = await repeatUnmeasured(() => run('nginx-gateway-naive', { overlongRequests: 0 }));
+    expectFailedBy(result, 'keepAliveClosedPolitely');
+    const failed = result.assertions.find((a) => a.name === 'noFailedRequests');
+    // A request cut without a response names no pod on a cluster: its phase is then told against the delete.
+    if (failed?.verdict === 'fail') expect(failed.message).toMatch(/phase "[^"]*after delete of nginx-gateway-\S+/);
   }, 10 * 60_000);
 });

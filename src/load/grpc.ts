@@ -37,6 +37,7 @@ import { attributeResponse, type HttpLoadOptions, type LoadSummary, type LoadTar
 import { DEFAULT_NAME_HEADERS } from './http1-response.ts';
 import { recordGoaway, type Goaway } from './http2.ts';
 import { nextDue, RequestLoad, requestRecord } from './request-load.ts';
+import { recordStreamConnection } from './stream-load.ts';
 
 export const GRPC_PROTO = 'fixtures/drain.proto';
 const SERVICE = 'zerodrop.drain.v1.Drain';
@@ -140,6 +141,7 @@ class GrpcLoad extends RequestLoad {
   private readonly tag = `${process.pid}-${++loads}`;
   private readonly podHeader: string | undefined;
   private readonly gatewayHeader: string | undefined;
+  private readonly clientConnections: { service: string } | undefined;
   private readonly wires = new Map<number, CallWire>();
   private readonly sessions = new WeakMap<Http2Session, SessionInfo>();
   private readonly openStreams = new Set<grpc.ClientReadableStream<unknown>>();
@@ -151,6 +153,7 @@ class GrpcLoad extends RequestLoad {
     this.spec = spec;
     this.podHeader = (opts.names ?? DEFAULT_NAME_HEADERS).pod;
     this.gatewayHeader = (opts.names ?? DEFAULT_NAME_HEADERS).gateway;
+    this.clientConnections = opts.clientConnections;
     const address = `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
     this.channels = Array.from({ length: spec.channels }, () => new grpc.Client(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS));
   }
@@ -375,6 +378,7 @@ class GrpcLoad extends RequestLoad {
           record.error = `${record.status}: ${status.details}`;
         }
         this.recorder.stream(record);
+        recordStreamConnection(this.recorder, this.clientConnections, record);
         resolve();
       });
     });

@@ -70,18 +70,20 @@ export function startLoad(
     case 'http2':
       return startHttp2Load(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });
     case 'tcp-stream':
-      return startTcpStreamLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
+      return startTcpStreamLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...ownConnections(provider, spec.service) });
     case 'websocket':
-      return startWebSocketLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
+      return startWebSocketLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...ownConnections(provider, spec.service) });
     case 'sse':
-      return startSseLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal });
+      return startSseLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...ownConnections(provider, spec.service) });
     case 'grpc':
-      return startGrpcLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });
+      return startGrpcLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names, ...ownConnections(provider, spec.service) });
     case 'http':
-    case 'single': {
-      // A provider whose Service balancer records no connections: the load records its own.
-      const own = provider.capabilities !== undefined && provider.capabilities.serviceConnectionRecords !== true ? { clientConnections: { service: spec.service } } : {};
-      return startHttpLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names, ...own });
-    }
+    case 'single':
+      return startHttpLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names, ...ownConnections(provider, spec.service) });
   }
+}
+
+/** A provider whose Service balancer records no connections (a cluster): the load records its own. */
+function ownConnections(provider: { readonly capabilities?: Pick<ProviderCapabilities, 'serviceConnectionRecords'> }, service: string): { clientConnections?: { service: string } } {
+  return provider.capabilities !== undefined && provider.capabilities.serviceConnectionRecords !== true ? { clientConnections: { service } } : {};
 }

@@ -31,6 +31,23 @@ describe('startWebSocketLoad', () => {
     expect(summary.sent).toBeGreaterThan(40);
   });
 
+  it('where no balancer records connections (a cluster), records each stream as a connection of its pod, open from its start to its end', async () => {
+    const app = await startApp('graceful');
+    const recorder = new Recorder();
+    const load = startWebSocketLoad('ws', SPEC, { host: '127.0.0.1', port: app.port }, recorder, { clientConnections: { service: 'app' } });
+    await delay(300);
+    await load.stop();
+    const streams = recorder.timeline.streams ?? [];
+    expect(streams).toHaveLength(2);
+    expect(recorder.timeline.connections.map((c) => ({ service: c.service, pod: c.pod, open: c.open, close: c.close, upstream: c.upstream, clientPort: c.clientPort }))).toEqual(
+      streams.map((s) => ({ service: 'app', pod: 'app-graceful', open: s.start, close: s.end, upstream: 'ok', clientPort: s.localPort })),
+    );
+    // Where a balancer records them (the local provider), the load adds none of its own.
+    const alone = new Recorder();
+    await startWebSocketLoad('ws', SPEC, { host: '127.0.0.1', port: app.port }, alone).stop();
+    expect(alone.timeline.connections).toEqual([]);
+  });
+
   it('bounded streams: each closes itself (1000) after its messages are echoed, a new one takes its place, and the first ones start spread over one stream length', async () => {
     const app = await startApp('graceful');
     const recorder = new Recorder();

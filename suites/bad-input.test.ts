@@ -134,7 +134,16 @@ describe('zerodrop campaign flags, in process', () => {
     [['--report-dir', '@FILE'], /^--report-dir ".*a-file": is an existing file/],
     [['--profile', 'x'], /^--profile x: unknown profile; known: reference, /],
     [['--scenario', 'backend-delete'], /^--scenario backend-delete: unknown scenario; known: backend-delete-http, /],
-    [['--workers', '2'], /^campaign: unknown flag --workers; flags: --runs <value>, --report-dir <value>, --scenario <value>, --profile <value>, --ablations, --config <value>$/],
+    [
+      ['--workers', '2'],
+      /^campaign: unknown flag --workers; flags: --runs <value>, --report-dir <value>, --scenario <value>, --profile <value>, --ablations, --provider <value>, --kube-version <value>, --cluster-name <value>, --nodes <value>, --kubeconfig <value>, --context <value>, --config <value>$/,
+    ],
+    [['--provider', 'local,minikube'], /^--provider minikube: unknown provider; use one of local, netns, kind, k3s, cluster$/],
+    [['--provider', 'netns,netns'], /^--provider netns: given twice; give each provider once$/],
+    [['--kube-version', '1.36'], /^--kube-version: not used by --provider local$/],
+    [['--provider', 'local,netns', '--nodes', 'two'], /^--nodes two: expected a whole number of nodes from 1 to 16$/],
+    [['--provider', 'netns', '--kube-version', 'v1.37.2,1.36'], /^--kube-version v1\.37\.2,v1\.36\.3: a campaign holds one cluster a provider, so one version; run a campaign for each$/],
+    [['--provider', 'cluster', '--kubeconfig', '@FILE.missing'], /^--kubeconfig .*a-file\.missing: file not found$/],
   ])('%j', (argv, message) => {
     expect(usageError(() => parseCampaignArgs(argv.map((a) => a.replace('@FILE', inScratch('a-file')))))).toMatch(message);
   });
@@ -196,9 +205,9 @@ describe('zerodrop.config.ts fields, in process', () => {
 });
 
 /** Runs the real CLI (or the campaign or bench script) in `cwd` with its own TMPDIR and a process mark; resolves when it exits. */
-function zerodrop(args: string[], cwd: string, tmp: string, mark: string, script = MAIN) {
+function zerodrop(args: string[], cwd: string, tmp: string, mark: string, script = MAIN, env: NodeJS.ProcessEnv = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-    execFile(process.execPath, [script, ...args], { cwd, env: { ...process.env, TMPDIR: tmp, ZERODROP_TEST_MARK: mark }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [script, ...args], { cwd, env: { ...process.env, ...env, TMPDIR: tmp, ZERODROP_TEST_MARK: mark }, timeout: 60_000 }, (error, stdout, stderr) => {
       done({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr });
     });
   });
@@ -230,6 +239,8 @@ describe('the real CLI on bad input', () => {
     ['compare one run', ['report', '--compare', 'reports'], /^zerodrop: report --compare: expects two or more report directories/],
     ['compare no results', ['report', '--compare', 'a', 'b', '--report-dir', 'out'], /^zerodrop: .*\/a\/results\.json: not found$/],
     ['campaign flag', ['campaign', '--runs'], /^zerodrop: campaign: --runs expects a value, e\.g\. --runs <value>$/],
+    ['campaign provider', ['campaign', '--provider', 'local,minikube', '--scenario', 'backend-delete-http'], /^zerodrop: --provider minikube: unknown provider; use one of local, netns, kind, k3s, cluster$/],
+    ['campaign flag no provider uses', ['campaign', '--provider', 'local,kind', '--nodes', '3'], /^zerodrop: --nodes: not used by --provider local,kind$/],
     ['bench flag', ['--only', 'disk', '--out', 'out/bench.json'], /^bench: --only disk: use one or more of http, udp, provider, soak, scale, model$/, BENCH],
   ])('%s: exit 2, one line, nothing started', async (_name, args, message, script = MAIN) => {
     const cwd = await mkdtemp(join(scratch, 'cwd-'));
@@ -244,6 +255,22 @@ describe('the real CLI on bad input', () => {
     expect(r.stderr.trimEnd()).toMatch(message);
     expect(r.stdout).toBe('');
     expect(await readdir(cwd)).toEqual(before);
+    expect(await readdir(tmp)).toEqual([]);
+    expect(await leftoverProcesses(mark)).toEqual([]);
+  });
+
+  it('campaign: a provider that cannot run here exits 2 naming it, with nothing created, local included', async () => {
+    const cwd = await mkdtemp(join(scratch, 'cwd-'));
+    const tmp = await mkdtemp(join(scratch, 'tmp-'));
+    const mark = randomUUID();
+    // A block netns refuses on any machine, root or not: its prerequisites fail without touching the host.
+    const r = await zerodrop(['campaign', '--runs', '1', '--provider', 'local,netns', '--scenario', 'backend-delete-http', '--profile', 'reference'], cwd, tmp, mark, MAIN, {
+      ZERODROP_NETNS_BLOCK: 'not-a-block',
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^zerodrop: --provider netns cannot run here:\n {2}.*ZERODROP_NETNS_BLOCK=not-a-block: /m);
+    expect(r.stdout).toBe('');
+    expect(await readdir(cwd)).toEqual([]);
     expect(await readdir(tmp)).toEqual([]);
     expect(await leftoverProcesses(mark)).toEqual([]);
   });

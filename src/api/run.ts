@@ -96,6 +96,16 @@ export interface OpenRun extends AsyncDisposable {
 }
 
 /**
+ * The plan's provider can run here, or a UsageError naming what is missing: called before anything
+ * is created (openRun does; a campaign for each of its providers before it opens the first).
+ */
+export async function checkPrerequisites(plan: RunPlan, log: (line: string) => void = () => {}): Promise<void> {
+  // A tool version that works but is not the one pinned (a newer kind) is a warning, not a refusal.
+  const missing = await missingPrerequisites(plan.providerSettings, (line) => log(`warning: ${line}`));
+  if (missing.length > 0) throw new UsageError(`--provider ${plan.provider} cannot run here:\n  ${missing.join('\n  ')}`);
+}
+
+/**
  * Checks the provider's prerequisites (a UsageError naming what is missing, before anything is
  * created), opens the run's state record (for `zerodrop clean` after a crash) and the provider session.
  */
@@ -104,9 +114,7 @@ export async function openRun(plan: RunPlan, callbacks: RunCallbacks = {}): Prom
     throw new UsageError(`--kube-version ${plan.kubeVersions.join(',')}: a run held open has one cluster, so one version; run() and \`zerodrop run\` run several in turn`);
   }
   const log = callbacks.log ?? (() => {});
-  // A tool version that works but is not the one pinned (a newer kind) is a warning, not a refusal.
-  const missing = await missingPrerequisites(plan.providerSettings, (line) => log(`warning: ${line}`));
-  if (missing.length > 0) throw new UsageError(`--provider ${plan.provider} cannot run here:\n  ${missing.join('\n  ')}`);
+  await checkPrerequisites(plan, log);
   callbacks.onOpening?.(plan);
   const record = openRunRecord(log);
   // A forced exit (a second Ctrl-C) skips the teardown: locally the providers' exit hooks kill every

@@ -7,7 +7,8 @@ import { defineProfile } from '../profiles/define.ts';
 import { definedProfiles } from '../config/config.ts';
 import { listCatalog } from './list.ts';
 import { HELP } from './help.ts';
-import { campaignRounds, formatCampaign, parseCampaignArgs, tally, whyOf, type CampaignRow } from './campaign.ts';
+import { campaignExitCode, campaignRounds, formatCampaign, pairsAcrossProviders, parseCampaignArgs, rowKey, tally, whyOf, type CampaignRow } from './campaign.ts';
+import { UsageError } from '../config/usage-error.ts';
 import { catalog } from '../scenarios/index.ts';
 import { profiles } from '../profiles/index.ts';
 
@@ -179,5 +180,115 @@ describe('campaign selection', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('campaign across providers', () => {
+  const reference = { scenario: 'backend-delete-http', profile: 'reference', expected: 'pass' } as const;
+  const mutant = { scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', expected: 'fail' } as const;
+
+  it('keeps a row per provider, and flags a pair one provider passed and another failed', () => {
+    const rows = new Map<string, CampaignRow>();
+    for (let run = 1; run <= 2; run++) {
+      tally(rows, { ...reference, provider: 'local' }, 'pass', { run });
+      tally(rows, { ...reference, provider: 'netns' }, 'pass', { run });
+      tally(rows, { ...mutant, provider: 'local' }, 'fail', { run });
+      // The model fails the mutant; the real cluster let it pass in run 2.
+      tally(rows, { ...mutant, provider: 'netns' }, run === 1 ? 'fail' : 'pass', { run });
+    }
+    const table = [...rows.values()];
+    expect(table.map((r) => [r.profile, r.provider])).toEqual([
+      ['reference', 'local'],
+      ['reference', 'netns'],
+      ['mutant-exit-on-sigterm', 'local'],
+      ['mutant-exit-on-sigterm', 'netns'],
+    ]);
+    expect(rows.get(rowKey({ ...mutant, provider: 'netns' }))?.counts).toEqual({ pass: 1, fail: 1, inconclusive: 0, skipped: 0 });
+    expect(pairsAcrossProviders(table).map((p) => [p.profile, p.providersDisagree])).toEqual([
+      ['reference', false],
+      ['mutant-exit-on-sigterm', true],
+    ]);
+    const text = formatCampaign(table, 2);
+    expect(text).toMatch(/^scenario \[profile\]\s+local\s+netns\s+expect$/m);
+    // Each pair once, its providers side by side.
+    expect(text.match(/\[reference\]/g)).toHaveLength(1);
+    expect(text).toMatch(/^backend-delete-http \[reference\]\s+2\/0\/0\/0\s+2\/0\/0\/0\s+pass$/m);
+    expect(text).toMatch(/^backend-delete-http \[mutant-exit-on-sigterm\]\s+0\/2\/0\/0\s+1\/1\/0\/0\s+fail\s+PROVIDERS DISAGREE {2}DISAGREEMENT \(netns\) {2}UNEXPECTED \(netns 1\)$/m);
+    expect(text).toMatch(/expected to pass: 1 pairs; passed in every run: local 1, netns 1/);
+    expect(text).toMatch(/expected to fail: 1 pairs; failed in every run: local 1, netns 0/);
+    expect(text).toMatch(/2 run\(s\) on 2 providers \(local, netns\), 2 scenario x profile pairs, 1 with disagreement, 1 with an unexpected verdict, 1 where the providers disagree$/);
+    expect(campaignExitCode(table)).toBe(1);
+  });
+
+  it('exits 1 on providers that disagree even when each is steady and no verdict is expected', () => {
+    const rows = new Map<string, CampaignRow>();
+    const unjudged = { scenario: 'gateway-reload-http', profile: 'haproxy-detach-first' };
+    tally(rows, { ...unjudged, provider: 'local' }, 'pass', { run: 1 });
+    tally(rows, { ...unjudged, provider: 'netns' }, 'fail', { run: 1 });
+    const table = [...rows.values()];
+    expect(table.map((r) => [r.disagreement, r.unexpected])).toEqual([
+      [false, 0],
+      [false, 0],
+    ]);
+    expect(campaignExitCode(table)).toBe(1);
+    expect(formatCampaign(table, 1)).toMatch(/\[haproxy-detach-first\]\s+1\/0\/0\/0\s+0\/1\/0\/0\s+-\s+PROVIDERS DISAGREE$/m);
+  });
+
+  it('shows but does not flag inconclusive and skipped runs: only judged verdicts can disagree', () => {
+    const rows = new Map<string, CampaignRow>();
+    tally(rows, { ...reference, provider: 'local' }, 'pass', { run: 1 });
+    tally(rows, { ...reference, provider: 'netns' }, 'inconclusive', { run: 1, why: 'loadHeld: 8 late starts' });
+    tally(rows, { ...mutant, provider: 'local' }, 'fail', { run: 1 });
+    tally(rows, { ...mutant, provider: 'netns' }, 'skipped', { run: 1, why: 'not installed' });
+    const table = [...rows.values()];
+    expect(pairsAcrossProviders(table).some((p) => p.providersDisagree)).toBe(false);
+    expect(campaignExitCode(table)).toBe(0);
+    const text = formatCampaign(table, 1);
+    expect(text).toMatch(/^backend-delete-http \[reference\]\s+1\/0\/0\/0\s+0\/0\/1\/0\s+pass$/m);
+    expect(text).toMatch(/^backend-delete-http \[mutant-exit-on-sigterm\]\s+0\/1\/0\/0\s+0\/0\/0\/1\s+fail$/m);
+    expect(text).toMatch(/0 where the providers disagree$/);
+  });
+
+  it('exits as before on one provider: 0 when steady and as expected, 1 on a disagreement or an unexpected verdict', () => {
+    const steady = new Map<string, CampaignRow>();
+    tally(steady, { ...reference, provider: 'netns' }, 'pass', { run: 1 });
+    tally(steady, { ...mutant, provider: 'netns' }, 'fail', { run: 1 });
+    expect(campaignExitCode([...steady.values()])).toBe(0);
+    // One provider's table is the single-provider table, named for its provider when not local.
+    expect(formatCampaign([...steady.values()], 1)).toMatch(/^1 run\(s\) on netns, 2 scenario x profile pairs, 0 with disagreement, 0 with an unexpected verdict$/m);
+    const wrong = new Map<string, CampaignRow>();
+    tally(wrong, { ...mutant, provider: 'netns' }, 'pass', { run: 1 });
+    expect(campaignExitCode([...wrong.values()])).toBe(1);
+    const flaky = new Map<string, CampaignRow>();
+    tally(flaky, reference, 'pass', { run: 1 });
+    tally(flaky, reference, 'inconclusive', { run: 2 });
+    expect(campaignExitCode([...flaky.values()])).toBe(1);
+  });
+});
+
+describe('campaign --provider', () => {
+  it('runs on local unless told, and gives each provider the flags it uses', () => {
+    expect(parseCampaignArgs([]).providers).toEqual([{ provider: 'local', providerSettings: { name: 'local' } }]);
+    const both = parseCampaignArgs(['--provider', 'local,netns', '--kube-version', '1.36', '--nodes', '3']);
+    expect(both.providers).toEqual([
+      { provider: 'local', providerSettings: { name: 'local' } },
+      { provider: 'netns', providerSettings: { name: 'netns', kubeVersion: '1.36', nodes: 3 } },
+    ]);
+    expect(parseCampaignArgs(['--provider', 'netns', '--provider', 'local']).providers.map((p) => p.provider)).toEqual(['netns', 'local']);
+  });
+
+  it.each<[string[], RegExp]>([
+    [['--provider', 'minikube'], /^--provider minikube: unknown provider; use one of local, netns, kind, k3s, cluster$/],
+    [['--provider', 'local,minikube'], /^--provider minikube: unknown provider; /],
+    [['--provider', 'local,netns,local'], /^--provider local: given twice; give each provider once$/],
+    [['--provider', 'local,'], /^--provider: must not be empty; e\.g\. --provider local,netns$/],
+    [['--nodes', '3'], /^--nodes: not used by --provider local$/],
+    [['--provider', 'local,kind', '--nodes', '3'], /^--nodes: not used by --provider local,kind$/],
+    [['--provider', 'local,netns', '--nodes', '0'], /^--nodes 0: expected a whole number of nodes from 1 to 16$/],
+    [['--provider', 'netns', '--kube-version', 'v1.34.1'], /^--kube-version v1\.34\.1: netns has no control plane pinned for Kubernetes v1\.34\.1; pinned: /],
+    [['--provider', 'local,netns', '--kube-version', '1.36,1.37'], /^--kube-version v1\.36\.3,v1\.37\.2: a campaign holds one cluster a provider, so one version; run a campaign for each$/],
+  ])('%j is refused, naming the flag', (argv, message) => {
+    expect(() => parseCampaignArgs(argv)).toThrow(UsageError);
+    expect(() => parseCampaignArgs(argv)).toThrow(message);
   });
 });

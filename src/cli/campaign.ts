@@ -1,11 +1,14 @@
-// `zerodrop campaign --runs N`: runs the local catalog N times against every profile and counts,
-// per scenario x profile, how often each verdict came out. A harness is only worth its verdicts: any
-// scenario x profile whose verdict changes from one run to the next is flagged as a disagreement, and
-// any run that judges a pair against its expectation (a mutant passing, a drain-correct system
-// failing: src/scenarios/expected.ts) as unexpected. Controls are included (they must fail every
-// run); profiles whose binary is missing are skipped. In a project with zerodrop.config.ts, the
-// config's profiles (its own included) and scenarios are the default selection, and --ablations
-// takes the drain settings of its own profiles too.
+// `zerodrop campaign --runs N`: runs the catalog N times against every profile and counts, per
+// scenario x profile (and provider), how often each verdict came out. A harness is only worth its
+// verdicts: any scenario x profile whose verdict changes from one run to the next is flagged as a
+// disagreement, and any run that judges a pair against its expectation (a mutant passing, a
+// drain-correct system failing: src/scenarios/expected.ts) as unexpected. Controls are included
+// (they must fail every run); profiles whose binary is missing are skipped. In a project with
+// zerodrop.config.ts, the config's profiles (its own included) and scenarios are the default
+// selection, and --ablations takes the drain settings of its own profiles too. With several
+// providers (--provider local,netns) each round runs on each, and a pair one provider passed and
+// another failed is flagged too: the local model is only worth its speed if it judges as a real
+// cluster does.
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -13,13 +16,15 @@ import type { Verdict } from '../model/verdict.ts';
 import { ablatedProfiles, profiles as allProfiles } from '../profiles/index.ts';
 import { isDefinedProfile } from '../profiles/define.ts';
 import { configFlag, definedProfiles, loadConfig, type ZerodropConfig } from '../config/config.ts';
-import { openRun, planRun } from '../api/run.ts';
+import { checkPrerequisites, openRun, planRun, type OpenRun, type RunPlan } from '../api/run.ts';
 import type { ScenarioResult } from '../report/results.ts';
 import { catalog } from '../scenarios/index.ts';
 import { UsageError } from '../config/usage-error.ts';
 import { parseFlags } from '../config/flags.ts';
 import { CAMPAIGN_FLAGS } from './command-flags.ts';
-import { profilesNamed, scenariosNamed } from '../config/args.ts';
+import { parseProviderArgs, PROVIDER_SETTING_FLAGS, profilesNamed, scenariosNamed, type ProviderFlagValues } from '../config/args.ts';
+import type { ProviderName, ProviderSettings } from '../providers/index.ts';
+import { redact } from '../observe/redact.ts';
 import type { Profile } from '../profiles/profile.ts';
 import type { ScenarioDefinition } from '../scenarios/definition.ts';
 import { reportDirProblem } from '../config/checks.ts';
@@ -28,6 +33,8 @@ import { expectedVerdict, type JudgedVerdict } from '../scenarios/expected.ts';
 export interface CampaignRow {
   scenario: string;
   profile: string;
+  /** Where it ran: the counts of a pair are kept per provider. */
+  provider: string;
   counts: Record<Verdict, number>;
   /** True when not every run gave the same verdict. */
   disagreement: boolean;
@@ -47,7 +54,14 @@ export interface CampaignRow {
 export interface CampaignPair {
   scenario: string;
   profile: string;
+  /** Where it ran (default local): each provider keeps counts of its own. */
+  provider?: string;
   expected?: JudgedVerdict;
+}
+
+/** The key of a pair's row in tally's map: one row per provider. */
+export function rowKey(pair: Pick<CampaignPair, 'scenario' | 'profile' | 'provider'>): string {
+  return `${pair.scenario}\u0000${pair.profile}${pair.provider !== undefined ? `\u0000${pair.provider}` : ''}`;
 }
 
 /**
@@ -60,10 +74,10 @@ export function tally(
   verdict: Verdict,
   { run = 0, why = '', seed }: { run?: number; why?: string; seed?: number } = {},
 ): { run: number; verdict: Verdict; why: string; unexpected: boolean } | undefined {
-  const key = `${pair.scenario}\u0000${pair.profile}`;
+  const key = rowKey(pair);
   let row = rows.get(key);
   if (!row) {
-    row = { ...pair, counts: { pass: 0, fail: 0, inconclusive: 0, skipped: 0 }, disagreement: false, unexpected: 0, outliers: [], first: verdict, firstWhy: why, runs: [] };
+    row = { ...pair, provider: pair.provider ?? 'local', counts: { pass: 0, fail: 0, inconclusive: 0, skipped: 0 }, disagreement: false, unexpected: 0, outliers: [], first: verdict, firstWhy: why, runs: [] };
     rows.set(key, row);
   }
   row.counts[verdict]++;
@@ -88,12 +102,62 @@ export function whyOf(result: Pick<ScenarioResult, 'verdict' | 'assertions' | 'r
   return decided.map((a) => `${a.name}: ${a.message}`).join('; ');
 }
 
+/** A scenario x profile with its row on each provider that ran it. */
+export interface ProviderPair {
+  scenario: string;
+  profile: string;
+  expected?: JudgedVerdict;
+  /** By provider, in the order the providers ran. */
+  rows: Map<string, CampaignRow>;
+  /**
+   * One provider passed the pair in some run that another failed in some run. Judged verdicts
+   * only: an inconclusive or skipped run says nothing of the system under test.
+   */
+  providersDisagree: boolean;
+}
+
+/** The providers of the rows, in the order they first ran. */
+export function providersOf(rows: readonly CampaignRow[]): string[] {
+  return [...new Set(rows.map((r) => r.provider))];
+}
+
+/** The rows gathered by scenario x profile, in the order the pairs first ran. */
+export function pairsAcrossProviders(rows: readonly CampaignRow[]): ProviderPair[] {
+  const pairs = new Map<string, ProviderPair>();
+  for (const row of rows) {
+    const key = rowKey({ scenario: row.scenario, profile: row.profile });
+    const pair = pairs.get(key) ?? { scenario: row.scenario, profile: row.profile, ...(row.expected ? { expected: row.expected } : {}), rows: new Map(), providersDisagree: false };
+    pair.rows.set(row.provider, row);
+    pairs.set(key, pair);
+  }
+  for (const pair of pairs.values()) {
+    const all = [...pair.rows.values()];
+    pair.providersDisagree = all.some((a) => a.counts.pass > 0 && all.some((b) => b !== a && b.counts.fail > 0));
+  }
+  return [...pairs.values()];
+}
+
+/** 1 when any pair's verdict changed between runs, came out against its expectation, or differed between providers; else 0. */
+export function campaignExitCode(rows: readonly CampaignRow[]): 0 | 1 {
+  if (rows.some((r) => r.disagreement || r.unexpected > 0)) return 1;
+  return pairsAcrossProviders(rows).some((p) => p.providersDisagree) ? 1 : 0;
+}
+
+/** The reasons of the pairs skipped in every run, a few of them: why they could not run. */
+function skippedLine(count: number, rows: readonly CampaignRow[]): string {
+  const reasons = [...new Set(rows.map((r) => r.firstWhy).filter((w): w is string => !!w))];
+  const shown = reasons.slice(0, 3).map((w) => `"${w}"`).join('; ');
+  return `skipped in every run: ${count} pairs${shown ? ` (${shown}${reasons.length > 3 ? `; ${reasons.length - 3} more reasons` : ''})` : ''}`;
+}
+
 /**
  * The table of the pairs that were judged at least once, then a summary against the expectations.
  * Pairs skipped in every run (a gateway profile on a backend scenario, a missing binary) are counted,
- * with their reasons, not listed.
+ * with their reasons, not listed. Rows of several providers: formatAcrossProviders.
  */
 export function formatCampaign(rows: readonly CampaignRow[], runs: number): string {
+  const providers = providersOf(rows);
+  if (providers.length > 1) return formatAcrossProviders(rows, runs);
   const judged = rows.filter((r) => r.counts.skipped < runs);
   const skipped = rows.filter((r) => !judged.includes(r));
   const label = (r: CampaignRow) => `${r.scenario} [${r.profile}]`;
@@ -111,14 +175,59 @@ export function formatCampaign(rows: readonly CampaignRow[], runs: number): stri
     const every = expecting.filter((r) => r.counts[want] === runs).length;
     lines.push(`expected to ${want}: ${expecting.length} pairs, ${every} ${want === 'pass' ? 'passed' : 'failed'} in every run`);
   }
-  if (skipped.length > 0) {
-    const reasons = [...new Set(skipped.map((r) => r.firstWhy).filter((w): w is string => !!w))];
-    const shown = reasons.slice(0, 3).map((w) => `"${w}"`).join('; ');
-    lines.push(`skipped in every run: ${skipped.length} pairs${shown ? ` (${shown}${reasons.length > 3 ? `; ${reasons.length - 3} more reasons` : ''})` : ''}`);
-  }
+  if (skipped.length > 0) lines.push(skippedLine(skipped.length, skipped));
   const flagged = rows.filter((r) => r.disagreement).length;
   const unexpected = rows.filter((r) => r.unexpected > 0).length;
-  lines.push(`\n${runs} run(s), ${rows.length} scenario x profile pairs, ${flagged} with disagreement, ${unexpected} with an unexpected verdict`);
+  const on = providers[0] !== undefined && providers[0] !== 'local' ? ` on ${providers[0]}` : '';
+  lines.push(`\n${runs} run(s)${on}, ${rows.length} scenario x profile pairs, ${flagged} with disagreement, ${unexpected} with an unexpected verdict`);
+  return lines.join('\n');
+}
+
+/**
+ * Each pair once, with each provider's counts side by side (pass/fail/inconclusive/skipped), flagged
+ * where a provider's verdicts changed between runs (DISAGREEMENT), went against the expectation
+ * (UNEXPECTED), or where one provider passed what another failed (PROVIDERS DISAGREE).
+ */
+function formatAcrossProviders(rows: readonly CampaignRow[], runs: number): string {
+  const providers = providersOf(rows);
+  const pairs = pairsAcrossProviders(rows);
+  const judged = pairs.filter((p) => [...p.rows.values()].some((r) => r.counts.skipped < runs));
+  const skipped = pairs.filter((p) => !judged.includes(p));
+  const label = (p: ProviderPair) => `${p.scenario} [${p.profile}]`;
+  const cell = (r: CampaignRow | undefined) => (r ? `${r.counts.pass}/${r.counts.fail}/${r.counts.inconclusive}/${r.counts.skipped}` : '-');
+  const width = Math.max(...judged.map((p) => label(p).length), 18);
+  const cellWidth = Math.max(...providers.map((p) => p.length), ...judged.flatMap((p) => providers.map((name) => cell(p.rows.get(name)).length)), 7);
+  const lines = [`${'scenario [profile]'.padEnd(width)}  ${providers.map((p) => p.padEnd(cellWidth)).join('  ')}  expect`];
+  const naming = (p: ProviderPair, of: (r: CampaignRow) => number | boolean) =>
+    providers.flatMap((name) => {
+      const r = p.rows.get(name);
+      const n = r ? of(r) : 0;
+      return n === true ? [name] : typeof n === 'number' && n > 0 ? [`${name} ${n}`] : [];
+    });
+  for (const p of judged) {
+    const cells = providers.map((name) => cell(p.rows.get(name)).padEnd(cellWidth));
+    const within = naming(p, (r) => r.disagreement);
+    const unexpected = naming(p, (r) => r.unexpected);
+    const flags = [
+      p.providersDisagree ? 'PROVIDERS DISAGREE' : '',
+      within.length > 0 ? `DISAGREEMENT (${within.join(', ')})` : '',
+      unexpected.length > 0 ? `UNEXPECTED (${unexpected.join(', ')})` : '',
+    ].filter(Boolean);
+    lines.push(`${label(p).padEnd(width)}  ${cells.join('  ')}  ${(p.expected ?? '-').padEnd(6)}${flags.length > 0 ? `  ${flags.join('  ')}` : ''}`.trimEnd());
+  }
+  lines.push(`(each provider's runs: pass/fail/inconclusive/skipped)`, '');
+  for (const want of ['pass', 'fail'] as const) {
+    const expecting = judged.filter((p) => p.expected === want);
+    const every = providers.map((name) => `${name} ${expecting.filter((p) => p.rows.get(name)?.counts[want] === runs).length}`);
+    lines.push(`expected to ${want}: ${expecting.length} pairs; ${want === 'pass' ? 'passed' : 'failed'} in every run: ${every.join(', ')}`);
+  }
+  if (skipped.length > 0) lines.push(skippedLine(skipped.length, skipped.flatMap((p) => [...p.rows.values()])));
+  const flagged = pairs.filter((p) => [...p.rows.values()].some((r) => r.disagreement)).length;
+  const unexpected = pairs.filter((p) => [...p.rows.values()].some((r) => r.unexpected > 0)).length;
+  const across = pairs.filter((p) => p.providersDisagree).length;
+  lines.push(
+    `\n${runs} run(s) on ${providers.length} providers (${providers.join(', ')}), ${pairs.length} scenario x profile pairs, ${flagged} with disagreement, ${unexpected} with an unexpected verdict, ${across} where the providers disagree`,
+  );
   return lines.join('\n');
 }
 
@@ -134,11 +243,45 @@ export interface CampaignArgs {
    * the selected scenarios that must catch it, and expected to fail there every run.
    */
   ablations: readonly Profile[];
+  /** --provider, in the order given (default local): each opened once, every run on each in turn. */
+  providers: readonly CampaignProvider[];
+}
+
+/** A provider of the campaign and where its cluster comes from (run's flags, run's checks). */
+export interface CampaignProvider {
+  provider: ProviderName;
+  providerSettings: ProviderSettings;
+}
+
+/**
+ * --provider (repeatable or comma-separated) and the flags of their clusters. Each provider takes
+ * the flags it uses (--nodes goes to netns in `--provider local,netns --nodes 3`); a flag none of
+ * them uses is refused, as run refuses it.
+ */
+function parseProviders(values: { provider?: string[] } & ProviderFlagValues): CampaignProvider[] {
+  const names = (values.provider ?? ['local']).flatMap((v) => v.split(',')).map((v) => v.trim());
+  const providers = names.map((name, i) => {
+    if (name === '') throw new UsageError('--provider: must not be empty; e.g. --provider local,netns');
+    if (names.indexOf(name) < i) throw new UsageError(`--provider ${name}: given twice; give each provider once`);
+    const uses = PROVIDER_SETTING_FLAGS[name as ProviderName] ?? [];
+    const own = Object.fromEntries(uses.filter((flag) => values[flag] !== undefined).map((flag) => [flag, values[flag]])) as ProviderFlagValues;
+    const { provider, providerSettings, kubeVersions } = parseProviderArgs(name, own);
+    // openRun holds one cluster a provider; several versions are several campaigns.
+    if (kubeVersions.length > 1) throw new UsageError(`--kube-version ${kubeVersions.join(',')}: a campaign holds one cluster a provider, so one version; run a campaign for each`);
+    return { provider, providerSettings };
+  });
+  for (const flag of Object.keys(values) as (keyof typeof values)[]) {
+    if (flag === 'provider' || values[flag] === undefined) continue;
+    if (!providers.some((p) => PROVIDER_SETTING_FLAGS[p.provider].includes(flag))) throw new UsageError(`--${flag}: not used by --provider ${names.join(',')}`);
+  }
+  return providers;
 }
 
 /** The campaign's flags over the config's selection (`config`: zerodrop.config.ts), checked before anything runs. */
 export function parseCampaignArgs(argv: string[], config: ZerodropConfig = {}): CampaignArgs {
   const { values } = parseFlags('campaign', argv, CAMPAIGN_FLAGS);
+  const { provider, 'kube-version': kubeVersion, nodes, 'cluster-name': clusterName, kubeconfig, context } = values;
+  const providers = parseProviders({ provider, 'kube-version': kubeVersion, nodes, 'cluster-name': clusterName, kubeconfig, context });
   const runs = /^\d+$/.test(values.runs) ? Number(values.runs) : NaN;
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UsageError(`--runs ${values.runs}: must be a whole number from 1 to 1000`);
   const problem = reportDirProblem(values['report-dir']);
@@ -157,7 +300,7 @@ export function parseCampaignArgs(argv: string[], config: ZerodropConfig = {}): 
     throw new UsageError(`--ablations: none of the selected profiles has a drain setting caught by a selected scenario; profiles with drain settings: ${withSettings.join(', ')}`);
   }
   // Narrowing is how a flagged pair is run again on its own: --scenario X --profile Y --runs 20.
-  return { runs, reportDir: values['report-dir'], scenarios, profiles, ablations };
+  return { runs, reportDir: values['report-dir'], scenarios, profiles, ablations, providers };
 }
 
 /** The runs of one campaign round: the selection, then each ablation on the scenarios that catch it. */
@@ -174,7 +317,7 @@ function pairOf(scenarioId: string, profileName: string, scenarios: readonly Sce
   return { scenario: scenarioId, profile: profileName, ...(scenario && profile ? { expected: expectedVerdict(scenario, profile) } : {}) };
 }
 
-async function writeCampaign(reportDir: string, campaign: { runs: number; of: number; durationMs: number; rows: CampaignRow[] }): Promise<void> {
+async function writeCampaign(reportDir: string, campaign: { runs: number; of: number; durationMs: number; providers: string[]; rows: CampaignRow[] }): Promise<void> {
   const dir = resolve(reportDir);
   await mkdir(dir, { recursive: true });
   await writeFile(resolve(dir, 'campaign.json'), `${JSON.stringify(campaign, null, 2)}\n`);
@@ -196,8 +339,18 @@ export async function campaign(argv: string[]): Promise<number> {
   // Profiles of the config file go as themselves (their names mean nothing to the catalog).
   const selection = [...profiles, ...args.ablations].map((p) => (isDefinedProfile(p as unknown) ? p : p.name));
   const plan = planRun({ provider: 'local', scenarios: scenarios.map((s) => s.id), profiles: selection, ...(config.set ? { set: config.set } : {}) }, { source: 'campaign' });
+  // The selection is the same on every provider; only where it runs differs.
+  const plans = args.providers.map(({ provider, providerSettings }) => ({
+    ...plan,
+    provider,
+    providerSettings,
+    kubeVersions: providerSettings.kubeVersion !== undefined ? [providerSettings.kubeVersion] : [],
+  }));
+  const log = (line: string) => console.log(redact(line));
   try {
-    return await rounds(args, plan, controller.signal);
+    // Every provider's, before the first is opened: a campaign refused for netns creates nothing locally either.
+    for (const p of plans) await checkPrerequisites(p, log);
+    return await rounds(args, plans, controller.signal, log);
   } catch (error) {
     if (controller.signal.aborted) return 130;
     throw error;
@@ -207,37 +360,74 @@ export async function campaign(argv: string[]): Promise<number> {
   }
 }
 
-// Apart from campaign(): tsc leaves `.ts` specifiers unrewritten in a function it downlevels for `using`.
-async function rounds(args: CampaignArgs, plan: ReturnType<typeof planRun>, signal: AbortSignal): Promise<number> {
-  const { runs, reportDir, scenarios } = args;
-  const profiles = [...args.profiles, ...args.ablations];
-  await using open = await openRun(plan, { signal });
-  const rows = new Map<string, CampaignRow>();
-  const started = performance.now();
-  for (let i = 1; i <= runs; i++) {
-    const runStarted = performance.now();
-    const results: ScenarioResult[] = [];
-    for (const round of campaignRounds(args)) {
-      const pairs = round.scenarios.flatMap((s) => round.profiles.map((p) => ({ scenario: s.id, profile: p.name })));
-      const run = await open.runPairs(pairs, { signal }, { keepTimeline: false });
-      results.push(...run.scenarios);
-    }
-    for (const s of results) {
-      const told = tally(rows, pairOf(s.id, s.profile, scenarios, profiles), s.verdict, { run: i, why: whyOf(s), ...(s.seed !== undefined ? { seed: s.seed } : {}) });
-      if (told) {
-        const against = told.unexpected ? `expected ${rows.get(`${s.id}\u0000${s.profile}`)?.expected}` : `first run ${rows.get(`${s.id}\u0000${s.profile}`)?.first}`;
-        console.log(`  run ${i}: ${s.id} [${s.profile}] ${told.verdict}, ${against}: ${told.why}`);
+/** Opens each plan's provider in turn and gives them to `use`; closes every one it opened, last first, however `use` ends. */
+async function withProviders<T>(plans: readonly RunPlan[], signal: AbortSignal, log: (line: string) => void, use: (opened: OpenRun[]) => Promise<T>): Promise<T> {
+  const opened: OpenRun[] = [];
+  const closeAll = async (): Promise<unknown> => {
+    let closeError: unknown;
+    for (const open of opened.reverse()) {
+      try {
+        await open[Symbol.asyncDispose]();
+      } catch (error) {
+        closeError ??= error;
       }
     }
-    const all = [...rows.values()];
-    const flagged = all.filter((r) => r.disagreement).length;
-    const unexpected = all.filter((r) => r.unexpected > 0).length;
-    console.log(`run ${i}/${runs} done in ${((performance.now() - runStarted) / 1000).toFixed(0)} s; ${flagged} disagreement(s), ${unexpected} unexpected so far`);
-    // Written after every run, so an interrupted or crashed campaign still leaves what it measured.
-    await writeCampaign(reportDir, { runs: i, of: runs, durationMs: Math.round(performance.now() - started), rows: [...rows.values()] });
+    return closeError;
+  };
+  let result: T;
+  try {
+    for (const plan of plans) {
+      opened.push(await openRun(plan, { signal, log, ...(plan.provider !== 'local' ? { onOpening: () => log(`campaign: opening provider ${plan.provider}, held for every run`) } : {}) }));
+    }
+    result = await use(opened);
+  } catch (error) {
+    // The campaign's own error says more than a teardown that failed after it.
+    await closeAll();
+    throw error;
   }
-  const table = [...rows.values()];
-  console.log(`\n${formatCampaign(table, runs)}`);
-  return table.some((r) => r.disagreement || r.unexpected > 0) ? 1 : 0;
+  const closeError = await closeAll();
+  if (closeError !== undefined) throw closeError;
+  return result;
 }
 
+async function rounds(args: CampaignArgs, plans: readonly RunPlan[], signal: AbortSignal, log: (line: string) => void): Promise<number> {
+  const { runs, reportDir, scenarios } = args;
+  const profiles = [...args.profiles, ...args.ablations];
+  const providers = plans.map((p) => p.provider);
+  const several = providers.length > 1;
+  return withProviders(plans, signal, log, async (opened) => {
+    const rows = new Map<string, CampaignRow>();
+    const started = performance.now();
+    for (let i = 1; i <= runs; i++) {
+      const runStarted = performance.now();
+      for (const open of opened) {
+        const provider = open.plan.provider;
+        const results: ScenarioResult[] = [];
+        for (const round of campaignRounds(args)) {
+          const pairs = round.scenarios.flatMap((s) => round.profiles.map((p) => ({ scenario: s.id, profile: p.name })));
+          const run = await open.runPairs(pairs, { signal }, { keepTimeline: false });
+          results.push(...run.scenarios);
+        }
+        for (const s of results) {
+          const pair = { ...pairOf(s.id, s.profile, scenarios, profiles), provider };
+          const told = tally(rows, pair, s.verdict, { run: i, why: whyOf(s), ...(s.seed !== undefined ? { seed: s.seed } : {}) });
+          if (told) {
+            const row = rows.get(rowKey(pair));
+            const against = told.unexpected ? `expected ${row?.expected}` : `first run ${row?.first}`;
+            console.log(`  run ${i}: ${s.id} [${s.profile}]${several ? ` on ${provider}` : ''} ${told.verdict}, ${against}: ${told.why}`);
+          }
+        }
+      }
+      const all = [...rows.values()];
+      const flagged = all.filter((r) => r.disagreement).length;
+      const unexpected = all.filter((r) => r.unexpected > 0).length;
+      const across = several ? `, ${pairsAcrossProviders(all).filter((p) => p.providersDisagree).length} where the providers disagree` : '';
+      console.log(`run ${i}/${runs} done in ${((performance.now() - runStarted) / 1000).toFixed(0)} s; ${flagged} disagreement(s), ${unexpected} unexpected${across} so far`);
+      // Written after every run, so an interrupted or crashed campaign still leaves what it measured.
+      await writeCampaign(reportDir, { runs: i, of: runs, durationMs: Math.round(performance.now() - started), providers, rows: all });
+    }
+    const table = [...rows.values()];
+    console.log(`\n${formatCampaign(table, runs)}`);
+    return campaignExitCode(table);
+  });
+}

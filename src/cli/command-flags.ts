@@ -3,6 +3,7 @@
 // loads none of them.
 
 import type { FlagTable } from '../config/flags.ts';
+import { CAMPAIGN_PROVIDER_HELP, KUBE_VERSION_HELP, PROVIDER_FLAGS } from '../config/run-flags.ts';
 
 const CONFIG = { type: 'string', value: 'FILE' } as const;
 
@@ -16,6 +17,12 @@ export const CAMPAIGN_FLAGS = {
     default: false,
     help: 'also each drain setting taken out of the selected profiles (their drainSettings), on the scenarios that must catch it, expected to fail every run (docs/drain-settings.md)',
   },
+  // Run's own provider flags, checked by the same parser (parseProviderArgs), so that a campaign
+  // holds the clusters a run does; several providers, not several versions of one.
+  ...PROVIDER_FLAGS,
+  provider: { type: 'string', multiple: true, value: 'NAME', help: CAMPAIGN_PROVIDER_HELP },
+  'kube-version': { ...PROVIDER_FLAGS['kube-version'], help: `${KUBE_VERSION_HELP}; one version, for the providers that take it` },
+  kubeconfig: { ...PROVIDER_FLAGS.kubeconfig, help: 'cluster: which cluster; the campaign only touches its own namespaces' },
   // Read before parsing (loadConfig); listed so that strict parsing accepts it.
   config: {
     ...CONFIG,

@@ -67,17 +67,19 @@ built-in ones and those the config file (default ./zerodrop.config.ts) defines w
 then the ablations (a drain-correct profile without one of its drainSettings), the built-ins' and the
 config's, each with the scenarios that must fail it. Run one with zerodrop run --profile NAME.`,
 
-  campaign: `zerodrop campaign: the selection run again and again on the local provider, every verdict counted
+  campaign: `zerodrop campaign: the selection run again and again, every verdict counted
 
 Usage:
   zerodrop campaign [--config FILE] [--runs N] [--scenario ID]... [--profile NAME]... [--ablations] [--report-dir DIR]
+                    [--provider local|netns|kind|k3s|cluster]... [--kube-version V] [--nodes N]
 
 Options:
 ${flagHelp(CAMPAIGN_FLAGS)}
 
 Exit codes: 0 every pair gave the same verdict every run and each judged verdict was the expected one
-(a drain-correct profile passing, a naive twin, mutant or ablation failing), 1 otherwise, 2 bad usage
-or configuration, 3 internal error, 130 interrupted. More: docs/campaign.md`,
+(a drain-correct profile passing, a naive twin, mutant or ablation failing) and no provider passed a
+pair another failed, 1 otherwise, 2 bad usage or configuration, 3 internal error, 130 interrupted.
+More: docs/campaign.md`,
 
   report: `zerodrop report: rebuild the reports of a finished run from its results.json
 

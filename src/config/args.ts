@@ -60,15 +60,8 @@ export interface RunArgs {
 export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): RunArgs {
   const { values } = parseFlags('run', argv, RUN_FLAGS);
 
-  const provider = values.provider;
-  if (!(PROVIDERS as readonly string[]).includes(provider)) {
-    throw new UsageError(`--provider ${provider}: unknown provider; use one of ${PROVIDERS.join(', ')}`);
-  }
-  const kubeVersions = kubeVersionsOf(provider as ProviderName, values['kube-version']);
-  const providerSettings = {
-    ...providerSettingsOf(provider as ProviderName, { ...values, 'kube-version': kubeVersions[0] }),
-    ...clusterSystemSettings(provider, values),
-  };
+  const { provider, kubeVersions, providerSettings: settings } = parseProviderArgs(values.provider, values);
+  const providerSettings = { ...settings, ...clusterSystemSettings(provider, values) };
 
   const scenarios = scenariosNamed(values.scenario ?? []);
   // --driver narrows an unnamed selection to the scenarios it can load (src/config/driver.ts).
@@ -108,7 +101,7 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
     reporters: [...new Set(reporters.filter((r): r is ReporterName => !isReporterPath(r)))],
     reporterModules: [...new Set(reporters.filter(isReporterPath).map((r) => resolve(r)))],
     open: values.open,
-    provider: provider as ProviderName,
+    provider,
     providerSettings,
     kubeVersions,
     scenarios: selected,
@@ -197,20 +190,44 @@ function kubeVersionsOf(provider: ProviderName, given: readonly string[] | undef
   });
 }
 
+/** The flags that say where a provider's cluster comes from (PROVIDER_FLAGS but --provider), as parsed. */
+export interface ProviderFlagValues {
+  kubeconfig?: string;
+  context?: string;
+  'kube-version'?: string[];
+  'cluster-name'?: string;
+  nodes?: string;
+}
+
 /** --kubeconfig/--context belong to --provider cluster, --kube-version to kind, k3s and netns, --cluster-name to kind, --nodes to netns. */
+export const PROVIDER_SETTING_FLAGS: Record<ProviderName, readonly (keyof ProviderFlagValues)[]> = {
+  local: [],
+  netns: ['nodes', 'kube-version'],
+  kind: ['kube-version', 'cluster-name'],
+  k3s: ['kube-version'],
+  cluster: ['kubeconfig', 'context'],
+};
+
+/**
+ * --provider and the flags of its cluster, checked as `zerodrop run` and `zerodrop campaign` both
+ * take them: an unknown provider, a flag it does not use, or a value it cannot take is a UsageError
+ * naming the flag. kubeVersions is every version given; providerSettings holds the first.
+ */
+export function parseProviderArgs(name: string, values: ProviderFlagValues): { provider: ProviderName; providerSettings: ProviderSettings; kubeVersions: string[] } {
+  if (!(PROVIDERS as readonly string[]).includes(name)) {
+    throw new UsageError(`--provider ${name}: unknown provider; use one of ${PROVIDERS.join(', ')}`);
+  }
+  const provider = name as ProviderName;
+  const kubeVersions = kubeVersionsOf(provider, values['kube-version']);
+  return { provider, kubeVersions, providerSettings: providerSettingsOf(provider, { ...values, 'kube-version': kubeVersions[0] }) };
+}
+
 function providerSettingsOf(
   name: ProviderName,
   values: { kubeconfig?: string; context?: string; 'kube-version'?: string; 'cluster-name'?: string; nodes?: string },
 ): ProviderSettings {
-  const allowed: Record<ProviderName, string[]> = {
-    local: [],
-    netns: ['nodes', 'kube-version'],
-    kind: ['kube-version', 'cluster-name'],
-    k3s: ['kube-version'],
-    cluster: ['kubeconfig', 'context'],
-  };
   for (const flag of ['kubeconfig', 'context', 'kube-version', 'cluster-name', 'nodes'] as const) {
-    if (values[flag] !== undefined && !allowed[name].includes(flag)) {
+    if (values[flag] !== undefined && !PROVIDER_SETTING_FLAGS[name].includes(flag)) {
       throw new UsageError(`--${flag}: not used by --provider ${name}`);
     }
     if (values[flag] !== undefined && values[flag].trim() === '') throw new UsageError(`--${flag}: must not be empty`);

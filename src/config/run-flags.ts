@@ -6,20 +6,26 @@ import { CLUSTER_SYSTEM_FLAGS } from './cluster-system-args.ts';
 import type { FlagTable } from './flags.ts';
 import { controlPlanePins } from '../providers/netns/control-plane-binary.ts';
 
-export const RUN_FLAGS = {
-  provider: {
-    type: 'string',
-    default: 'local',
-    value: 'NAME',
-    help: 'where pods run: local (default; real processes on loopback addresses), netns (a real Kubernetes cluster on this machine, nodes and pods as network namespaces; root, Go; see docs/netns-cluster.md), kind, k3s (Docker), or cluster (an existing cluster from a kubeconfig)',
-  },
+/** The providers, as --provider's help names them. */
+const PROVIDER_CHOICES =
+  'local (default; real processes on loopback addresses), netns (a real Kubernetes cluster on this machine, nodes and pods as network namespaces; root, Go; see docs/netns-cluster.md), kind, k3s (Docker), or cluster (an existing cluster from a kubeconfig)';
+
+/** What --kube-version means on each provider; run and campaign each add what several versions do. */
+export const KUBE_VERSION_HELP = `kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s); netns: a release kubernetes/ pins, or its minor (${controlPlanePins()
+  .map((p, i) => (i === 0 ? `${p.version} (default)` : p.version))
+  .join(', ')}; docs/netns-cluster.md)`;
+
+/**
+ * Where the pods run and where a provider's cluster comes from (parseProviderArgs in args.ts checks
+ * them): `zerodrop campaign` takes these too, so that it holds the clusters `zerodrop run` does.
+ */
+export const PROVIDER_FLAGS = {
+  provider: { type: 'string', default: 'local', value: 'NAME', help: `where pods run: ${PROVIDER_CHOICES}` },
   'kube-version': {
     type: 'string',
     multiple: true,
     value: 'V',
-    help: `kind, k3s: Kubernetes minor version of the nodes (default: 1.36 on kind, 1.35 on k3s); netns: a release kubernetes/ pins, or its minor (${controlPlanePins()
-      .map((p, i) => (i === 0 ? `${p.version} (default)` : p.version))
-      .join(', ')}; docs/netns-cluster.md); netns, repeatable or comma-separated: the selection runs on each version in turn, its reports in <report-dir>/<version>/, and compare.html and compare.md set them side by side in <report-dir>`,
+    help: `${KUBE_VERSION_HELP}; netns, repeatable or comma-separated: the selection runs on each version in turn, its reports in <report-dir>/<version>/, and compare.html and compare.md set them side by side in <report-dir>`,
   },
   'cluster-name': { type: 'string', value: 'NAME', help: 'kind: cluster to reuse, or create and delete afterwards (default zerodrop)' },
   nodes: { type: 'string', value: 'N', help: 'netns: number of nodes of the cluster (default 2; node-drain-http needs 2)' },
@@ -29,6 +35,13 @@ export const RUN_FLAGS = {
     help: 'cluster: which cluster; the run only touches its own namespaces (and, with --gateway-class, the dataplane generated for its own Gateway)',
   },
   context: { type: 'string', value: 'NAME', help: "cluster: the kubeconfig's context (default: its current one)" },
+} as const satisfies FlagTable;
+
+/** `campaign --provider`: several at once, the same names. */
+export const CAMPAIGN_PROVIDER_HELP = `where pods run, repeatable or comma-separated: each provider is opened once for the whole campaign and every run goes through the selection on each in turn, the table setting their counts side by side: ${PROVIDER_CHOICES}`;
+
+export const RUN_FLAGS = {
+  ...PROVIDER_FLAGS,
   ...CLUSTER_SYSTEM_FLAGS,
   profile: { type: 'string', multiple: true, value: 'P', help: 'system under test, repeatable (default: reference); see `zerodrop list`' },
   scenario: { type: 'string', multiple: true, value: 'ID', help: 'scenario id, repeatable (default: the whole catalog except controls)' },

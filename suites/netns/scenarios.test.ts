@@ -48,6 +48,11 @@ const CASES: { scenario: string; profile: string; expect: 'pass' | string[]; ove
   // miss the deleted pod in 1 run of 4,096.
   { scenario: 'backend-delete-grpc', profile: 'reference', expect: 'pass', overrides: GRPC_SPREAD },
   { scenario: 'backend-delete-grpc', profile: 'mutant-exit-on-sigterm', expect: ['grpcStreamsComplete', 'http2Goaway'], overrides: GRPC_SPREAD },
+  // Through 2 gateway pods, one deleted: the reference gateway keeps each WebSocket to its end, and
+  // exits once its last one has. On a cluster only the load's own record of its streams tells when
+  // that was (kube-proxy shows the harness no connection); nginx as packaged cuts them (1006).
+  { scenario: 'gateway-delete-websocket', profile: 'reference', expect: 'pass', overrides: RANDOM_SPREAD },
+  { scenario: 'gateway-delete-websocket', profile: 'nginx-naive', expect: ['streamsIntact', 'drainTiming'], overrides: RANDOM_SPREAD },
   // STUNner #138 on STUNner itself: 0.18.0 (legacy Endpoints) loses the terminating, serving backend;
   // coturn, which checks no peer against discovered backends, relays to it to the end, and so does
   // the same STUNner 0.18.0 whose route also names a StaticService of the cluster's pod ranges.

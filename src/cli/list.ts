@@ -13,6 +13,7 @@ export function listCatalog(out: (line: string) => void = console.log, defined: 
     out(`  ${s.id}${s.control ? ' (control: runs only when selected)' : ''}${s.seeds.length > 0 ? `  [seeds ${s.seeds.join(', ')}]` : ''}`);
     out(`      ${s.description}`);
     out(`      options: ${Object.entries(s.defaults).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+    if (s.cluster) out(`      on a cluster: ${Object.entries(s.cluster).map(([k, v]) => `${k}=${v}`).join(' ')} (its balancer picks pods at random)`);
     // A broken profile passing here is by design, not a harness bug: say so where people look.
     for (const [profile, why] of Object.entries(s.tolerates ?? {})) out(`      passes ${profile} by design: ${why}`);
     for (const [profile, why] of Object.entries(s.knownFailures ?? {})) out(`      fails ${profile}, a drain-correct profile, by what the system does: ${why}`);
@@ -48,13 +49,15 @@ export function describeScenario(def: ScenarioDefinition, out: (line: string) =>
   out(`${def.id}${def.control ? ' (control: runs only when selected)' : ''}`);
   out(`  ${def.description}`);
   out(`  role: the profile is the ${def.role}; features: ${def.features.join(', ') || 'none'}`);
-  out('\nOptions (--set key=value; --nightly takes the nightly value):');
+  out('\nOptions (--set key=value; --nightly takes the nightly value; a cluster provider, whose Service balancer picks pods at random, its cluster value):');
   const keys = Object.keys(def.defaults);
   const width = Math.max(...keys.map((k) => k.length));
   for (const key of keys) {
     const nightly = def.nightly[key];
     const kind = OPTION_KINDS[key as keyof typeof OPTION_KINDS];
-    out(`  ${key.padEnd(width)}  ${String(def.defaults[key])}${nightly !== undefined && nightly !== def.defaults[key] ? ` (nightly ${nightly})` : ''}`);
+    const cluster = def.cluster?.[key];
+    const also = [cluster !== undefined ? `on a cluster ${cluster}` : '', nightly !== undefined && nightly !== def.defaults[key] ? `nightly ${nightly}` : ''].filter(Boolean);
+    out(`  ${key.padEnd(width)}  ${String(def.defaults[key])}${also.length > 0 ? ` (${also.join(', ')})` : ''}`);
     out(`  ${' '.repeat(width)}  ${def.optionDocs[key]}${kind ? `; ${describeKind(kind)}` : ''}`);
   }
   out('\nProfiles that play it, and the verdict each must have:');

@@ -24,7 +24,8 @@ export async function printManifests(scenarioId: string, profileName: string, de
   if (!def || !profile) throw new UsageError(`list: --scenario ${scenarioId} --profile ${profileName}: not found`);
   let topology;
   try {
-    topology = def.build(profile, optionsFor(def, {}, false)).topology;
+    // What a cluster deploys: its own defaults where a scenario has them.
+    topology = def.build(profile, optionsFor(def, {}, false, { randomBalancer: true })).topology;
   } catch (error) {
     if (error instanceof ProfileCannotPlay || error instanceof ProfileCannotCarry) throw new UsageError(`list: profile ${profile.name} does not run scenario ${def.id}: ${error.message}`);
     throw error;

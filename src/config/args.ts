@@ -93,8 +93,11 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
   }
 
   const overrides = parseOverrides(values.set ?? [], selected);
-  checkCombinations(selected, overrides, values.nightly);
-  checkCapacity(selected, chosen, overrides, values.nightly);
+  // Checked with the values the run will take: a cluster's own defaults where it has them (only the
+  // local provider's balancer deals connections out in turn: LOCAL_CAPABILITIES.roundRobinServices).
+  const layers = { nightly: values.nightly, randomBalancer: provider !== 'local' };
+  checkCombinations(selected, overrides, layers);
+  checkCapacity(selected, chosen, overrides, layers);
 
   return {
     workers,
@@ -137,10 +140,16 @@ function parseOverrides(sets: string[], selected: readonly ScenarioDefinition[])
   return overrides;
 }
 
+/** Which of a scenario's option layers a run takes (optionsFor). */
+interface OptionLayers {
+  nightly: boolean;
+  randomBalancer?: boolean;
+}
+
 /** Each selected scenario's options as it would run with them, held to its own constraints between options. */
-function checkCombinations(selected: readonly ScenarioDefinition[], overrides: OptionValues, nightly: boolean): void {
+function checkCombinations(selected: readonly ScenarioDefinition[], overrides: OptionValues, { nightly, randomBalancer }: OptionLayers): void {
   for (const def of selected) {
-    const problem = def.checkOptions?.(optionsFor(def, overrides, nightly));
+    const problem = def.checkOptions?.(optionsFor(def, overrides, nightly, { randomBalancer }));
     if (problem === undefined) continue;
     const given = Object.entries(overrides).filter(([key]) => key in def.defaults).map(([key, value]) => `--set ${key}=${value}`);
     throw new UsageError(`${given.length > 0 ? given.join(' ') : nightly ? '--nightly' : 'defaults'}: ${problem} (scenario ${def.id})`);
@@ -152,11 +161,11 @@ function checkCombinations(selected: readonly ScenarioDefinition[], overrides: O
  * carry (ProfileCannotCarry: coturn's relay ports, nginx's worker_connections, the harness's open
  * files) are bad usage, refused before anything starts, never a verdict. Building runs nothing.
  */
-export function checkCapacity(selected: readonly ScenarioDefinition[], profiles: readonly Profile[], overrides: OptionValues, nightly: boolean): void {
+export function checkCapacity(selected: readonly ScenarioDefinition[], profiles: readonly Profile[], overrides: OptionValues, { nightly, randomBalancer = false }: OptionLayers): void {
   for (const def of selected) {
     for (const profile of profiles) {
       try {
-        def.build(profile, optionsFor(def, overrides, nightly));
+        def.build(profile, optionsFor(def, overrides, nightly, { randomBalancer }));
       } catch (error) {
         if (!(error instanceof ProfileCannotCarry)) continue; // the runner reports it, or skips the pair
         const given = Object.entries(overrides).filter(([key]) => key in def.defaults).map(([key, value]) => `--set ${key}=${value}`);

@@ -52,6 +52,13 @@ export interface ProviderCapabilities {
    * as the client saw them (a cluster's kube-proxy shows the harness none).
    */
   serviceConnectionRecords?: boolean;
+  /**
+   * Its Service load balancer deals new connections out to the ready pods in turn (the local
+   * provider's), so a few connections reach every pod. Unknown counts as no: kube-proxy's nftables
+   * and iptables modes pick a pod at random, and scenarios take their cluster defaults
+   * (OptionSpec.cluster), enough connections that none of the pods is missed in practice.
+   */
+  roundRobinServices?: boolean;
   /** Reaches into a running pod to reload its configuration in place (`reloadPod`). Unknown counts as no. */
   podReload?: boolean;
   /**

@@ -54,9 +54,14 @@ export interface MatrixRequest {
   tracker?: LeftoverTracker;
 }
 
-export function optionsFor(def: ScenarioDefinition, overrides: OptionValues, nightly: boolean): OptionValues {
+/**
+ * A scenario's option values: its defaults, then (`randomBalancer`: a provider whose Service
+ * balancer does not deal connections out in turn, a cluster) its cluster values, its nightly ones,
+ * and the run's overrides, each over the one before.
+ */
+export function optionsFor(def: ScenarioDefinition, overrides: OptionValues, nightly: boolean, { randomBalancer = false }: { randomBalancer?: boolean } = {}): OptionValues {
   const options: OptionValues = { ...def.defaults };
-  const layers = nightly ? [def.nightly, overrides] : [overrides];
+  const layers = [...(randomBalancer && def.cluster ? [def.cluster] : []), ...(nightly ? [def.nightly] : []), overrides];
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) if (key in def.defaults && value !== undefined) options[key] = value;
   }
@@ -112,7 +117,8 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     counts: { requests: 0, ok: 0, failed: 0, byOutcome: {}, connections: 0 },
   });
   const session = request.session ?? localSession();
-  const decided = eligibility(def, profile, { session, options: optionsFor(def, request.overrides, request.nightly), ...(request.driver ? { driver: request.driver } : {}) });
+  const options = optionsFor(def, request.overrides, request.nightly, { randomBalancer: session.capabilities.roundRobinServices !== true });
+  const decided = eligibility(def, profile, { session, options, ...(request.driver ? { driver: request.driver } : {}) });
   if (!decided.runs) return skipped(decided.reason);
   const { scenario } = decided;
 
@@ -132,7 +138,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
   const recordsAt = keep && request.recordsDir !== undefined ? { dir: request.recordsDir, name: recordsName(n, def.id, profile.name) } : undefined;
   await using records = recordsAt ? RecordsStream.open(join(recordsAt.dir, `${recordsAt.name}.requests.gz`), recorder.timeline.requests) : undefined;
   // A class's dataplane states its drain bounds in its pods' spec, read after deploy (unless the profile states them).
-  const rebuild = isGatewayClassProfile(profile) && !profile.drain ? (drain: StatedDrain) => def.build(withDrain(profile, drain), optionsFor(def, request.overrides, request.nightly)) : undefined;
+  const rebuild = isGatewayClassProfile(profile) && !profile.drain ? (drain: StatedDrain) => def.build(withDrain(profile, drain), options) : undefined;
   const outcome = await runScenario(scenario, {
     provider,
     recorder,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineScenario, optionTables, pick, withoutNightly, type Feature, type Seed } from './definition.ts';
 import type { Scenario } from '../model/scenario.ts';
+import { optionsFor } from '../runner/run-matrix.ts';
 
 const options = {
   replicas: { default: 3, doc: 'backend replicas' },
@@ -30,6 +31,18 @@ describe('scenario options, declared once', () => {
     expect(Object.keys(pick(options, ['deleteAtMs', 'replicas']))).toEqual(['deleteAtMs', 'replicas']);
     expect(optionTables(withoutNightly(options)).nightly).toStrictEqual({});
     expect(optionTables(withoutNightly(options)).defaults).toEqual(optionTables(options).defaults);
+  });
+
+  it('take their cluster values only where the Service balancer picks pods at random; nightly values and --set win over them', () => {
+    const def = defineScenario({ ...base, options: { ...options, streams: { default: 4, cluster: 12, nightly: 50, doc: 'streams' }, channels: { default: 4, cluster: 12, doc: 'channels' } } });
+    expect(def.cluster).toStrictEqual({ streams: 12, channels: 12 });
+    expect(defineScenario({ ...base, options }).cluster).toBeUndefined();
+    expect(optionsFor(def, {}, false)).toMatchObject({ streams: 4, channels: 4 });
+    expect(optionsFor(def, {}, false, { randomBalancer: true })).toMatchObject({ streams: 12, channels: 12, replicas: 3 });
+    expect(optionsFor(def, {}, true, { randomBalancer: true })).toMatchObject({ streams: 50, channels: 12, graceSeconds: 60 });
+    expect(optionsFor(def, { channels: 2 }, false, { randomBalancer: true })).toMatchObject({ streams: 12, channels: 2 });
+    // withoutNightly keeps them: a scenario without a nightly form still runs on clusters.
+    expect(optionTables(withoutNightly({ streams: { default: 4, cluster: 12, nightly: 50, doc: 'streams' } })).cluster).toStrictEqual({ streams: 12 });
   });
 
   it('refuse, at compile time, a declaration without its doc, a value that is no number, a misspelt field', () => {

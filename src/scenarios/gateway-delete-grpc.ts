@@ -29,10 +29,10 @@ export default defineScenario({
   },
   options: {
     ...pick(gatewayStreamDeleteOptions, ['gateways', 'backends', 'programmingDelayMs', 'graceSeconds']),
-    channels: { default: 4, nightly: 20, doc: 'gRPC channels, each with a connection of its own' },
-    ratePerChannel: { default: 20, doc: 'unary calls per second on each channel, one at a time' },
+    channels: { default: 4, cluster: 12, nightly: 20, doc: 'gRPC channels, each with a connection of its own' },
+    ratePerChannel: { default: 20, cluster: 7, doc: 'unary calls per second on each channel, one at a time' },
     requestMs: { default: 10, doc: 'server time of each unary call' },
-    streams: { default: 8, nightly: 50, doc: 'concurrent server-streaming calls (round robin over the channels; each ended one is followed by a new one)' },
+    streams: { default: 8, cluster: 12, nightly: 50, doc: 'concurrent server-streaming calls (round robin over the channels; each ended one is followed by a new one)' },
     messageIntervalMs: { default: 20, doc: 'time between two messages of a stream' },
     ...pick(gatewayStreamDeleteOptions, ['streamMs']),
     deadlineMarginMs: { default: 2000, doc: "each call's deadline beyond its expected length" },

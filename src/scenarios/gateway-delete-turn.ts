@@ -22,7 +22,7 @@ const options = {
   gatewayReplicas: { default: 2, doc: 'TURN gateway replicas' },
   graceSeconds: { default: 4, nightly: 300, doc: 'terminationGracePeriodSeconds of the gateway pods' },
   programmingDelayMs: { default: 300, nightly: 5000, doc: 'delay before the Services apply an endpoint change' },
-  flows: { default: 4, nightly: 50, doc: 'allocations live when the gateway pod is deleted' },
+  flows: { default: 4, cluster: 12, nightly: 50, doc: 'allocations live when the gateway pod is deleted' },
   // 50 packets/s: one audio frame every 20 ms, as a voice call sends.
   ratePerFlow: { default: 50, nightly: 50, doc: 'packets per second on each allocation' },
   flowMs: { default: 3000, nightly: 120_000, doc: 'how long each of those allocations relays' },

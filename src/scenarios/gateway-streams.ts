@@ -21,7 +21,7 @@ import { pick, type OptionsOf, type OptionSpecs } from './definition.ts';
 import { drainExpectations, GATEWAY, gatewayOptions, gatewayTopology, type GatewaySetup } from './gateway-http-topology.ts';
 
 const streamOptions = {
-  streams: { default: 8, nightly: 50, doc: 'concurrent bounded streams; each one that ends is replaced by a new one' },
+  streams: { default: 8, cluster: 12, nightly: 50, doc: 'concurrent bounded streams; each one that ends is replaced by a new one' },
   ratePerStream: { default: 20, doc: 'messages (WebSocket) or events (SSE) per second on each stream' },
   streamMs: { default: 0, doc: "how long each stream lasts; 0: half the time from the last node's deprogramming to the gateway's drain timeout" },
   stallMs: { default: 1000, doc: 'an outstanding message or the next event missing for this long is a stall' },

@@ -13,7 +13,7 @@ import { pick, type OptionsOf, type OptionSpecs } from './definition.ts';
 
 /** The load options of the TCP, WebSocket and SSE stream scenarios. */
 export const streamLoadOptions = {
-  streams: { default: 4, nightly: 50, doc: 'concurrent long-lived streams (spread round robin over the backends)' },
+  streams: { default: 4, cluster: 12, nightly: 50, doc: 'concurrent long-lived streams (spread round robin over the backends; at random on a cluster)' },
   ratePerStream: { default: 50, doc: 'messages per second on each stream' },
   stallMs: { default: 1000, doc: 'an outstanding message with no echo for this long is a stall' },
 } satisfies OptionSpecs;
@@ -27,10 +27,12 @@ export const sseLoadOptions = {
 
 /** The load options of the gRPC scenarios: unary calls and server streams on the same channels. */
 export const grpcLoadOptions = {
-  channels: { default: 4, nightly: 20, doc: 'gRPC channels, each with a connection of its own' },
-  ratePerChannel: { default: 20, doc: 'unary calls per second on each channel, one at a time' },
+  // A channel is one connection, so on a cluster kube-proxy's random choice is per channel: 12 of
+  // them, at a third of the rate each (about the same calls per second in all).
+  channels: { default: 4, cluster: 12, nightly: 20, doc: 'gRPC channels, each with a connection of its own' },
+  ratePerChannel: { default: 20, cluster: 7, doc: 'unary calls per second on each channel, one at a time' },
   requestMs: { default: 10, doc: 'server time of each unary call' },
-  streams: { default: 4, nightly: 50, doc: 'concurrent server-streaming calls (round robin over the channels; each ended one is followed by a new one)' },
+  streams: { default: 4, cluster: 12, nightly: 50, doc: 'concurrent server-streaming calls (round robin over the channels; each ended one is followed by a new one)' },
   messagesPerStream: {
     default: 75,
     nightly: 1000,

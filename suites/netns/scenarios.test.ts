@@ -16,15 +16,6 @@ import { stunnerModule } from '../../src/providers/netns/stunner-binary.ts';
 // cases skip and say so, as a profile whose binary is missing does.
 const stunnerUnbuilt = (await isBuilt(stunnerModule())) ? undefined : 'STUNner is not built here (npm run stunner:build)';
 
-/** Enough streams that kube-proxy's random choice puts some on the deleted backend (see below). */
-const RANDOM_SPREAD: OptionValues = { streams: 12 };
-/**
- * The same for gRPC, whose streams share their channels' connections (see below); fewer unary calls
- * per channel keep the total near the default's 80/s, which a busy 2-core machine holds (240/s came
- * out inconclusive by loadHeld beside another cluster).
- */
-const GRPC_SPREAD: OptionValues = { channels: 12, streams: 12, ratePerChannel: 7 };
-
 const CASES: { scenario: string; profile: string; expect: 'pass' | string[]; overrides?: OptionValues; phase?: RegExp; skip?: string | undefined }[] = [
   { scenario: 'backend-delete-http', profile: 'reference', expect: 'pass' },
   { scenario: 'backend-delete-http', profile: 'mutant-exit-on-sigterm', expect: ['noFailedRequests'] },
@@ -35,32 +26,32 @@ const CASES: { scenario: string; profile: string; expect: 'pass' | string[]; ove
   // Streams through kube-proxy: the draining pod closes each the protocol's way (WebSocket 1001, an
   // SSE body ended with a retry hint); a pod that dies at SIGTERM cuts them (1006, a body cut short).
   // kube-proxy picks a backend at random per connection, not in turn as the local balancer does: with
-  // the default 4 streams all of them missed the deleted pod in 1 run of 16 (inconclusive, nothing
-  // tested); with 12, in 1 of 4,096.
-  { scenario: 'backend-delete-websocket', profile: 'reference', expect: 'pass', overrides: RANDOM_SPREAD },
-  { scenario: 'backend-delete-websocket', profile: 'mutant-exit-on-sigterm', expect: ['streamsIntact'], overrides: RANDOM_SPREAD },
-  { scenario: 'backend-delete-sse', profile: 'reference', expect: 'pass', overrides: RANDOM_SPREAD },
-  { scenario: 'backend-delete-sse', profile: 'mutant-exit-on-sigterm', expect: ['streamsIntact'], overrides: RANDOM_SPREAD },
+  // 4 streams all of them missed the deleted pod in 1 run of 16 (inconclusive, nothing tested), so
+  // the scenarios take 12 on a cluster (their `cluster` option values): 1 in 4,096.
+  { scenario: 'backend-delete-websocket', profile: 'reference', expect: 'pass' },
+  { scenario: 'backend-delete-websocket', profile: 'mutant-exit-on-sigterm', expect: ['streamsIntact'] },
+  { scenario: 'backend-delete-sse', profile: 'reference', expect: 'pass' },
+  { scenario: 'backend-delete-sse', profile: 'mutant-exit-on-sigterm', expect: ['streamsIntact'] },
   // gRPC from its bundle (providers/kube/app-bundle.ts): the draining pod says GOAWAY and ends its
   // streams with OK; one that dies at SIGTERM cuts them (UNAVAILABLE). A channel is one connection,
-  // so kube-proxy's random choice is per channel, and stream n rides channel n mod channels: more
-  // streams alone would stay on the same 4 connections. 12 channels, a stream on each: all of them
-  // miss the deleted pod in 1 run of 4,096.
-  { scenario: 'backend-delete-grpc', profile: 'reference', expect: 'pass', overrides: GRPC_SPREAD },
-  { scenario: 'backend-delete-grpc', profile: 'mutant-exit-on-sigterm', expect: ['grpcStreamsComplete', 'http2Goaway'], overrides: GRPC_SPREAD },
+  // so kube-proxy's random choice is per channel: on a cluster the scenario takes 12 channels, a
+  // stream on each.
+  { scenario: 'backend-delete-grpc', profile: 'reference', expect: 'pass' },
+  { scenario: 'backend-delete-grpc', profile: 'mutant-exit-on-sigterm', expect: ['grpcStreamsComplete', 'http2Goaway'] },
   // Through 2 gateway pods, one deleted: the reference gateway keeps each WebSocket to its end, and
   // exits once its last one has. On a cluster only the load's own record of its streams tells when
   // that was (kube-proxy shows the harness no connection); nginx as packaged cuts them (1006).
-  { scenario: 'gateway-delete-websocket', profile: 'reference', expect: 'pass', overrides: RANDOM_SPREAD },
-  { scenario: 'gateway-delete-websocket', profile: 'nginx-naive', expect: ['streamsIntact', 'drainTiming'], overrides: RANDOM_SPREAD },
+  { scenario: 'gateway-delete-websocket', profile: 'reference', expect: 'pass' },
+  { scenario: 'gateway-delete-websocket', profile: 'nginx-naive', expect: ['streamsIntact', 'drainTiming'] },
   // STUNner #138 on STUNner itself: 0.18.0 (legacy Endpoints) loses the terminating, serving backend;
   // coturn, which checks no peer against discovered backends, relays to it to the end, and so does
   // the same STUNner 0.18.0 whose route also names a StaticService of the cluster's pod ranges.
   { scenario: 'backend-scale-to-zero-turn', profile: 'coturn', expect: 'pass' },
   { scenario: 'backend-scale-to-zero-turn', profile: 'stunner-018', expect: ['noLostPackets'], phase: /phase "terminating, serving"/, skip: stunnerUnbuilt },
   { scenario: 'backend-scale-to-zero-turn', profile: 'stunner-018-static', expect: 'pass', skip: stunnerUnbuilt },
-  // Allocations, like streams, meet kube-proxy's random choice between the two stunnerd pods.
-  { scenario: 'gateway-delete-turn', profile: 'stunner-018', expect: 'pass', overrides: { flows: 12 }, skip: stunnerUnbuilt },
+  // Allocations, like streams, meet kube-proxy's random choice between the two stunnerd pods (the
+  // scenario's 12 on a cluster).
+  { scenario: 'gateway-delete-turn', profile: 'stunner-018', expect: 'pass', skip: stunnerUnbuilt },
   // The operator restarted under load: it takes the lease ~22 s later and rolls the dataplane, which drains.
   { scenario: 'gateway-controller-restart-turn', profile: 'stunner-018', expect: 'pass', skip: stunnerUnbuilt },
 ];

@@ -82,7 +82,7 @@ function validate(topology: Topology, existingWorkloads: ReadonlySet<string>, ex
 }
 
 /** What the local provider carries; its session states them before any provider exists (src/runner/eligibility.ts). */
-export const LOCAL_CAPABILITIES: ProviderCapabilities = { multiNode: false, udp: true, nodeDrain: true, containerStopSignals: true, serviceConnectionRecords: true, podReload: true, routeChanges: 'reload' };
+export const LOCAL_CAPABILITIES: ProviderCapabilities = { multiNode: false, udp: true, nodeDrain: true, containerStopSignals: true, serviceConnectionRecords: true, roundRobinServices: true, podReload: true, routeChanges: 'reload' };
 
 export class LocalProvider implements Provider {
   readonly name = 'local';

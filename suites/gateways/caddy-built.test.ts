@@ -26,6 +26,8 @@ describe.skipIf(unbuilt !== undefined)(`caddy-built on ${SCENARIO}${unbuilt ? ` 
   it('without the unload in its preStop it fails: SIGTERM exits once the requests are done, and the streams die with the process (1006)', async () => {
     const r = await runCase(SCENARIO, 'caddy-built-without-prestop-unload');
     expectCutOnGateway(r, /close 1006/);
-    expect(streamsIntactMessage(r), describeResult(r)).toMatch(/phase "after exit of gateway-\d+/);
+    // Not "after exit" alone: Linux closes an exiting process's sockets before its parent can learn
+    // of the exit, so a stream the exit cut may be seen ending a few milliseconds before the exit is
+    // recorded. expectCutOnGateway places the cut after SIGTERM or after exit, never earlier.
   });
 });

@@ -20,6 +20,16 @@ describe('exitsPromptlyWhenIdle', () => {
     expect(r.message).toMatch(/^backend-2 exited 0\.050 s after it went idle \(idle at t=2\.500 s, 0\.500 s after SIGTERM, when the last of its \d+ connections closed\)/);
   });
 
+  it('passes a pod that died of SIGTERM where the signal itself was not seen (a cluster shows it only where the app logs it)', () => {
+    const tl = drainScenario('exit-on-sigterm').build();
+    tl.events = tl.events.filter((e) => e.kind !== 'sigterm');
+    const exit = tl.events.find((e) => e.kind === 'exit' && e.pod === 'backend-2');
+    if (exit) exit.detail = { code: 143, signal: 'SIGTERM', observed: 'watch' };
+    const r = evaluateOne({ assert: 'exitsPromptlyWhenIdle', pod, withinMs: 100 }, tl);
+    expect(r.verdict, r.message).toBe('pass');
+    expect(r.message).toMatch(/^backend-2 exited 0\.000 s after it went idle/);
+  });
+
   it('fails a pod that lingers after going idle', () => {
     const b = drainScenario('correct', { exitAfterSigtermMs: 1600 });
     b.connection({ pod: 'backend-2', open: 900, close: 2500 });

@@ -45,6 +45,15 @@ describe('podLifecycle', () => {
     expect(podLifecycle(tl, 'p').killed).toBe(500);
   });
 
+  it('takes an exit by SIGTERM as its stop signal when no sigterm event was recorded (a cluster that does not see the signal)', () => {
+    const tl = new TimelineBuilder().pod('p').event(400, 'delete-issued', { pod: 'p' }).event(500, 'exit', { pod: 'p', detail: { code: 143, signal: 'SIGTERM' } }).build();
+    expect(podLifecycle(tl, 'p').sigterm).toBe(500);
+    const logged = new TimelineBuilder().pod('q').event(420, 'sigterm', { pod: 'q' }).event(500, 'exit', { pod: 'q', detail: { code: 143, signal: 'SIGTERM' } }).build();
+    expect(podLifecycle(logged, 'q').sigterm).toBe(420);
+    const clean = new TimelineBuilder().pod('r').event(500, 'exit', { pod: 'r', detail: { code: 0 } }).build();
+    expect(podLifecycle(clean, 'r').sigterm).toBeUndefined();
+  });
+
   it('leaves out steps that did not happen', () => {
     const lc = podLifecycle(drainScenario('correct').build(), 'backend-1');
     expect(lc.deleteIssued).toBeUndefined();

@@ -47,6 +47,7 @@ export interface PodLifecycle {
   deprogrammed?: number;
   preStopStart?: number;
   preStopEnd?: number;
+  /** SIGTERM: the sigterm event, or an exit by SIGTERM when no sigterm event was recorded. */
   sigterm?: number;
   exit?: number;
   exitCode?: number | null;
@@ -95,7 +96,6 @@ function computeLifecycle(timeline: Timeline, pod: string): PodLifecycle {
   lc.deprogrammed = finalDeprogram(events);
   lc.preStopStart = first('prestop-start')?.t;
   lc.preStopEnd = first('prestop-end')?.t;
-  lc.sigterm = first('sigterm')?.t;
   const exit = first('exit');
   lc.exit = exit?.t;
   if (exit) {
@@ -104,6 +104,9 @@ function computeLifecycle(timeline: Timeline, pod: string): PodLifecycle {
     const signal = exit.detail?.['signal'];
     if (typeof signal === 'string') lc.exitSignal = signal;
   }
+  // A cluster shows the stop signal only where the app logs it, but an exit by SIGTERM (code 143)
+  // proves one came, no later than the exit: a process that dies of the signal has no drain at all.
+  lc.sigterm = first('sigterm')?.t ?? (lc.exitSignal === 'SIGTERM' ? lc.exit : undefined);
   lc.killed = first('sigkill')?.t ?? (lc.exitSignal === 'SIGKILL' ? lc.exit : undefined);
   lc.removed = first('pod-removed')?.t;
   // Drop the keys of steps that did not happen so that the record reads (and serialises) cleanly.

@@ -234,13 +234,17 @@ export class FailureDescriber {
 /**
  * The reference moment `from` of a pod, or why there is none: a pod never deleted is inconclusive
  * (the chaos did not happen); one deleted but never sent SIGTERM is a failure (killed or gone without
- * the stop signal).
+ * the stop signal), except where the signal is unseen (`stopSignalUnseen`, a cluster): then the
+ * assertion is inconclusive unless it can judge from `signalNotBefore`.
  */
 export function reference(lc: PodLifecycle, from: 'delete' | 'sigterm'): number | PodCheck {
   if (from === 'delete' && lc.deleteIssued !== undefined) return lc.deleteIssued;
   if (from === 'sigterm' && lc.sigterm !== undefined) return lc.sigterm;
   if (lc.deleteIssued === undefined) {
     return { verdict: 'inconclusive', message: `${lc.pod} was never deleted: nothing to measure` };
+  }
+  if (lc.stopSignalUnseen) {
+    return { verdict: 'inconclusive', message: `${unseenSignal(lc)}: nothing measured from it`, details: { delete: lc.deleteIssued, observed: 'no stop signal' } };
   }
   const end =
     lc.killed !== undefined
@@ -249,4 +253,18 @@ export function reference(lc: PodLifecycle, from: 'delete' | 'sigterm'): number 
         ? `exited at ${at(lc.exit)}`
         : 'still running when the run ended';
   return { verdict: 'fail', message: `${lc.pod} got no SIGTERM after its delete at ${at(lc.deleteIssued)} (${end})` };
+}
+
+/**
+ * Where the stop signal is unseen (a cluster), the delete: no stop signal comes before it, so a time
+ * measured from it is an upper bound of the time from the signal. Undefined where the signal is seen
+ * or the pod was never deleted.
+ */
+export function signalNotBefore(lc: PodLifecycle): number | undefined {
+  return lc.sigterm === undefined && lc.stopSignalUnseen ? lc.deleteIssued : undefined;
+}
+
+/** Why a pod's stop signal is not on the Timeline, for messages. */
+export function unseenSignal(lc: PodLifecycle): string {
+  return `${lc.pod}'s stop signal is not on the Timeline (a cluster shows it only where the app logs it, as the reference apps' {"ev":"sigterm"} line)`;
 }

@@ -22,13 +22,14 @@ export function preStopOutlastsDeprogramming(expectation: PreStopOutlastsDeprogr
     if (lc.sigterm === undefined && lc.preStopStart === undefined) {
       return { verdict: 'pass', message: `${pod}'s preStop and stop signal are not on the Timeline (a cluster shows the signal only where the app logs it): its margin is not measured here`, details: { delete: deleted, observed: false } };
     }
-    // A cluster shows the signal where the app logs it, and never the preStop: a logged signal with
-    // no preStop on the Timeline says nothing of whether the pod had a hook, so nothing is measured.
-    const logged = ctx.timeline.events.some((e) => e.kind === 'sigterm' && e.pod === pod && (e.detail as { observed?: unknown } | undefined)?.observed === 'pod-log');
-    if (lc.preStopStart === undefined && logged && lc.sigterm !== undefined) {
+    // A cluster shows the signal where the app logs it (or its exit by the signal proves it), and
+    // never the preStop: a signal the harness did not send, with no preStop on the Timeline, says
+    // nothing of whether the pod had a hook, so nothing is measured.
+    const sentByHarness = ctx.timeline.events.some((e) => e.kind === 'sigterm' && e.pod === pod && (e.detail as { observed?: unknown } | undefined)?.observed === undefined);
+    if (lc.preStopStart === undefined && !sentByHarness && lc.sigterm !== undefined) {
       return {
         verdict: 'pass',
-        message: `${pod}'s stop signal came ${secs(lc.sigterm - deleted)} after its delete (at ${at(lc.sigterm)}, from its log); a cluster does not show a preStop, so its margin over deprogramming is not measured here`,
+        message: `${pod}'s stop signal came ${secs(lc.sigterm - deleted)} after its delete (at ${at(lc.sigterm)}, ${lc.sigterm === lc.exit && lc.exitSignal === 'SIGTERM' ? 'its exit by the signal' : 'from its log'}); a cluster does not show a preStop, so its margin over deprogramming is not measured here`,
         details: { delete: deleted, stopSignal: lc.sigterm, observed: 'signal only' },
       };
     }

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { MAX_NODES } from '../providers/netns/address-plan.ts';
 import { findProfile, profiles } from '../profiles/index.ts';
-import { PROVIDER_NAMES, type ProviderName, type ProviderSettings } from '../providers/index.ts';
+import { capabilitiesBeforeOpen, PROVIDER_NAMES, type ProviderName, type ProviderSettings } from '../providers/index.ts';
 import { ProfileCannotCarry, type Profile } from '../profiles/profile.ts';
 import { catalog, findScenario } from '../scenarios/index.ts';
 import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
@@ -93,9 +93,9 @@ export function parseRunArgs(argv: string[], defined: readonly Profile[] = []): 
   }
 
   const overrides = parseOverrides(values.set ?? [], selected);
-  // Checked with the values the run will take: a cluster's own defaults where it has them (only the
-  // local provider's balancer deals connections out in turn: LOCAL_CAPABILITIES.roundRobinServices).
-  const layers = { nightly: values.nightly, randomBalancer: provider !== 'local' };
+  // Checked with the values the run will take: a cluster's own defaults where its balancer picks pods
+  // at random (the capability runMatrix reads from the opened session).
+  const layers = { nightly: values.nightly, randomBalancer: capabilitiesBeforeOpen(provider).roundRobinServices !== true };
   checkCombinations(selected, overrides, layers);
   checkCapacity(selected, chosen, overrides, layers);
 

@@ -85,6 +85,15 @@ export interface ProviderSession extends AsyncDisposable {
   fulfils?(requirement: Requirement, profile: { name: string }): boolean;
 }
 
+/**
+ * What a provider's sessions carry that its name alone tells, before one is opened (flags and config
+ * are checked before any cluster starts): the local provider's capabilities; nothing yet for a
+ * cluster, whose session says at its opening.
+ */
+export function capabilitiesBeforeOpen(name: ProviderName): Partial<ProviderCapabilities> {
+  return name === 'local' ? LOCAL_CAPABILITIES : {};
+}
+
 /** `tracker`: the run's state record (src/state/run-record.ts), for `zerodrop clean` after a crash. */
 export function localSession(tracker?: LeftoverTracker): ProviderSession {
   return {

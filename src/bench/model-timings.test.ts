@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { TimelineEvent } from '../model/timeline.ts';
-import { deleteSteps, describeHistogram, formatSpread, formatTimings, histogramGrowth, parseHistogram, rolloutSteps, spreadOf, type ReleaseTimings } from './model-timings.ts';
+import { deleteSteps, deprogrammedAfter, describeHistogram, formatSpread, formatTimings, histogramGrowth, parseHistogram, rolloutSteps, spreadOf, type ReleaseTimings } from './model-timings.ts';
 
 const METRICS = `# HELP kubeproxy_network_programming_duration_seconds [ALPHA] In Cluster Network Programming Latency in seconds
 # TYPE kubeproxy_network_programming_duration_seconds histogram
@@ -100,6 +100,23 @@ describe('steps read off the watches', () => {
     const early = [ev(1_000, 'pod-created', 'n1'), ev(1_100, 'delete-issued', 'o1'), ev(2_000, 'pod-ready', 'n1')];
     expect(rolloutSteps(early, 990, old, 2).orderViolations).toBe(1);
     expect(rolloutSteps(early, 990, old, 2).total).toBeUndefined();
+  });
+});
+
+describe('deprogramming as traffic shows it', () => {
+  const samples = [
+    { t: 900, ip: '10.0.0.1' },
+    { t: 1010, ip: '10.0.0.2' },
+    { t: 1240, ip: '10.0.0.1' },
+    { t: 1180, ip: '10.0.0.1' },
+    { t: 1300, ip: '10.0.0.2' },
+  ];
+  it('is the last new connection the deleted pod answered, opened after its delete, whatever order the answers came in', () => {
+    expect(deprogrammedAfter(samples, '10.0.0.1', 1000)).toBe(240);
+  });
+  it('is 0 when no connection after the delete reached the pod, and undefined when the probe never reached it', () => {
+    expect(deprogrammedAfter(samples, '10.0.0.1', 1250)).toBe(0);
+    expect(deprogrammedAfter(samples, '10.0.0.9', 1000)).toBeUndefined();
   });
 });
 

@@ -30,10 +30,12 @@ export interface ModelTimingCounts {
   rollouts: number;
   evictions: number;
   forceDeletes: number;
+  /** Deprogramming as traffic shows it: this many deletes after a quiet spell, and this many rollouts (none when absent). */
+  deprograms?: number;
 }
 
-export const DEFAULT_COUNTS: ModelTimingCounts = { deletes: 5, rollouts: 2, evictions: 3, forceDeletes: 2 };
-export const QUICK_COUNTS: ModelTimingCounts = { deletes: 2, rollouts: 1, evictions: 1, forceDeletes: 1 };
+export const DEFAULT_COUNTS: ModelTimingCounts = { deletes: 5, rollouts: 2, evictions: 3, forceDeletes: 2, deprograms: 4 };
+export const QUICK_COUNTS: ModelTimingCounts = { deletes: 2, rollouts: 1, evictions: 1, forceDeletes: 1, deprograms: 2 };
 
 // ---- Prometheus histograms (kube-proxy's /metrics) ----
 
@@ -218,8 +220,30 @@ export interface EvictionSample {
   retries: number;
 }
 
+/** One new connection of the probe: when it was opened (recorder clock), and which pod address answered it. */
+export interface ProbeSample {
+  t: number;
+  ip: string;
+}
+
+/**
+ * When new connections stopped reaching a deleted pod, from its delete: the last probe connection it
+ * answered that was opened after the delete, or 0 when none was (deprogrammed before the first
+ * probe after it). `everyMs` is the probe's resolution; undefined when the pod answered none at all.
+ */
+export function deprogrammedAfter(samples: readonly ProbeSample[], ip: string, deletedAt: number): number | undefined {
+  if (!samples.some((s) => s.ip === ip)) return undefined;
+  let last: number | undefined;
+  for (const s of samples) if (s.ip === ip && s.t >= deletedAt) last = Math.max(last ?? s.t, s.t);
+  return last === undefined ? 0 : last - deletedAt;
+}
+
 export interface ReleaseTimings {
   version: string;
+  /** A delete after at least 2 s without an endpoint change -> the last new connection the pod answered (traffic through a NodePort). */
+  quietDeprogram?: number[];
+  /** A rolling update: each old pod's delete -> the last new connection it answered. */
+  rolloutDeprogram?: number[];
   toTerminating: number[];
   exitToRemoval: number[];
   rollouts: RolloutSteps[];
@@ -234,7 +258,7 @@ const APP = [
   "const http = require('node:http');",
   'const held = new Set();',
   "process.on('SIGTERM', () => { for (const r of held) r.write('SIGTERM\\n'); if (process.env.IGNORE_TERM !== '1') setTimeout(() => process.exit(0), 50); });",
-  "http.createServer((q, r) => { if (q.url !== '/hold') return r.end('ok'); r.writeHead(200); r.write('open\\n'); held.add(r); q.on('close', () => held.delete(r)); })",
+  "http.createServer((q, r) => { if (q.url === '/whoami') return r.end(q.socket.localAddress.replace(/^::ffff:/, '')); if (q.url !== '/hold') return r.end('ok'); r.writeHead(200); r.write('open\\n'); held.add(r); q.on('close', () => held.delete(r)); })",
   `.listen(${PORT});`,
 ].join(' ');
 
@@ -266,6 +290,76 @@ function objects(replicas: number): KubeObject[] {
     { apiVersion: 'v1', kind: 'Service', metadata: meta('web'), spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: PORT }] } },
     { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: meta('web'), spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } } },
   ];
+}
+
+/** The deprogramming probe's workload: its preStop keeps a deleted pod serving, so only the balancer decides where new connections go. */
+const PROBE_PRESTOP_SECONDS = 3;
+const PROBE_NODE_PORT = 30_080;
+/** Without an endpoint change anywhere in the cluster this long, kube-proxy's next sync is not held back by its minimum sync period (1 s). */
+const QUIET_MS = 2_500;
+
+function probeObjects(replicas: number): KubeObject[] {
+  const meta = { name: 'drain', namespace: NAMESPACE };
+  const labels = { app: 'drain', [LABELS.workload]: 'drain' };
+  const main = { ...container(), lifecycle: { preStop: { sleep: { seconds: PROBE_PRESTOP_SECONDS } } } };
+  return [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: meta,
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: 'drain' } },
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+        template: { metadata: { labels }, spec: { terminationGracePeriodSeconds: GRACE_SECONDS, containers: [main] } },
+      },
+    },
+    { apiVersion: 'v1', kind: 'Service', metadata: meta, spec: { type: 'NodePort', selector: { app: 'drain' }, ports: [{ port: 80, targetPort: PORT, nodePort: PROBE_NODE_PORT }] } },
+  ];
+}
+
+/**
+ * A new connection (no keep-alive) to host:port every `everyMs` until stopped or `maxMs` has passed,
+ * each bounded by a 2 s timeout, recording which pod address answered it.
+ */
+function probe(host: string, port: number, recorder: Recorder, signal: AbortSignal, everyMs = 5, maxMs = 60_000): { samples: ProbeSample[]; stop: () => Promise<void> } {
+  const samples: ProbeSample[] = [];
+  const stopper = new AbortController();
+  const both = AbortSignal.any([signal, stopper.signal]);
+  const inFlight = new Set<Promise<void>>();
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const t = recorder.now();
+      const request = http.get({ host, port, path: '/whoami', agent: false, timeout: 2_000 }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => {
+          samples.push({ t, ip: body.trim() });
+          resolve();
+        });
+        response.on('error', () => resolve());
+      });
+      request.on('timeout', () => request.destroy());
+      request.on('error', () => resolve());
+    });
+  const loop = (async () => {
+    const end = Date.now() + maxMs;
+    while (!both.aborted && Date.now() < end) {
+      const pending = one();
+      inFlight.add(pending);
+      void pending.finally(() => inFlight.delete(pending));
+      await sleep(everyMs, undefined, { signal: both }).catch(() => undefined);
+    }
+  })();
+  return {
+    samples,
+    stop: async () => {
+      stopper.abort();
+      await loop;
+      await Promise.all(inFlight);
+    },
+  };
 }
 
 type Log = (line: string) => void;
@@ -434,6 +528,13 @@ export async function measureRelease(version: string, counts: ModelTimingCounts,
     }
     log(`${version}: ${counts.forceDeletes} force deletes measured`);
 
+    if ((counts.deprograms ?? 0) > 0) {
+      const { quiet, rollout } = await measureDeprogramming(cluster, client, watched, recorder, { deprograms: counts.deprograms ?? 0, rollouts: counts.rollouts, replicas }, signal, stop.signal);
+      result.quietDeprogram = quiet;
+      result.rolloutDeprogram = rollout;
+      log(`${version}: deprogramming measured by traffic (${quiet.length} quiet deletes, ${rollout.length} old pods of ${counts.rollouts} rollouts)`);
+    }
+
     // kube-proxy applies the last changes up to a sync period later: let them land in the histograms.
     await sleep(3_000, undefined, { signal });
     const after = await scrape(cluster, signal);
@@ -446,6 +547,77 @@ export async function measureRelease(version: string, counts: ModelTimingCounts,
     stop.abort();
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * When kube-proxy stops sending new connections to a deleted pod, as traffic through a NodePort shows
+ * it (its programming metric misses deletes): after a quiet spell, and in a rolling update, where
+ * each delete follows the new pod's readiness change by tens of milliseconds.
+ */
+async function measureDeprogramming(
+  cluster: NetnsCluster,
+  client: KubeClient,
+  watched: Awaited<ReturnType<typeof observeNamespace>>,
+  recorder: Recorder,
+  o: { deprograms: number; rollouts: number; replicas: number },
+  signal: AbortSignal,
+  stopSignal: AbortSignal,
+): Promise<{ quiet: number[]; rollout: number[] }> {
+  const events = recorder.timeline.events;
+  const target = { host: cluster.nodes[0]!.ip, port: PROBE_NODE_PORT };
+  for (const object of probeObjects(o.replicas)) await serverSideApply(client, object, signal);
+  const pods = () => watched.pods.podsOf('drain');
+  const settled = (what: string) =>
+    until(what, 120_000, signal, () => {
+      const all = pods();
+      return all.length === o.replicas && all.every((p) => p.ready && p.phase === 'Running') && watched.endpoints.readyPods('drain').length === o.replicas ? all : undefined;
+    });
+  await settled(`${o.replicas} ready pods of drain`);
+  // The NodePort is programmed some time after the endpoints are ready: every pod must answer first.
+  await until('every drain pod to answer through the NodePort', 30_000, signal, async () => {
+    const check = probe(target.host, target.port, recorder, stopSignal);
+    await sleep(300, undefined, { signal });
+    await check.stop();
+    const answered = new Set(check.samples.map((x) => x.ip));
+    return pods().every((p) => p.ip !== undefined && answered.has(p.ip)) ? true : undefined;
+  });
+  const quiet: number[] = [];
+  for (let k = 0; k < o.deprograms; k++) {
+    await settled(`drain back to ${o.replicas} ready pods before delete ${k + 1}`);
+    await sleep(QUIET_MS, undefined, { signal });
+    const probing = probe(target.host, target.port, recorder, stopSignal);
+    await sleep(300, undefined, { signal });
+    const victim = pods().find((p) => p.ready && p.ip !== undefined)!;
+    const deletedAt = recorder.now();
+    await client.request('DELETE', `/api/v1/namespaces/${NAMESPACE}/pods/${victim.name}`);
+    // Within its preStop the pod still serves: where new connections go is the balancer's doing alone.
+    await sleep((PROBE_PRESTOP_SECONDS - 0.5) * 1000, undefined, { signal });
+    await probing.stop();
+    const lag = deprogrammedAfter(probing.samples, victim.ip!, deletedAt);
+    if (lag !== undefined) quiet.push(lag);
+  }
+  const rollout: number[] = [];
+  for (let k = 0; k < o.rollouts; k++) {
+    await settled(`drain settled before rollout ${k + 1}`);
+    const old = pods().map((p) => ({ name: p.name, ip: p.ip }));
+    const probing = probe(target.host, target.port, recorder, stopSignal);
+    const changedAt = recorder.now();
+    await client.request('PATCH', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/drain`, {
+      contentType: 'application/strategic-merge-patch+json',
+      body: { spec: { template: { metadata: { annotations: { 'zerodrop.dev/rollout': `${Date.now()}` } } } } },
+    });
+    // Done when every old pod is past its preStop: each still served until then.
+    await until(`drain rollout ${k + 1}`, 180_000, signal, () =>
+      old.every((p) => events.some((e) => e.kind === 'delete-issued' && e.pod === p.name && e.t >= changedAt && recorder.now() - e.t > (PROBE_PRESTOP_SECONDS - 0.5) * 1000)) ? true : undefined,
+    );
+    await probing.stop();
+    for (const p of old) {
+      const deleted = events.find((e) => e.kind === 'delete-issued' && e.pod === p.name && e.t >= changedAt);
+      const lag = deleted && p.ip !== undefined ? deprogrammedAfter(probing.samples, p.ip, deleted.t) : undefined;
+      if (lag !== undefined) rollout.push(lag);
+    }
+  }
+  return { quiet, rollout };
 }
 
 // ---- the table ----
@@ -468,6 +640,12 @@ export function timingLines(releases: readonly ReleaseTimings[]): { step: string
     { step: 'pod delete (API response) -> endpoint `terminating` in the slice', cells: per((r) => formatSpread(spreadOf(r.toTerminating))), model: '0 ms' },
     { step: 'container exit (status, or pod removal) -> endpoint removed', cells: per((r) => formatSpread(spreadOf(r.exitToRemoval))), model: '0 ms' },
     { step: 'slice change -> kube-proxy applied (`kubeproxy_network_programming_duration_seconds`, both nodes)', cells: per((r) => describeHistogram(r.programming, PROGRAMMING_BOUNDS)), model: '`programmingDelayMs`' },
+    {
+      step: `delete after ${QUIET_MS / 1000} s without an endpoint change -> no new connection reaches the pod (a new connection every 5 ms through a NodePort; the pod serves through its ${PROBE_PRESTOP_SECONDS} s preStop)`,
+      cells: per((r) => (r.quietDeprogram ? formatSpread(spreadOf(r.quietDeprogram)) : 'not measured')),
+      model: '`programmingDelayMs` (200 ms in most scenarios)',
+    },
+    { step: 'rolling update: an old pod deleted -> no new connection reaches it (the same probe)', cells: per((r) => (r.rolloutDeprogram ? formatSpread(spreadOf(r.rolloutDeprogram)) : 'not measured')), model: '`programmingDelayMs`' },
     { step: 'one kube-proxy sync (`kubeproxy_sync_proxy_rules_duration_seconds`)', cells: per((r) => describeHistogram(r.sync, SYNC_BOUNDS)), model: 'not modelled apart' },
     { step: 'rolling update: template change -> first new pod', cells: per(one((s) => s.toFirstCreated)), model: '0 ms' },
     { step: 'rolling update: new pod created -> Ready (readiness probe every 1 s)', cells: per(flat((s) => s.createdToReady)), model: 'the pod\'s start + first probe' },
@@ -506,6 +684,8 @@ export function timingRows(releases: readonly ReleaseTimings[]): BenchRow[] {
     add('new Ready -> old deleted', r.rollouts.flatMap((s) => s.readyToOldDeleted));
     add('replacement Ready -> eviction accepted', r.evictions.flatMap((e) => (e.readyToAcceptedMs === undefined ? [] : [e.readyToAcceptedMs])));
     add('force delete -> killed', r.forceDeletes.flatMap((f) => (f.killedMs === undefined ? [] : [f.killedMs])));
+    if (r.quietDeprogram) add('quiet delete -> deprogrammed (traffic)', r.quietDeprogram);
+    if (r.rolloutDeprogram) add('rollout: old pod deleted -> deprogrammed (traffic)', r.rolloutDeprogram);
     if (r.programming.count > 0) rows.push({ bench: 'model', tool: 'netns', target: `${r.version} kube-proxy programming (mean)`, unit: 's', status: 'ok', value: r.programming.sum / r.programming.count, note: describeHistogram(r.programming, PROGRAMMING_BOUNDS) });
   }
   return rows;

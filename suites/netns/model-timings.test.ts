@@ -13,9 +13,9 @@ import { skipReason, title } from './context.ts';
 const kubeVersion = process.env['ZERODROP_KUBE_VERSION'] || undefined;
 
 describe.skipIf(skipReason !== '')(title('the local model\'s assumptions on a netns cluster'), () => {
-  it('rolls out in order, refuses an eviction by its budget, and force deletes as the kubelet does', async () => {
+  it('rolls out in order, refuses an eviction by its budget, force deletes as the kubelet does, and shows when traffic leaves a deleted pod', async () => {
     const signal = AbortSignal.timeout(170_000);
-    const r = await measureRelease(kubeVersion ?? pinnedVersion(), { deletes: 1, rollouts: 1, evictions: 1, forceDeletes: 1 }, { signal, log: (line) => console.log(`netns: ${line}`) });
+    const r = await measureRelease(kubeVersion ?? pinnedVersion(), { deletes: 1, rollouts: 1, evictions: 1, forceDeletes: 1, deprograms: 1 }, { signal, log: (line) => console.log(`netns: ${line}`) });
     expect(r.toTerminating).toHaveLength(1);
     expect(r.rollouts[0]?.orderViolations).toBe(0);
     expect(r.rollouts[0]?.readyToOldDeleted.length).toBe(2);
@@ -28,5 +28,8 @@ describe.skipIf(skipReason !== '')(title('the local model\'s assumptions on a ne
     expect(forced.killedMs).toBeGreaterThanOrEqual(1_990);
     expect(forced.killedMs).toBeLessThan(4_000);
     expect(r.programming.count).toBeGreaterThan(0);
+    // Deprogramming by traffic: the probe reached each deleted pod (one quiet delete, the rollout's two old pods).
+    expect(r.quietDeprogram).toHaveLength(1);
+    expect(r.rolloutDeprogram).toHaveLength(2);
   }, 180_000);
 });

@@ -45,6 +45,7 @@ export function kubeSession(
   const gatewayClass = opts.system?.gatewayClass;
   const classProfile = gatewayClass ? gatewayClassProfileName(gatewayClass.name) : undefined;
   const capabilities: ProviderCapabilities = { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals, meshes: true, ...(gatewayClass ? { routeChanges: 'gateway-api' as const } : {}) };
+  let created = 0;
   return {
     name,
     capabilities,
@@ -69,7 +70,7 @@ export function kubeSession(
         recorder,
         runId,
         cwd,
-        exposure,
+        exposure: rotatedExposure(exposure, created++),
         capabilities,
         allowNodeOperations: opts.allowNodeOperations,
         // An existing cluster (`cluster`) is touched only inside the run's namespace.
@@ -85,6 +86,26 @@ export function kubeSession(
       await opts.onDispose?.();
     },
   };
+}
+
+/** How far the NodePorts a scenario's Services take move on from the scenario before. */
+const PORT_ROTATION = 4;
+
+/**
+ * The published NodePorts in the order the `nth` scenario's Services take them, rotated by
+ * PORT_ROTATION a scenario. A connection the harness opens to the NodePort an earlier scenario's
+ * Service had can match a conntrack entry that scenario left: a SYN that went to a pod already gone
+ * leaves a SYN_SENT entry for 120 s, which kube-proxy does not clear for TCP
+ * (https://github.com/kubernetes/kubernetes/issues/101607), and the host, one client to one NodePort,
+ * comes round to the same source port within a few thousand connections: the new SYN then follows
+ * the old DNAT to the gone pod and is refused as unreachable or lost, a failure of no system under
+ * test. The last port stays where it is: a GatewayClass's Service holds it (traefik-install.ts).
+ */
+export function rotatedExposure(exposure: Exposure, nth: number): Exposure {
+  if (exposure.kind !== 'nodePort' || exposure.ports.length < 3) return exposure;
+  const rotating = exposure.ports.slice(0, -1);
+  const offset = (nth * PORT_ROTATION) % rotating.length;
+  return { ...exposure, ports: [...rotating.slice(offset), ...rotating.slice(0, offset), exposure.ports[exposure.ports.length - 1]!] };
 }
 
 /** Opens a cluster provider's cluster (creating or reusing it). */

@@ -17,7 +17,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { siblingModule } from '../../paths.ts';
 import { KubeClient, serverVersion } from '../kube/client.ts';
 import type { Exposure } from '../kube/kube-provider.ts';
-import { PUBLISHED_NODE_PORTS } from '../kind/kind.ts';
+import { PUBLISHED_NODE_PORTS, STATIC_NODE_PORT_BAND } from '../kind/kind.ts';
 import type { AddressPlan } from './address-plan.ts';
 import { adminKubeconfig, makeCertificates, type ClusterCertificates } from './certificates.ts';
 import { cachedPrograms } from './go-module-build.ts';
@@ -300,7 +300,14 @@ async function waitFor(what: string, ready: () => Promise<boolean>, dir: string,
 }
 
 
-/** How the harness reaches Services: NodePorts on the first node's address, the same numbers kind publishes. */
+/**
+ * How the harness reaches Services: NodePorts on the first node's address, which the host reaches
+ * directly, so every port of the static band (STATIC_NODE_PORT_BAND) can serve, not only the few
+ * kind publishes: the session rotates the run's Services through them (rotatedExposure). The last
+ * stays kind's last, the port a GatewayClass's Service holds (traefik-install.ts).
+ */
 export function netnsExposure(cluster: NetnsCluster): Exposure {
-  return { kind: 'nodePort', host: cluster.nodes[0]!.ip, ports: PUBLISHED_NODE_PORTS.map((p) => ({ nodePort: p.nodePort, hostPort: p.nodePort })) };
+  const reserved = PUBLISHED_NODE_PORTS[PUBLISHED_NODE_PORTS.length - 1]!.nodePort;
+  const band = Array.from({ length: STATIC_NODE_PORT_BAND.last - STATIC_NODE_PORT_BAND.first + 1 }, (_, i) => STATIC_NODE_PORT_BAND.first + i).filter((p) => p !== reserved);
+  return { kind: 'nodePort', host: cluster.nodes[0]!.ip, ports: [...band, reserved].map((nodePort) => ({ nodePort, hostPort: nodePort })) };
 }

@@ -47,7 +47,7 @@ export const KEEPALIVE_SCENARIOS = ['gateway-delete-http', 'gateway-rollout-http
 /** The scenarios that catch a gateway that stops accepting before its load balancer deprograms it. */
 const NEW_CONNECTIONS = ['gateway-delete-http', 'gateway-delete-http-no-keepalive', 'gateway-rollout-http', 'gateway-scale-down'];
 /** The scenarios that hold a gateway's stop signal to the last node's deprogramming (preStopOutlastsDeprogramming). */
-const DEPROGRAMMING_MARGIN = [...NEW_CONNECTIONS, 'gateway-slow-lb'];
+const DEPROGRAMMING_MARGIN = [...NEW_CONNECTIONS, 'gateway-slow-lb', 'gateway-http2-goaway'];
 /** The scenarios with requests in flight at the stop signal that last until near the drain timeout. */
 const LONG_REQUESTS = ['gateway-delete-http', 'gateway-delete-http-no-keepalive', 'gateway-rollout-http', 'gateway-scale-down'];
 

@@ -24,13 +24,22 @@ export interface DrainShape {
 }
 
 /**
+ * The preStop sleep, in whole seconds as Kubernetes takes them, that outlasts the last node's
+ * deprogramming (the Service's programming delay and spread) with a margin, plus `extraMs` the
+ * system needs after it before its stop signal. A pod's, gateway or backend alike.
+ */
+export function preStopOutlasting(service: { programmingDelayMs?: number; programmingSpreadMs?: number }, extraMs = 0): number {
+  const deprogrammedMs = (service.programmingDelayMs ?? 0) + (service.programmingSpreadMs ?? 0);
+  return Math.max(1, Math.ceil((deprogrammedMs + extraMs + PRESTOP_MARGIN_MS) / 1000));
+}
+
+/**
  * The preStop sleep (whole seconds, as Kubernetes takes them) for a gateway that must wait for the
  * Service's programming delay and spread (the last node's deprogramming), plus `extraMs` the system
  * needs before its stop signal (nginx's keepalive_time), and the drain bounds that follow from it.
  */
 export function drainShape(request: { programmingDelayMs?: number; programmingSpreadMs?: number }, extraMs = 0): DrainShape {
-  const deprogrammedMs = (request.programmingDelayMs ?? 0) + (request.programmingSpreadMs ?? 0);
-  const preStopSeconds = Math.max(1, Math.ceil((deprogrammedMs + extraMs + PRESTOP_MARGIN_MS) / 1000));
+  const preStopSeconds = preStopOutlasting(request, extraMs);
   const drainTimeoutSeconds = preStopSeconds + STOP_TIMEOUT_SECONDS + 1;
   return {
     preStopSeconds,

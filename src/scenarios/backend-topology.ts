@@ -7,9 +7,20 @@ import { checkHarnessFiles } from '../profiles/limits.ts';
 import { denseConnections, denseTraffic, denseTrafficDefaults, type DenseTrafficOptions } from './dense-traffic.ts';
 import type { LoadPhase } from '../model/scenario.ts';
 import type { OptionSpecs } from './definition.ts';
+import { preStopOutlasting } from '../profiles/gateway-drain.ts';
 
 export const BACKEND = 'backend';
 export const BACKEND_PORT = 8080;
+/**
+ * How much later than its programming delay each node of a Service may apply a change, per node and
+ * per change: kube-proxy applies changes at its next sync, no sooner than `minSyncPeriod` (1 s by
+ * default, iptables and nftables modes) after its last, each node on its own loop
+ * (https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/). Measured on a
+ * real cluster, a rolling update's old pod left kube-proxy's rules 0.5 to 0.7 s after its delete and
+ * now and then later than 1 s (docs/local-provider.md): a preStop must outlast the last node, not the
+ * delay alone.
+ */
+export const PROGRAMMING_SPREAD_MS = 1000;
 
 export interface BackendTopologyOptions {
   replicas: number;
@@ -55,6 +66,7 @@ export function backendTopology(profile: Profile, o: BackendTopologyOptions): To
         // Unprivileged: the Service uses the container port too, not 80.
         ports: [{ name: portName, port: BACKEND_PORT, targetPort: BACKEND_PORT, protocol: 'TCP' }],
         programmingDelayMs: o.programmingDelayMs,
+        programmingSpreadMs: PROGRAMMING_SPREAD_MS,
       },
     ],
   };
@@ -89,13 +101,19 @@ export function backendTraffic(o: DenseTrafficOptions & { preStopSeconds: number
   return denseTraffic(BACKEND, o, { minDrainMs, drainTimeoutMs: Math.max(minDrainMs, (o.graceSeconds - BACKEND_EXIT_MARGIN_SECONDS) * 1000) }, stopAtMs);
 }
 const BACKEND_EXIT_MARGIN_SECONDS = 2;
+const DEFAULT_PROGRAMMING_DELAY_MS = 200;
 
 /** The options of the backend scenarios that stop backends under load: their pods, their Service, the load, the chaos. */
 export const backendOptions = {
   replicas: { default: 3, doc: 'backend replicas' },
-  preStopSeconds: { default: 1, nightly: 15, doc: 'preStop sleep of the backend pods' },
-  graceSeconds: { default: 5, nightly: 60, doc: 'terminationGracePeriodSeconds' },
-  programmingDelayMs: { default: 200, nightly: 5000, doc: 'delay before the Service load balancer applies an endpoint change' },
+  preStopSeconds: {
+    // The backends drain correctly: their preStop outlasts the last node's deprogramming (2 s).
+    default: preStopOutlasting({ programmingDelayMs: DEFAULT_PROGRAMMING_DELAY_MS, programmingSpreadMs: PROGRAMMING_SPREAD_MS }),
+    nightly: 15,
+    doc: 'preStop sleep of the backend pods (the default outlasts the programming delay and each node\'s sync)',
+  },
+  graceSeconds: { default: 6, nightly: 60, doc: 'terminationGracePeriodSeconds' },
+  programmingDelayMs: { default: DEFAULT_PROGRAMMING_DELAY_MS, nightly: 5000, doc: 'delay before the Service load balancer applies an endpoint change (each node up to 1 s later)' },
   connections: { default: 12, nightly: 100, doc: 'concurrent keep-alive connections of the load' },
   requestMs: { default: 100, doc: 'server time of each request (/delay?ms=)' },
   deleteAtMs: { default: 1000, nightly: 10_000, doc: 'when the pod is deleted, after load starts' },

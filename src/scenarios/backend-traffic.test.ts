@@ -17,8 +17,8 @@ describe('backend traffic', () => {
       expect(s.loads.map((l) => l.id)).toEqual(['http', 'keepalive', 'fresh', ...longs]);
       expect(s.loads.find((l) => l.id === 'keepalive')!.spec).toMatchObject({ service: 'backend', keepAlive: true, connections: 60, thinkMs: 200 });
       expect(s.loads.find((l) => l.id === 'fresh')!.spec).toMatchObject({ service: 'backend', keepAlive: false, connections: 4, ratePerWorker: 10 });
-      // preStop 1 s, grace 5 s less 2 s: halfway from 1 s to 3 s after the stop, plus the 0.5 s lead.
-      expect(s.loads.find((l) => l.id === 'long-1')).toMatchObject({ startMs: 500, spec: { kind: 'single', path: '/delay?ms=2500' } });
+      // preStop 2 s, grace 6 s less 2 s: halfway from 2 s to 4 s after the stop, plus the 0.5 s lead.
+      expect(s.loads.find((l) => l.id === 'long-1')).toMatchObject({ startMs: 500, spec: { kind: 'single', path: '/delay?ms=3500' } });
       expect(s.expectations.slice(0, 2)).toEqual([{ assert: 'noFailedRequests' }, { assert: 'keepAliveClosedPolitely', idleTimeoutMs: 1000 }]);
     }
   });

@@ -15,11 +15,11 @@
 import type { Topology } from '../model/workload.ts';
 import { BACKEND } from './backend-topology.ts';
 import { defineScenario, pick, withoutNightly } from './definition.ts';
-import { BACKEND_PROGRAMMING_DELAY_MS, gatewayOptions, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
+import { BACKEND_PRESTOP_SECONDS, BACKEND_PROGRAMMING_DELAY_MS, gatewayOptions, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
 import { trafficExpectations } from './dense-traffic.ts';
 
-/** The backends' preStop (gatewayTopology's): long enough for the backend Service to deprogram them. */
-const BACKEND_PRESTOP_MS = 1000;
+/** The backends' preStop (gatewayTopology's): long enough for the backend Service's last node to deprogram them. */
+const BACKEND_PRESTOP_MS = BACKEND_PRESTOP_SECONDS * 1000;
 const ID = 'gateway-backend-rollout-http';
 
 /** gatewayTopology's backends, closing idle connections `backendIdleCloseMs` after SIGTERM, with their own grace period. */
@@ -75,7 +75,7 @@ export default defineScenario({
     postBytes: { default: 64, doc: 'the keep-alive connections send POSTs of this many bytes (0: GETs): a request no proxy may send again on its own' },
   },
   checkOptions: (o) =>
-    o.backendGraceSeconds * 1000 > BACKEND_PRESTOP_MS ? undefined : `backendGraceSeconds (${o.backendGraceSeconds}) must be above the backends' 1 s preStop, or they are SIGKILLed by design`,
+    o.backendGraceSeconds * 1000 > BACKEND_PRESTOP_MS ? undefined : `backendGraceSeconds (${o.backendGraceSeconds}) must be above the backends' ${BACKEND_PRESTOP_SECONDS} s preStop, or they are SIGKILLed by design`,
   build: (profile, o) => {
     // The gateway's own traffic shape, without the hey-like clients and new connections: the gateway
     // is not stopped, and each new client connection costs the harness what the upstream side needs.
@@ -101,7 +101,7 @@ export default defineScenario({
       expectations: [
         ...trafficExpectations(loads, { ratePerClient: traffic.ratePerClient, thinkMs: o.thinkMs }),
         // The race counted whole, every run: each upstream connection a backend's drain closed under the gateway.
-        // Used after the backend Service deprogrammed the pod: idle at most the rest of the preStop at SIGTERM, plus the idle close.
+        // Used after the backend Service began deprogramming the pod: idle at most the rest of the preStop at SIGTERM, plus the idle close.
         { assert: 'noIdleUpstreamAtDrain', pod: { workload: BACKEND }, usedWithinMs: BACKEND_PRESTOP_MS - BACKEND_PROGRAMMING_DELAY_MS + o.backendIdleCloseMs },
         { assert: 'notKilled', pod: { workload: BACKEND } },
         { assert: 'rolloutCompletesWithin', workload: BACKEND, maxMs: o.backends * (o.backendGraceSeconds * 1000 + 5000) },

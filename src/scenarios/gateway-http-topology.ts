@@ -11,7 +11,8 @@ import type { BackendProtocol, GatewayPlan, Profile } from '../profiles/profile.
 import { ProfileCannotPlay } from '../profiles/profile.ts';
 import { checkHarnessFiles } from '../profiles/limits.ts';
 import { referenceProfile } from '../profiles/reference.ts';
-import { backendTopology } from './backend-topology.ts';
+import { backendTopology, PROGRAMMING_SPREAD_MS } from './backend-topology.ts';
+import { preStopOutlasting } from '../profiles/gateway-drain.ts';
 import { denseTraffic, denseTrafficDefaults, longRequestStart, OVERLONG, type DenseTrafficOptions } from './dense-traffic.ts';
 import type { OptionSpecs } from './definition.ts';
 import { gatewayWorkload } from './gateway-workload.ts';
@@ -20,14 +21,8 @@ export const GATEWAY = 'gateway';
 export const GATEWAY_PORT = 8000;
 /** The backend Service's own programming delay: short, since its pods are never deleted here. */
 export const BACKEND_PROGRAMMING_DELAY_MS = 100;
-/**
- * How much later than its programming delay each node of the gateway Service may apply a change, per
- * node and per change: kube-proxy applies changes at its next sync, no sooner than `minSyncPeriod`
- * (1 s by default, iptables and nftables modes) after its last, each node on its own loop
- * (https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/). A gateway's
- * preStop must outlast the last node, not the delay alone.
- */
-export const GATEWAY_PROGRAMMING_SPREAD_MS = 1000;
+/** The backends' preStop: they drain correctly, outlasting the backend Service's last node. */
+export const BACKEND_PRESTOP_SECONDS = preStopOutlasting({ programmingDelayMs: BACKEND_PROGRAMMING_DELAY_MS, programmingSpreadMs: PROGRAMMING_SPREAD_MS });
 
 export interface GatewayTopologyOptions {
   gateways: number;
@@ -67,7 +62,7 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Pa
   checkHarnessFiles(peak, 'client connections (clients, keepAliveConnections, freshClients, longRequests, overlongRequests, sessions)');
   const backends = backendTopology(referenceProfile, {
     replicas: o.backends,
-    preStopSeconds: 1,
+    preStopSeconds: BACKEND_PRESTOP_SECONDS,
     graceSeconds: 5,
     programmingDelayMs: BACKEND_PROGRAMMING_DELAY_MS,
     ...(o.backendProtocol ? { protocol: o.backendProtocol } : {}),
@@ -79,7 +74,7 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Pa
     backendService: 'backend',
     backendPort,
     programmingDelayMs: o.programmingDelayMs,
-    programmingSpreadMs: GATEWAY_PROGRAMMING_SPREAD_MS,
+    programmingSpreadMs: PROGRAMMING_SPREAD_MS,
     peak,
   });
   const graceSeconds = plan.terminationGracePeriodSeconds ?? o.graceSeconds;
@@ -102,16 +97,16 @@ export function gatewayTopology(profile: Profile, o: GatewayTopologyOptions & Pa
           selector: GATEWAY,
           ports: [{ name: 'http', port: GATEWAY_PORT, targetPort: GATEWAY_PORT, protocol: 'TCP' }],
           programmingDelayMs: o.programmingDelayMs,
-          programmingSpreadMs: GATEWAY_PROGRAMMING_SPREAD_MS,
+          programmingSpreadMs: PROGRAMMING_SPREAD_MS,
         },
       ],
     },
     plan,
     // A profile without drain parameters (the naive ones) is held to what any gateway owes its
     // clients: stay until the last node has deprogrammed it, and leave before SIGKILL.
-    minDrainMs: (plan.drain?.minDrainSeconds ?? 0) * 1000 || o.programmingDelayMs + GATEWAY_PROGRAMMING_SPREAD_MS,
+    minDrainMs: (plan.drain?.minDrainSeconds ?? 0) * 1000 || o.programmingDelayMs + PROGRAMMING_SPREAD_MS,
     programmingDelayMs: o.programmingDelayMs,
-    programmingSpreadMs: GATEWAY_PROGRAMMING_SPREAD_MS,
+    programmingSpreadMs: PROGRAMMING_SPREAD_MS,
     drainTimeoutMs: (plan.drain?.drainTimeoutSeconds ?? graceSeconds) * 1000,
     exits: plan.drain?.exits ?? 'when-idle',
     graceSeconds,

@@ -12,7 +12,7 @@
 import { referenceProfile } from '../profiles/reference.ts';
 import { backendTopology } from './backend-topology.ts';
 import { defineScenario, pick, withoutNightly } from './definition.ts';
-import { BACKEND_PROGRAMMING_DELAY_MS, GATEWAY, gatewayOptions, gatewayTopology } from './gateway-http-topology.ts';
+import { BACKEND_PRESTOP_SECONDS, BACKEND_PROGRAMMING_DELAY_MS, GATEWAY, gatewayOptions, gatewayTopology } from './gateway-http-topology.ts';
 import { reloadableGateway, reloadOptions, reloadTraffic } from './gateway-reload.ts';
 import { isGatewayClassProfile } from './gateway-class-profile.ts';
 import { RELOAD_KNOWN_FAILURES } from './gateway-reload-http.ts';
@@ -48,7 +48,7 @@ export default defineScenario({
     // A class's controller moves the route from the HTTPRoute; only a process gateway needs a reload of its own.
     const byClass = isGatewayClassProfile(profile);
     const setup = byClass ? gatewayTopology(profile, o) : reloadableGateway(profile, o);
-    const target = backendTopology(referenceProfile, { name: ROUTE_TARGET, replicas: o.backends, preStopSeconds: 1, graceSeconds: 5, programmingDelayMs: BACKEND_PROGRAMMING_DELAY_MS });
+    const target = backendTopology(referenceProfile, { name: ROUTE_TARGET, replicas: o.backends, preStopSeconds: BACKEND_PRESTOP_SECONDS, graceSeconds: 5, programmingDelayMs: BACKEND_PROGRAMMING_DELAY_MS });
     const { loads, endMs, expectations } = reloadTraffic(setup, o, o.swapAtMs, true);
     const targetPort = target.services[0]?.ports[0]?.port ?? 8080;
     return {

@@ -70,8 +70,8 @@ describe('gateway traffic', () => {
     const s = build('gateway-backend-rollout-http');
     expect(s.loads.map((l) => l.id)).toEqual(['keepalive', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`)]);
     expect(s.loads[0]!.spec).toMatchObject({ kind: 'http', keepAlive: true, connections: 120, thinkMs: 200, postBytes: 64 });
-    // The backends' preStop is 1 s and their grace 8 s: halfway is 4.5 s after the SIGTERM, plus the 0.5 s lead.
-    expect(s.loads.find((l) => l.id === 'long-1')!.spec).toMatchObject({ path: '/delay?ms=5000' });
+    // The backends' preStop is 2 s and their grace 8 s: halfway is 5 s after the delete, plus the 0.5 s lead.
+    expect(s.loads.find((l) => l.id === 'long-1')!.spec).toMatchObject({ path: '/delay?ms=5500' });
     const backend = s.topology.workloads.find((w) => w.name === 'backend')!;
     expect(backend).toMatchObject({ env: { DRAIN_IDLE_CLOSE_MS: '30' }, terminationGracePeriodSeconds: 8, strategy: { maxSurge: 1, maxUnavailable: 0 } });
     expect(s.steps).toEqual([{ id: 'rollout', when: { atMs: 1000 }, action: { kind: 'rollout-restart', workload: 'backend' } }]);

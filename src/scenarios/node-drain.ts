@@ -16,7 +16,7 @@ export const nodeDrainBackendOptions = {
   minAvailable: { default: 1, nightly: 2, doc: 'PodDisruptionBudget minAvailable of the backends; 0 renders no budget at all' },
   startupSeconds: { default: 6, nightly: 90, doc: 'readiness probe initialDelaySeconds of the backends: how long a replacement takes to become ready' },
   preStopSeconds: backendOptions.preStopSeconds,
-  graceSeconds: { ...backendOptions.graceSeconds, default: 4 },
+  graceSeconds: { ...backendOptions.graceSeconds, default: 5 },
   ...pick(backendOptions, ['programmingDelayMs']),
 } satisfies OptionSpecs;
 

@@ -34,9 +34,9 @@ export const grpcLoadOptions = {
   requestMs: { default: 10, doc: 'server time of each unary call' },
   streams: { default: 4, cluster: 12, nightly: 50, doc: 'concurrent server-streaming calls (round robin over the channels; each ended one is followed by a new one)' },
   messagesPerStream: {
-    default: 75,
+    default: 100,
     nightly: 1000,
-    doc: 'messages each stream asks for: by default a stream lasts 1.5 s, so the one open on a pod at its delete ends between the delete and the SIGTERM, and the next, on the same connection, is in flight when the drain ends streams early (500 ms after SIGTERM)',
+    doc: 'messages each stream asks for: by default a stream lasts 2 s, the preStop, so the one open on a pod at its delete ends between the delete and the SIGTERM, and the next, on the same connection, is in flight when the drain ends streams early (500 ms after SIGTERM)',
   },
   messageIntervalMs: { default: 20, doc: 'time between two messages of a stream' },
   deadlineMarginMs: { default: 2000, doc: "each call's deadline beyond its expected length" },

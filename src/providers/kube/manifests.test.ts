@@ -174,7 +174,8 @@ describe('what a backend Deployment carries to the cluster', () => {
   });
 
   it('keeps the drain settings: preStop sleep, grace period, rolling update, and whole-second probes', () => {
-    expect(container.lifecycle).toEqual({ preStop: { sleep: { seconds: 1 } } });
+    expect(container.lifecycle).toEqual({ preStop: workload.preStop });
+    expect(workload.preStop).toEqual({ sleep: { seconds: 2 } });
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(workload.terminationGracePeriodSeconds);
     expect(deployment.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
     // 0.25 s locally; Kubernetes takes whole seconds, minimum 1.

@@ -234,7 +234,7 @@ export class FailureDescriber {
 /**
  * The reference moment `from` of a pod, or why there is none: a pod never deleted is inconclusive
  * (the chaos did not happen); one deleted but never sent SIGTERM is a failure (killed or gone without
- * the stop signal), except where the signal is unseen (`stopSignalUnseen`, a cluster): then the
+ * the stop signal), except where the signal is unseen (`sigtermSource: 'unseen'`, a cluster): then the
  * assertion is inconclusive unless it can judge from `signalNotBefore`.
  */
 export function reference(lc: PodLifecycle, from: 'delete' | 'sigterm'): number | PodCheck {
@@ -243,7 +243,7 @@ export function reference(lc: PodLifecycle, from: 'delete' | 'sigterm'): number 
   if (lc.deleteIssued === undefined) {
     return { verdict: 'inconclusive', message: `${lc.pod} was never deleted: nothing to measure` };
   }
-  if (lc.stopSignalUnseen) {
+  if (lc.sigtermSource === 'unseen') {
     return { verdict: 'inconclusive', message: `${unseenSignal(lc)}: nothing measured from it`, details: { delete: lc.deleteIssued, observed: 'no stop signal' } };
   }
   const end =
@@ -261,7 +261,19 @@ export function reference(lc: PodLifecycle, from: 'delete' | 'sigterm'): number 
  * or the pod was never deleted.
  */
 export function signalNotBefore(lc: PodLifecycle): number | undefined {
-  return lc.sigterm === undefined && lc.stopSignalUnseen ? lc.deleteIssued : undefined;
+  return lc.sigtermSource === 'unseen' ? lc.deleteIssued : undefined;
+}
+
+/**
+ * The moment a time after SIGTERM is measured from: the stop signal, or where it is unseen (a
+ * cluster) the delete, which no signal precedes, so that a time measured from it is an upper bound
+ * (`bound`) of the time from the signal: it proves a maximum held and a minimum missed, nothing else.
+ */
+export function fromStopSignal(lc: PodLifecycle): { t: number; since: 'SIGTERM' | 'its delete'; bound: boolean } | PodCheck {
+  const notBefore = signalNotBefore(lc);
+  if (notBefore !== undefined) return { t: notBefore, since: 'its delete', bound: true };
+  const t = reference(lc, 'sigterm');
+  return typeof t === 'number' ? { t, since: 'SIGTERM', bound: false } : t;
 }
 
 /** Why a pod's stop signal is not on the Timeline, for messages. */

@@ -5,7 +5,7 @@
 
 import type { Expectation } from '../model/scenario.ts';
 import type { AssertionResult } from '../model/verdict.ts';
-import { at, perPod, plural, reference, secs, signalNotBefore, unseenSignal, type AssertContext } from './common.ts';
+import { at, fromStopSignal, perPod, plural, secs, unseenSignal, type AssertContext } from './common.ts';
 
 export type ExitsPromptlyWhenIdle = Extract<Expectation, { assert: 'exitsPromptlyWhenIdle' }>;
 
@@ -14,9 +14,9 @@ export function exitsPromptlyWhenIdle(expectation: ExitsPromptlyWhenIdle, ctx: A
   return perPod('exitsPromptlyWhenIdle', expectation.pod, ctx, (pod, lc) => {
     // Where the signal is unseen, the delete stands in for it: idle is then measured no later than it
     // was, so a prompt exit is proven and a slow one is not a verdict.
-    const notBefore = signalNotBefore(lc);
-    const sigterm = notBefore ?? reference(lc, 'sigterm');
-    if (typeof sigterm !== 'number') return sigterm;
+    const start = fromStopSignal(lc);
+    if (!('t' in start)) return start;
+    const { t: sigterm, since: from, bound } = start;
     const end = lc.exit ?? lc.killed ?? Infinity;
     const connections = ctx.timeline.connections.filter((c) => c.pod === pod && c.open < end);
     let lastClose: number | undefined;
@@ -25,7 +25,6 @@ export function exitsPromptlyWhenIdle(expectation: ExitsPromptlyWhenIdle, ctx: A
       if (Number.isFinite(close)) lastClose = Math.max(lastClose ?? close, close);
     }
     const idle = Math.max(sigterm, lastClose ?? sigterm);
-    const from = notBefore === undefined ? 'SIGTERM' : 'its delete';
     const idleText =
       lastClose !== undefined && lastClose > sigterm
         ? `idle at ${at(idle)}, ${secs(idle - sigterm)} after ${from}, when the last of its ${plural(connections.length, 'connection')} closed`
@@ -43,7 +42,7 @@ export function exitsPromptlyWhenIdle(expectation: ExitsPromptlyWhenIdle, ctx: A
     }
     const took = lc.exit - idle;
     const exited = `${pod} exited ${secs(took)} after it went idle (${idleText})`;
-    if (took > withinMs && notBefore !== undefined) {
+    if (took > withinMs && bound) {
       return {
         verdict: 'inconclusive',
         message: `${exited}; ${unseenSignal(lc)}, so whether it went idle later than its delete is not known; bound ${secs(withinMs)}`,

@@ -4,7 +4,7 @@
 
 import type { Expectation } from '../model/scenario.ts';
 import type { AssertionResult } from '../model/verdict.ts';
-import { at, perPod, reference, secs, signalNotBefore, unseenSignal, type AssertContext } from './common.ts';
+import { at, fromStopSignal, perPod, reference, secs, unseenSignal, type AssertContext } from './common.ts';
 
 export type PodExitWithin = Extract<Expectation, { assert: 'podExitWithin' }>;
 
@@ -13,12 +13,10 @@ export function podExitWithin(expectation: PodExitWithin, ctx: AssertContext): A
   const what = from === 'delete' ? 'delete' : 'SIGTERM';
   const bounds = `bounds ${secs(minMs)}..${secs(maxMs)} after ${what}`;
   return perPod('podExitWithin', expectation.pod, ctx, (pod, lc) => {
-    // Where the signal is unseen, the delete stands in for it: the time from it is an upper bound of
-    // the time from the signal, which proves the maximum and a miss of the minimum, nothing else.
-    const notBefore = from === 'sigterm' ? signalNotBefore(lc) : undefined;
-    const ref = notBefore ?? reference(lc, from);
-    if (typeof ref !== 'number') return ref;
-    const since = notBefore === undefined ? what : 'its delete';
+    const deleted = from === 'delete' ? reference(lc, 'delete') : undefined;
+    const start = deleted === undefined ? fromStopSignal(lc) : typeof deleted === 'number' ? { t: deleted, since: what, bound: false } : deleted;
+    if (!('t' in start)) return start;
+    const { t: ref, since, bound } = start;
     if (lc.killed !== undefined) {
       return {
         verdict: 'fail',
@@ -37,7 +35,7 @@ export function podExitWithin(expectation: PodExitWithin, ctx: AssertContext): A
     const details = { reference: ref, exit: lc.exit, durationMs: took, exitCode: lc.exitCode, exitSignal: lc.exitSignal };
     const code = lc.exitCode !== undefined && lc.exitCode !== null ? `, code ${lc.exitCode}` : lc.exitSignal ? `, signal ${lc.exitSignal}` : '';
     const exited = `${pod} exited ${secs(took)} after ${since} (at ${at(lc.exit)}${code})`;
-    if (notBefore !== undefined && (took > maxMs || (took >= minMs && minMs > 0))) {
+    if (bound && (took > maxMs || (took >= minMs && minMs > 0))) {
       return { verdict: 'inconclusive', message: `${exited}; ${unseenSignal(lc)}, so its time from SIGTERM is known only to be at most that; ${bounds}`, details: { ...details, observed: 'no stop signal' } };
     }
     if (took < minMs) {

@@ -25,11 +25,10 @@ export function preStopOutlastsDeprogramming(expectation: PreStopOutlastsDeprogr
     // A cluster shows the signal where the app logs it (or its exit by the signal proves it), and
     // never the preStop: a signal the harness did not send, with no preStop on the Timeline, says
     // nothing of whether the pod had a hook, so nothing is measured.
-    const sentByHarness = ctx.timeline.events.some((e) => e.kind === 'sigterm' && e.pod === pod && (e.detail as { observed?: unknown } | undefined)?.observed === undefined);
-    if (lc.preStopStart === undefined && !sentByHarness && lc.sigterm !== undefined) {
+    if (lc.preStopStart === undefined && lc.sigterm !== undefined && lc.sigtermSource !== 'harness') {
       return {
         verdict: 'pass',
-        message: `${pod}'s stop signal came ${secs(lc.sigterm - deleted)} after its delete (at ${at(lc.sigterm)}, ${lc.sigterm === lc.exit && lc.exitSignal === 'SIGTERM' ? 'its exit by the signal' : 'from its log'}); a cluster does not show a preStop, so its margin over deprogramming is not measured here`,
+        message: `${pod}'s stop signal came ${secs(lc.sigterm - deleted)} after its delete (at ${at(lc.sigterm)}, ${lc.sigtermSource === 'exit' ? 'its exit by the signal' : 'from its log'}); a cluster does not show a preStop, so its margin over deprogramming is not measured here`,
         details: { delete: deleted, stopSignal: lc.sigterm, observed: 'signal only' },
       };
     }

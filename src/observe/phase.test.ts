@@ -26,6 +26,7 @@ describe('podLifecycle', () => {
       preStopStart: 1000,
       preStopEnd: 2000,
       sigterm: 2000,
+      sigtermSource: 'harness',
       exit: 2020,
       exitCode: 0,
       removed: 2021,
@@ -52,6 +53,18 @@ describe('podLifecycle', () => {
     expect(podLifecycle(logged, 'q').sigterm).toBe(420);
     const clean = new TimelineBuilder().pod('r').event(500, 'exit', { pod: 'r', detail: { code: 0 } }).build();
     expect(podLifecycle(clean, 'r').sigterm).toBeUndefined();
+    expect([podLifecycle(tl, 'p').sigtermSource, podLifecycle(logged, 'q').sigtermSource, podLifecycle(clean, 'r').sigtermSource]).toEqual(['exit', 'harness', undefined]);
+  });
+
+  it('says where the stop signal comes from: a logged one, or none seen on a cluster', () => {
+    const logged = new TimelineBuilder().pod('p').event(400, 'delete-issued', { pod: 'p', detail: { observed: 'api' } }).event(420, 'sigterm', { pod: 'p', detail: { observed: 'log' } }).build();
+    expect(podLifecycle(logged, 'p').sigtermSource).toBe('pod-log');
+    const unseen = new TimelineBuilder().pod('q').event(400, 'delete-issued', { pod: 'q', detail: { observed: 'api' } }).event(900, 'exit', { pod: 'q', detail: { code: 0, observed: 'watch' } }).build();
+    expect(podLifecycle(unseen, 'q')).toMatchObject({ sigtermSource: 'unseen' });
+    expect(podLifecycle(unseen, 'q').sigterm).toBeUndefined();
+    // On the local provider, which sends the signal itself, a pod that got none has no source at all.
+    const unsent = new TimelineBuilder().pod('r').event(400, 'delete-issued', { pod: 'r' }).event(900, 'exit', { pod: 'r', detail: { code: 0 } }).build();
+    expect(podLifecycle(unsent, 'r').sigtermSource).toBeUndefined();
   });
 
   it('leaves out steps that did not happen', () => {

@@ -53,10 +53,12 @@ export interface PodLifecycle {
   exitCode?: number | null;
   exitSignal?: string;
   /**
-   * No stop signal on the Timeline, the pod's delete or exit seen by a provider that does not send
-   * the signal itself (a cluster: the kubelet sends it, and only an app that logs it shows when).
+   * Where `sigterm` comes from: the harness sent it (the local provider), the app logged it (a
+   * cluster), or the exit was by it (code 143). `unseen`: no stop signal on the Timeline, the pod's
+   * delete or exit seen by a provider that does not send the signal itself (a cluster: the kubelet
+   * sends it, and only an app that logs it shows when). Absent: the pod got no stop signal.
    */
-  stopSignalUnseen?: boolean;
+  sigtermSource?: 'harness' | 'pod-log' | 'exit' | 'unseen';
   /** SIGKILL: the sigkill event, or an exit by SIGKILL when no sigkill event was recorded. */
   killed?: number;
   removed?: number;
@@ -111,12 +113,15 @@ function computeLifecycle(timeline: Timeline, pod: string): PodLifecycle {
   }
   // A cluster shows the stop signal only where the app logs it, but an exit by SIGTERM (code 143)
   // proves one came, no later than the exit: a process that dies of the signal has no drain at all.
-  lc.sigterm = first('sigterm')?.t ?? (lc.exitSignal === 'SIGTERM' ? lc.exit : undefined);
+  const sigterm = first('sigterm');
+  lc.sigterm = sigterm?.t ?? (lc.exitSignal === 'SIGTERM' ? lc.exit : undefined);
   lc.killed = first('sigkill')?.t ?? (lc.exitSignal === 'SIGKILL' ? lc.exit : undefined);
   // A delete or exit seen from outside the node (a cluster's API response or watch) comes from a
   // provider that does not send the stop signal itself: its absence means unseen, not unsent.
   const fromCluster = [del, exit].some((e) => typeof e?.detail?.['observed'] === 'string');
-  if (lc.sigterm === undefined && fromCluster) lc.stopSignalUnseen = true;
+  if (sigterm) lc.sigtermSource = sigterm.detail?.['observed'] === undefined ? 'harness' : 'pod-log';
+  else if (lc.sigterm !== undefined) lc.sigtermSource = 'exit';
+  else if (fromCluster) lc.sigtermSource = 'unseen';
   lc.removed = first('pod-removed')?.t;
   // Drop the keys of steps that did not happen so that the record reads (and serialises) cleanly.
   for (const key of Object.keys(lc) as (keyof PodLifecycle)[]) if (lc[key] === undefined) delete lc[key];

@@ -276,6 +276,12 @@ export function fromStopSignal(lc: PodLifecycle): { t: number; since: 'SIGTERM' 
   return typeof t === 'number' ? { t, since: 'SIGTERM', bound: false } : t;
 }
 
+/** "backend-2 when it was deleted", "gateway-2, gateway-1 when they were deleted": for messages. */
+export function whenDeleted(pods: Iterable<string>): string {
+  const names = [...pods];
+  return `${names.join(', ')} when ${names.length === 1 ? 'it was' : 'they were'} deleted`;
+}
+
 /** Why a pod's stop signal is not on the Timeline, for messages. */
 export function unseenSignal(lc: PodLifecycle): string {
   return `${lc.pod}'s stop signal is not on the Timeline (a cluster shows it only where the app logs it, as the reference apps' {"ev":"sigterm"} line)`;

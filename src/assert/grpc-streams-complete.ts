@@ -14,7 +14,7 @@ import type { Expectation } from '../model/scenario.ts';
 import type { StreamRecord } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
 import { phaseAt } from '../observe/phase.ts';
-import { allOf, at, count, FIRST_FAILURES, plural, tally, type AssertContext } from './common.ts';
+import { allOf, at, count, FIRST_FAILURES, plural, tally, whenDeleted, type AssertContext } from './common.ts';
 import { streamsAtDelete, untestedStreams, whereRan } from './streams-intact.ts';
 
 export type GrpcStreamsComplete = Extract<Expectation, { assert: 'grpcStreamsComplete' }>;
@@ -84,7 +84,7 @@ export function grpcStreamsComplete(expectation: GrpcStreamsComplete, ctx: Asser
     verdict: 'pass',
     message:
       `${allOf(streams.length, 'stream')} of load "${load}" completed, every message in sequence; ` +
-      `${plural(onDeleted.length, 'stream was', 'streams were')} open on ${[...deleted.keys()].join(', ')} when it was deleted (${count(ranToEnd)} ran to their end); ${earlyText}`,
+      `${plural(onDeleted.length, 'stream was', 'streams were')} open on ${whenDeleted(deleted.keys())} (${count(ranToEnd)} ran to their end); ${earlyText}`,
     details: { ...details, endedEarly: early.length, ranToEnd },
   };
 }

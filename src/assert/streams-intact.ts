@@ -20,7 +20,7 @@ import type { StreamRecord } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
 import { frontPods, type FrontPod } from '../observe/join.ts';
 import { phaseAt } from '../observe/phase.ts';
-import { allOf, at, count, describeRef, FIRST_FAILURES, plural, resolvePods, tally, type AssertContext } from './common.ts';
+import { allOf, at, count, describeRef, FIRST_FAILURES, plural, resolvePods, tally, whenDeleted, type AssertContext } from './common.ts';
 
 export type StreamsIntact = Extract<Expectation, { assert: 'streamsIntact' }>;
 
@@ -102,7 +102,7 @@ export function untestedStreams(
   return {
     name,
     verdict: 'inconclusive',
-    message: `no stream of load "${expectation.load}" was open on ${[...deleted.keys()].join(', ')} when it was deleted: nothing was tested`,
+    message: `no stream of load "${expectation.load}" was open on ${whenDeleted(deleted.keys())}: nothing was tested`,
     details,
   };
 }

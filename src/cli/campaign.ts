@@ -413,8 +413,10 @@ async function rounds(args: CampaignArgs, plans: readonly RunPlan[], signal: Abo
           const told = tally(rows, pair, s.verdict, { run: i, why: whyOf(s), ...(s.seed !== undefined ? { seed: s.seed } : {}) });
           if (told) {
             const row = rows.get(rowKey(pair));
-            const against = told.unexpected ? `expected ${row?.expected}` : `first run ${row?.first}`;
-            console.log(`  run ${i}: ${s.id} [${s.profile}]${several ? ` on ${provider}` : ''} ${told.verdict}, ${against}: ${told.why}`);
+            // A pass has no why of its own: the first run's says what this one differs from.
+            const first = told.why === '' && row?.firstWhy ? ` (${row.firstWhy})` : '';
+            const against = told.unexpected ? `expected ${row?.expected}` : `first run ${row?.first}${first}`;
+            console.log(`  run ${i}: ${s.id} [${s.profile}]${several ? ` on ${provider}` : ''} ${told.verdict}, ${against}${told.why === '' ? '' : `: ${told.why}`}`);
           }
         }
       }

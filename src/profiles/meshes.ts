@@ -155,6 +155,7 @@ export const MESH_TOLERATES: Readonly<Record<string, Readonly<Record<string, str
     'backend-delete-sse': 'every event stream is a request made before the delete, which the proxy lets complete; reconnects come after the backend ended it, past deprogramming',
     'backend-rollout-sse': 'every event stream is a request made before the restart, which the proxy lets complete; reconnects come after an old pod ended it, past deprogramming',
     'node-drain-websocket': 'every WebSocket is open before the eviction and reconnects only once the evicted pod has closed it, past deprogramming; the proxy keeps existing connections',
+    'node-drain-sse': 'every event stream is a request made before the eviction, which the proxy lets complete; reconnects come after the evicted pod ended it, past deprogramming',
   },
   'istio-ambient-naive': {
     '*': "the scenario deletes backend pods, never ztunnel: the twin's 2 s ztunnel grace period is never used",

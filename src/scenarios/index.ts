@@ -30,13 +30,16 @@ import gatewayReloadHttpNoKeepalive from './gateway-reload-http-no-keepalive.ts'
 import gatewayRouteSwapHttp from './gateway-route-swap-http.ts';
 import gatewayRolloutHttp from './gateway-rollout-http.ts';
 import gatewayRolloutSse from './gateway-rollout-sse.ts';
+import gatewayRolloutGrpc from './gateway-rollout-grpc.ts';
 import gatewayRolloutWebsocket from './gateway-rollout-websocket.ts';
 import gatewayScaleDown from './gateway-scale-down.ts';
 import gatewayScaleDownSse from './gateway-scale-down-sse.ts';
+import gatewayScaleDownGrpc from './gateway-scale-down-grpc.ts';
 import gatewayScaleDownWebsocket from './gateway-scale-down-websocket.ts';
 import gatewaySlowLb from './gateway-slow-lb.ts';
 import nodeDrainHttp from './node-drain-http.ts';
 import nodeDrainWebsocket from './node-drain-websocket.ts';
+import nodeDrainSse from './node-drain-sse.ts';
 import nodeDrainGrpc from './node-drain-grpc.ts';
 import type { ScenarioDefinition } from './definition.ts';
 
@@ -67,8 +70,10 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewayDeleteGrpc,
   gatewayRolloutWebsocket,
   gatewayRolloutSse,
+  gatewayRolloutGrpc,
   gatewayScaleDownWebsocket,
   gatewayScaleDownSse,
+  gatewayScaleDownGrpc,
   gatewayReloadHttp,
   gatewayReloadHttpNoKeepalive,
   gatewayRouteSwapHttp,
@@ -76,6 +81,7 @@ export const catalog: readonly ScenarioDefinition[] = [
   gatewayControllerRestartTurn,
   nodeDrainHttp,
   nodeDrainWebsocket,
+  nodeDrainSse,
   nodeDrainGrpc,
   forceDelete,
 ];

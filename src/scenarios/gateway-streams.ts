@@ -16,7 +16,7 @@
 // replaced, and every old pod meets streams opened just before its own delete.
 
 import type { StreamLoadSpec } from '../model/load.ts';
-import type { ChaosStep, EndCondition, Expectation, PodRef, Scenario } from '../model/scenario.ts';
+import type { ChaosStep, EndCondition, Expectation, LoadPhase, PodRef, Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
 import { pick, type OptionsOf, type OptionSpecs } from './definition.ts';
 import { drainExpectations, GATEWAY, gatewayOptions, gatewayTopology, type GatewaySetup } from './gateway-http-topology.ts';
@@ -136,27 +136,31 @@ function disrupt(o: GatewayStreamRun | GatewayGrpcRun, setup: GatewaySetup, stre
   }
 }
 
-export function buildGatewayStreams(id: string, kind: Extract<StreamLoadSpec['kind'], 'websocket' | 'sse'>, profile: Profile, o: GatewayStreamRun): Scenario {
-  const setup = gatewayTopology(profile, { ...o, sessions: o.streams, backendProtocol: kind });
-  const streamMs = streamLengthMs(setup, o);
-  const messagesPerStream = Math.max(1, Math.round((streamMs * o.ratePerStream) / 1000));
+/** A disrupted gateway under `load`: what `judge` holds on the pods the disruption stopped, their drain bounds, and the disruption's own. */
+function streamScenario(id: string, profile: Profile, o: GatewayStreamRun | GatewayGrpcRun, setup: GatewaySetup, streamMs: number, load: LoadPhase, judge: (pods: PodRef) => Expectation[]): Scenario {
   const { step, end, maxDurationMs, pods, expectations } = disrupt(o, setup, streamMs);
   return {
     id,
     profile: profile.name,
     topology: setup.topology,
-    loads: [
-      {
-        id: 'streams',
-        startMs: 0,
-        spec: { kind, service: GATEWAY, streams: o.streams, ratePerStream: o.ratePerStream, stallMs: o.stallMs, reopen: false, messagesPerStream },
-      },
-    ],
+    loads: [load],
     steps: [step],
     end,
     maxDurationMs,
-    expectations: [{ assert: 'streamsIntact', load: 'streams', pod: pods, toEnd: true }, ...drainExpectations(pods, setup, o.idleExitMs), ...expectations],
+    expectations: [...judge(pods), ...drainExpectations(pods, setup, o.idleExitMs), ...expectations],
   };
+}
+
+export function buildGatewayStreams(id: string, kind: Extract<StreamLoadSpec['kind'], 'websocket' | 'sse'>, profile: Profile, o: GatewayStreamRun): Scenario {
+  const setup = gatewayTopology(profile, { ...o, sessions: o.streams, backendProtocol: kind });
+  const streamMs = streamLengthMs(setup, o);
+  const messagesPerStream = Math.max(1, Math.round((streamMs * o.ratePerStream) / 1000));
+  const load: LoadPhase = {
+    id: 'streams',
+    startMs: 0,
+    spec: { kind, service: GATEWAY, streams: o.streams, ratePerStream: o.ratePerStream, stallMs: o.stallMs, reopen: false, messagesPerStream },
+  };
+  return streamScenario(id, profile, o, setup, streamMs, load, (pods) => [{ assert: 'streamsIntact', load: 'streams', pod: pods, toEnd: true }]);
 }
 
 /**
@@ -168,38 +172,25 @@ export function buildGatewayStreams(id: string, kind: Extract<StreamLoadSpec['ki
 export function buildGatewayGrpc(id: string, profile: Profile, o: GatewayGrpcRun): Scenario {
   const setup = gatewayTopology(profile, { ...o, protocol: 'grpc', backendProtocol: 'grpc', sessions: o.channels });
   const streamMs = streamLengthMs(setup, o);
-  const { step, end, maxDurationMs, pods, expectations } = disrupt(o, setup, streamMs);
-  return {
-    id,
-    profile: profile.name,
-    topology: setup.topology,
-    loads: [
-      {
-        id: 'grpc',
-        startMs: 0,
-        spec: {
-          kind: 'grpc',
-          service: GATEWAY,
-          channels: o.channels,
-          unaryRatePerChannel: o.ratePerChannel,
-          unaryMs: o.requestMs,
-          streams: o.streams,
-          messagesPerStream: Math.max(1, Math.round(streamMs / o.messageIntervalMs)),
-          messageIntervalMs: o.messageIntervalMs,
-          timeoutMs: o.deadlineMarginMs,
-          spreadFirstStreams: true,
-        },
-      },
-    ],
-    steps: [step],
-    end,
-    maxDurationMs,
-    expectations: [
-      { assert: 'noFailedRequests', load: 'grpc' },
-      { assert: 'grpcStreamsComplete', load: 'grpc', pod: pods, toEnd: true },
-      { assert: 'http2Goaway', load: 'grpc', pod: pods, announced: true },
-      ...drainExpectations(pods, setup, o.idleExitMs),
-      ...expectations,
-    ],
+  const load: LoadPhase = {
+    id: 'grpc',
+    startMs: 0,
+    spec: {
+      kind: 'grpc',
+      service: GATEWAY,
+      channels: o.channels,
+      unaryRatePerChannel: o.ratePerChannel,
+      unaryMs: o.requestMs,
+      streams: o.streams,
+      messagesPerStream: Math.max(1, Math.round(streamMs / o.messageIntervalMs)),
+      messageIntervalMs: o.messageIntervalMs,
+      timeoutMs: o.deadlineMarginMs,
+      spreadFirstStreams: true,
+    },
   };
+  return streamScenario(id, profile, o, setup, streamMs, load, (pods) => [
+    { assert: 'noFailedRequests', load: 'grpc' },
+    { assert: 'grpcStreamsComplete', load: 'grpc', pod: pods, toEnd: true },
+    { assert: 'http2Goaway', load: 'grpc', pod: pods, announced: true },
+  ]);
 }

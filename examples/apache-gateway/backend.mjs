@@ -21,10 +21,12 @@ server.listen(Number(process.env.PORT), process.env.POD_IP);
 
 process.on('SIGTERM', () => {
   draining = true;
-  // Keep listening for a while: the load balancer may still send new connections.
+  // Keep listening for a while: the load balancers may still send new connections, each node until
+  // its own sync (in backend-sigterm-keeps-accepting, 2 s and each node up to 1 s later), so 3.5 s;
+  // with a preStop before it, as in backend-delete-http, the pod still exits within its grace period.
   setTimeout(() => {
     server.close(() => process.exit(0));
     server.closeIdleConnections();
-  }, 2_000);
+  }, 3_500);
   setTimeout(() => process.exit(0), drainSeconds * 1000).unref();
 });

@@ -7,7 +7,7 @@ import { defineProfile } from '../profiles/define.ts';
 import { definedProfiles } from '../config/config.ts';
 import { listCatalog } from './list.ts';
 import { HELP } from './help.ts';
-import { campaignExitCode, campaignRounds, formatCampaign, pairsAcrossProviders, parseCampaignArgs, rowKey, tally, whyOf, type CampaignRow } from './campaign.ts';
+import { campaignExitCode, campaignRounds, formatCampaign, pairOf, pairsAcrossProviders, parseCampaignArgs, rowKey, tally, whyOf, type CampaignRow } from './campaign.ts';
 import { UsageError } from '../config/usage-error.ts';
 import { catalog } from '../scenarios/index.ts';
 import { profiles } from '../profiles/index.ts';
@@ -66,6 +66,18 @@ describe('campaign tally', () => {
     expect(text).toMatch(/\[mutant-exit-on-sigterm\]\s+2\s+0\s+0\s+0\s+fail\s+UNEXPECTED \(2\)$/m);
     expect(text).toMatch(/expected to fail: 2 pairs, 0 failed in every run/);
     expect(text).toMatch(/2 with an unexpected verdict/);
+  });
+
+  it("holds each run to what its own option values make the pair's verdict", () => {
+    // backend-delete-http passes the mutant that stops listening at SIGTERM only while its preStop outlasts deprogramming.
+    const pair = (options?: Record<string, number>) => pairOf('backend-delete-http', 'mutant-refuse-after-sigterm', catalog, profiles, options);
+    expect(pair()).toEqual({ scenario: 'backend-delete-http', profile: 'mutant-refuse-after-sigterm', expected: 'pass' });
+    expect(pair({ preStopSeconds: 2 }).expected).toBe('pass');
+    expect(pair({ preStopSeconds: 0 })).toEqual({ scenario: 'backend-delete-http', profile: 'mutant-refuse-after-sigterm' });
+    const rows = new Map<string, CampaignRow>();
+    expect(tally(rows, pair({ preStopSeconds: 0 }), 'fail', { run: 1 })).toBeUndefined();
+    expect(tally(rows, pair({ preStopSeconds: 0 }), 'fail', { run: 2 })).toBeUndefined();
+    expect([...rows.values()][0]).toMatchObject({ unexpected: 0, disagreement: false });
   });
 
   it('counts the pairs skipped in every run with their reasons instead of listing them', () => {

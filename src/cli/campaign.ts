@@ -311,10 +311,12 @@ export function campaignRounds(args: Pick<CampaignArgs, 'scenarios' | 'profiles'
   ];
 }
 
-function pairOf(scenarioId: string, profileName: string, scenarios: readonly ScenarioDefinition[], profiles: readonly Profile[]): CampaignPair {
+/** The pair and the verdict it must have with the option values its run used (`options`; default: the scenario's defaults). */
+export function pairOf(scenarioId: string, profileName: string, scenarios: readonly ScenarioDefinition[], profiles: readonly Profile[], options?: Record<string, number>): CampaignPair {
   const scenario = scenarios.find((s) => s.id === scenarioId);
   const profile = profiles.find((p) => p.name === profileName);
-  return { scenario: scenarioId, profile: profileName, ...(scenario && profile ? { expected: expectedVerdict(scenario, profile) } : {}) };
+  const expected = scenario && profile ? expectedVerdict(scenario, profile, { ...scenario.defaults, ...options }) : undefined;
+  return { scenario: scenarioId, profile: profileName, ...(expected ? { expected } : {}) };
 }
 
 async function writeCampaign(reportDir: string, campaign: { runs: number; of: number; durationMs: number; providers: string[]; rows: CampaignRow[] }): Promise<void> {
@@ -409,7 +411,7 @@ async function rounds(args: CampaignArgs, plans: readonly RunPlan[], signal: Abo
           results.push(...run.scenarios);
         }
         for (const s of results) {
-          const pair = { ...pairOf(s.id, s.profile, scenarios, profiles), provider };
+          const pair = { ...pairOf(s.id, s.profile, scenarios, profiles, s.options), provider };
           const told = tally(rows, pair, s.verdict, { run: i, why: whyOf(s), ...(s.seed !== undefined ? { seed: s.seed } : {}) });
           if (told) {
             const row = rows.get(rowKey(pair));

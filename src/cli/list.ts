@@ -1,7 +1,7 @@
 import { ablatedProfiles, profiles } from '../profiles/index.ts';
 import { ProfileCannotPlay, type Profile } from '../profiles/profile.ts';
 import type { ScenarioDefinition } from '../scenarios/definition.ts';
-import { expectedVerdict } from '../scenarios/expected.ts';
+import { expectedVerdict, toleration, tolerationWhy } from '../scenarios/expected.ts';
 import { catalog } from '../scenarios/index.ts';
 import { SEEDS } from '../scenarios/seeds.ts';
 import { describeKind, OPTION_KINDS } from '../scenarios/option-kinds.ts';
@@ -15,7 +15,7 @@ export function listCatalog(out: (line: string) => void = console.log, defined: 
     out(`      options: ${Object.entries(s.defaults).map(([k, v]) => `${k}=${v}`).join(' ')}`);
     if (s.cluster) out(`      on a cluster: ${Object.entries(s.cluster).map(([k, v]) => `${k}=${v}`).join(' ')} (its balancer picks pods at random)`);
     // A broken profile passing here is by design, not a harness bug: say so where people look.
-    for (const [profile, why] of Object.entries(s.tolerates ?? {})) out(`      passes ${profile} by design: ${why}`);
+    for (const [profile, declared] of Object.entries(s.tolerates ?? {})) out(`      passes ${profile} by design: ${tolerationWhy(declared)}`);
     for (const [profile, why] of Object.entries(s.knownFailures ?? {})) out(`      fails ${profile}, a drain-correct profile, by what the system does: ${why}`);
   }
   out('\nOption values (--set key=value, config `set`):');
@@ -69,7 +69,7 @@ export function describeScenario(def: ScenarioDefinition, out: (line: string) =>
       throw error;
     }
     const expected = expectedVerdict(def, profile);
-    const why = def.tolerates?.[profile.name] ?? def.knownFailures?.[profile.name];
+    const why = toleration(def, profile.name) ?? def.knownFailures?.[profile.name];
     out(`  ${profile.name.padEnd(40)} ${expected ?? 'no expectation'}${why ? `: ${why}` : ''}`);
   }
   if (def.seeds.length > 0) out('\nSeeds (the discussions it comes from):');

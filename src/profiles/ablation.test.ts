@@ -27,8 +27,8 @@ describe('ablations', () => {
 
   it('are expected to fail the scenarios that catch them, and nothing is expected elsewhere', () => {
     const ablated = ablatedProfile(base, { name: 's', why: '', change: '', caughtBy: ['gateway-delete-http'], weaken: (p) => p });
-    expect(expectedVerdict({ id: 'gateway-delete-http' }, ablated)).toBe('fail');
-    expect(expectedVerdict({ id: 'gateway-scale-down' }, ablated)).toBeUndefined();
+    expect(expectedVerdict({ id: 'gateway-delete-http', defaults: {} }, ablated)).toBe('fail');
+    expect(expectedVerdict({ id: 'gateway-scale-down', defaults: {} }, ablated)).toBeUndefined();
   });
 
   it('every drain-correct profile with a drain of its own settings lists them, each caught by scenarios of the catalog or marked as caught by none', () => {

@@ -44,6 +44,12 @@ export interface ScenarioResult {
   counts: Counts;
   /** Seed of the local Service balancers' programming lags: `--seed` with it replays them. */
   seed?: number;
+  /**
+   * The scenario's option values this run used (its defaults, a cluster's, `--nightly`'s, `--set`'s):
+   * what the verdict the pair must have depends on where a scenario tolerates a broken profile
+   * only for some values (src/scenarios/expected.ts).
+   */
+  options?: Record<string, number>;
   /** How requests were attributed to pods, per Service: by a response header the profile names, or by connection. */
   attribution?: string[];
   /**

@@ -36,19 +36,21 @@ describe('runMatrix concurrency', () => {
     for (const s of run.scenarios) expect(['pass', 'inconclusive'], `${s.id}: ${s.reason ?? ''}`).toContain(s.verdict);
   }, 90_000);
 
-  it('runs one at a time by default', async () => {
+  it('runs one at a time by default, each result with the option values it ran with', async () => {
     const events: string[] = [];
-    await runMatrix({
+    const run = await runMatrix({
       provider: 'local',
       scenarios: [idleExit, idleExit],
       profiles: [referenceProfile],
-      overrides: {},
+      overrides: { exitWithinMs: 3000 },
       nightly: false,
       signal: AbortSignal.timeout(60_000),
       keepTimeline: false,
       reporter: { onPairBegin: (s) => events.push(`start ${s.scenario}`), onPairEnd: (r) => events.push(`result ${r.id}`) },
     });
     expect(events).toEqual(['start backend-idle-exit', 'result backend-idle-exit', 'start backend-idle-exit', 'result backend-idle-exit']);
+    // What the pair must do can depend on them (src/scenarios/expected.ts): the defaults, with --set's over them.
+    for (const s of run.scenarios) expect(s.options).toEqual({ ...idleExit.defaults, exitWithinMs: 3000 });
   }, 90_000);
 
   it('writes each pair\'s requests to its records file while it runs, and a stopped pair leaves none', async () => {

@@ -158,6 +158,7 @@ async function runOne(def: ScenarioDefinition, profile: Profile, request: Matrix
     assertions: outcome.assertions,
     counts: countsOf(recorder.timeline, notJudgedLoads(scenario.expectations), scenario.expectations.some((e) => e.assert === 'streamsIntact' && e.toEnd === true)),
     ...(provider.seed !== undefined ? { seed: provider.seed } : {}),
+    options,
     ...(attribution.length > 0 ? { attribution } : {}),
     ...(keep ? { timeline: recorder.timeline } : {}),
     ...(pointer ? { records: pointer } : {}),

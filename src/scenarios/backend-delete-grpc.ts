@@ -3,9 +3,9 @@
 // stream either runs to its end or is ended by the draining pod with OK between two messages; no
 // message of a stream is lost or duplicated; the pod says GOAWAY so that new calls go elsewhere.
 
-import { backendOptions } from './backend-topology.ts';
+import { backendOptions, REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
 import { defineScenario, pick } from './definition.ts';
-import { buildStreamDelete, grpcOptions, streamDeleteTolerates } from './stream-delete.ts';
+import { buildStreamDelete, grpcOptions } from './stream-delete.ts';
 
 export default defineScenario({
   id: 'backend-delete-grpc',
@@ -14,7 +14,7 @@ export default defineScenario({
   features: ['grpc', 'http2', 'backend'],
   seeds: ['005'],
   role: 'backend',
-  tolerates: streamDeleteTolerates,
+  tolerates: REFUSE_AFTER_SIGTERM_TOLERATED,
   options: { ...grpcOptions, ...pick(backendOptions, ['deleteAtMs', 'settleMs']) },
   build: (profile, o) => buildStreamDelete('backend-delete-grpc', profile, { ...o, kind: 'grpc' }),
 });

@@ -1,4 +1,4 @@
-import { backendOptions, backendTopology, backendTraffic, backendTrafficOptions, BACKEND, inFlightLoad } from './backend-topology.ts';
+import { backendOptions, backendTopology, backendTraffic, backendTrafficOptions, BACKEND, inFlightLoad, REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
 import { trafficExpectations } from './dense-traffic.ts';
 import { defineScenario, pick } from './definition.ts';
 
@@ -9,10 +9,7 @@ export default defineScenario({
   features: ['http', 'http-keepalive', 'backend'],
   seeds: ['004', '001'],
   role: 'backend',
-  tolerates: {
-    'mutant-refuse-after-sigterm':
-      'a preStop sleep outlasts deprogramming, so no new connection reaches the pod after SIGTERM (backend-sigterm-keeps-accepting catches it)',
-  },
+  tolerates: REFUSE_AFTER_SIGTERM_TOLERATED,
   options: {
     ...pick(backendOptions, ['replicas', 'preStopSeconds', 'graceSeconds', 'programmingDelayMs', 'connections', 'requestMs', 'deleteAtMs', 'settleMs']),
     ...backendTrafficOptions,

@@ -1,5 +1,6 @@
 import { defineScenario } from './definition.ts';
-import { buildStreamDelete, sseLoadOptions, streamDeleteOptions, streamDeleteTolerates } from './stream-delete.ts';
+import { buildStreamDelete, sseLoadOptions, streamDeleteOptions } from './stream-delete.ts';
+import { REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
 
 export default defineScenario({
   id: 'backend-delete-sse',
@@ -8,7 +9,7 @@ export default defineScenario({
   features: ['sse', 'backend'],
   seeds: ['005'],
   role: 'backend',
-  tolerates: streamDeleteTolerates,
+  tolerates: REFUSE_AFTER_SIGTERM_TOLERATED,
   options: { ...streamDeleteOptions, ...sseLoadOptions },
   build: (profile, o) => buildStreamDelete('backend-delete-sse', profile, { ...o, kind: 'sse' }),
 });

@@ -1,5 +1,6 @@
 import { defineScenario } from './definition.ts';
-import { buildStreamDelete, streamDeleteOptions, streamDeleteTolerates } from './stream-delete.ts';
+import { buildStreamDelete, streamDeleteOptions } from './stream-delete.ts';
+import { REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
 
 export default defineScenario({
   id: 'backend-delete-tcp-stream',
@@ -8,7 +9,7 @@ export default defineScenario({
   features: ['tcp-stream', 'backend'],
   seeds: ['000', '003'],
   role: 'backend',
-  tolerates: streamDeleteTolerates,
+  tolerates: REFUSE_AFTER_SIGTERM_TOLERATED,
   options: streamDeleteOptions,
   build: (profile, o) => buildStreamDelete('backend-delete-tcp-stream', profile, { ...o, kind: 'tcp-stream' }),
 });

@@ -1,6 +1,6 @@
-import { backendOptions } from './backend-topology.ts';
+import { backendOptions, REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
 import { defineScenario } from './definition.ts';
-import { grpcOptions, streamDeleteTolerates } from './stream-delete.ts';
+import { grpcOptions } from './stream-delete.ts';
 import { buildStreamRollout, rolloutOptions } from './stream-rollout.ts';
 
 export default defineScenario({
@@ -10,7 +10,7 @@ export default defineScenario({
   features: ['grpc', 'http2', 'backend', 'rollout'],
   seeds: ['005'],
   role: 'backend',
-  tolerates: streamDeleteTolerates,
+  tolerates: REFUSE_AFTER_SIGTERM_TOLERATED,
   options: {
     ...grpcOptions,
     settleMs: {

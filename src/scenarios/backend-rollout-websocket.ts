@@ -1,6 +1,7 @@
 import { defineScenario } from './definition.ts';
-import { streamDeleteTolerates, streamOptions } from './stream-delete.ts';
+import { streamOptions } from './stream-delete.ts';
 import { buildStreamRollout, rolloutOptions } from './stream-rollout.ts';
+import { REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
 
 export default defineScenario({
   id: 'backend-rollout-websocket',
@@ -9,7 +10,7 @@ export default defineScenario({
   features: ['websocket', 'backend', 'rollout'],
   seeds: ['005'],
   role: 'backend',
-  tolerates: streamDeleteTolerates,
+  tolerates: REFUSE_AFTER_SIGTERM_TOLERATED,
   options: { ...streamOptions, ...rolloutOptions },
   build: (profile, o) => buildStreamRollout('backend-rollout-websocket', profile, { ...o, kind: 'websocket' }),
 });

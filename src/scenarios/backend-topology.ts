@@ -6,7 +6,7 @@ import { ProfileCannotPlay, type BackendProtocol, type Profile } from '../profil
 import { checkHarnessFiles } from '../profiles/limits.ts';
 import { denseConnections, denseTraffic, denseTrafficDefaults, type DenseTrafficOptions } from './dense-traffic.ts';
 import type { LoadPhase } from '../model/scenario.ts';
-import type { OptionSpecs } from './definition.ts';
+import type { OptionSpecs, OptionValues, Toleration } from './definition.ts';
 import { preStopOutlasting } from '../profiles/gateway-drain.ts';
 
 export const BACKEND = 'backend';
@@ -21,6 +21,19 @@ export const BACKEND_PORT = 8080;
  * delay alone.
  */
 export const PROGRAMMING_SPREAD_MS = 1000;
+
+/**
+ * Why a backend scenario with a preStop passes the mutant that stops listening at SIGTERM: while the
+ * preStop outlasts the Service's last node deprogramming the pod (with the margin a timer needs), no
+ * new connection reaches it after SIGTERM. Shortened below that (`--set preStopSeconds=0`), new
+ * connections may meet the closed listener, so the scenario expects nothing of the mutant.
+ */
+export const REFUSE_AFTER_SIGTERM_TOLERATED = {
+  'mutant-refuse-after-sigterm': {
+    why: 'a preStop sleep outlasts deprogramming, so no new connection reaches the pod after SIGTERM (backend-sigterm-keeps-accepting catches it)',
+    holds: (o: OptionValues) => (o['preStopSeconds'] ?? 0) >= preStopOutlasting({ programmingDelayMs: o['programmingDelayMs'] ?? 0, programmingSpreadMs: PROGRAMMING_SPREAD_MS }),
+  },
+} satisfies Record<string, Toleration>;
 
 export interface BackendTopologyOptions {
   replicas: number;

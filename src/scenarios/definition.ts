@@ -14,6 +14,13 @@ export type Seed = '000' | '001' | '002' | '003' | '004' | '005';
 export type OptionValues = Record<string, number>;
 
 /**
+ * Why a scenario passes a broken profile: always (a string), or only while its option values make it
+ * so (`holds`), e.g. while its preStop outlasts the balancer's deprogramming. A run whose options
+ * (`--set`, config `set`) break that condition expects nothing of the profile: it may pass or fail.
+ */
+export type Toleration = string | { why: string; holds: (options: OptionValues) => boolean };
+
+/**
  * One option of a scenario, declared where the scenario (or the factory it shares) uses it. Its range
  * belongs to its name, in option-kinds.ts: an option means the same thing in every scenario.
  */
@@ -58,7 +65,7 @@ export interface ScenarioDefinition<O extends OptionValues = OptionValues> {
    * passes them. Every other broken profile must fail it: the flake campaign flags a verdict against
    * this expectation as UNEXPECTED (src/scenarios/expected.ts).
    */
-  tolerates?: Record<string, string>;
+  tolerates?: Record<string, Toleration>;
   /**
    * Drain-correct profiles this scenario fails, each with why: a behaviour of the system itself that
    * no setting of its configuration changes (nginx's reload closes idle keep-alive connections

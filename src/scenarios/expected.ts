@@ -4,7 +4,7 @@
 
 import type { Verdict } from '../model/verdict.ts';
 import type { Profile } from '../profiles/profile.ts';
-import type { ScenarioDefinition } from './definition.ts';
+import type { OptionValues, ScenarioDefinition, Toleration } from './definition.ts';
 import { MESH_TOLERATES } from '../profiles/meshes.ts';
 
 export type JudgedVerdict = Extract<Verdict, 'pass' | 'fail'>;
@@ -15,11 +15,14 @@ export type JudgedVerdict = Extract<Verdict, 'pass' | 'fail'>;
  * its release). Otherwise a drain-correct profile (the reference apps, a real
  * system in its drain-correct configuration) passes, and a broken one (a mutant, a naive twin) fails
  * unless the scenario declares it tolerated, with why (`ScenarioDefinition.tolerates`). An ablated
- * profile fails the scenarios that catch it; elsewhere nothing is expected.
+ * profile fails the scenarios that catch it; elsewhere nothing is expected. `options` are the values
+ * the run used (ScenarioResult.options; default: the scenario's defaults): a toleration that holds
+ * only for some values expects nothing where it does not hold.
  */
 export function expectedVerdict(
-  scenario: Pick<ScenarioDefinition, 'id' | 'control' | 'tolerates' | 'knownFailures'>,
+  scenario: Pick<ScenarioDefinition, 'id' | 'control' | 'tolerates' | 'knownFailures' | 'defaults'>,
   profile: Pick<Profile, 'name' | 'kind' | 'ablation' | 'caughtBy'>,
+  options: OptionValues = scenario.defaults,
 ): JudgedVerdict | undefined {
   if (scenario.control) return 'fail';
   if (scenario.knownFailures?.[profile.name] !== undefined) return 'fail';
@@ -31,11 +34,28 @@ export function expectedVerdict(
   // An installed GatewayClass (--gateway-class) is what the run finds out about: nothing is expected of it.
   if ('gatewayClass' in profile) return undefined;
   if (profile.kind === 'reference' || profile.kind === 'system') return 'pass';
-  return toleration(scenario, profile.name) !== undefined ? 'pass' : 'fail';
+  const declared = declaredToleration(scenario, profile.name);
+  if (declared === undefined) return 'fail';
+  return typeof declared === 'string' || declared.holds(options) ? 'pass' : undefined;
 }
 
-/** Why the scenario passes a broken profile, if it is declared to: the scenario's own word, or the mesh twin's (meshes.ts). */
-export function toleration(scenario: Pick<ScenarioDefinition, 'id' | 'tolerates'>, profile: string): string | undefined {
+/**
+ * Why the scenario passes a broken profile with these option values (default: its defaults), if it
+ * is declared to and the declaration holds for them: the scenario's own word, or the mesh twin's
+ * (meshes.ts).
+ */
+export function toleration(scenario: Pick<ScenarioDefinition, 'id' | 'tolerates' | 'defaults'>, profile: string, options: OptionValues = scenario.defaults): string | undefined {
+  const declared = declaredToleration(scenario, profile);
+  if (declared === undefined || typeof declared === 'string') return declared;
+  return declared.holds(options) ? declared.why : undefined;
+}
+
+/** Why the scenario says it passes a profile, whatever the options: what `zerodrop list` prints. */
+export function tolerationWhy(declared: Toleration): string {
+  return typeof declared === 'string' ? declared : declared.why;
+}
+
+function declaredToleration(scenario: Pick<ScenarioDefinition, 'id' | 'tolerates'>, profile: string): Toleration | undefined {
   const mesh = MESH_TOLERATES[profile];
   return scenario.tolerates?.[profile] ?? mesh?.[scenario.id] ?? mesh?.['*'];
 }

@@ -1,6 +1,7 @@
 import { defineScenario } from './definition.ts';
 import { buildStreamNodeDrain, nodeDrainBackendOptions, nodeDrainOptions } from './node-drain.ts';
-import { grpcLoadOptions, streamDeleteTolerates } from './stream-delete.ts';
+import { grpcLoadOptions } from './stream-delete.ts';
+import { REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
 
 export default defineScenario({
   id: 'node-drain-grpc',
@@ -9,7 +10,7 @@ export default defineScenario({
   features: ['grpc', 'http2', 'backend', 'node-drain'],
   seeds: ['005'],
   role: 'backend',
-  tolerates: streamDeleteTolerates,
+  tolerates: REFUSE_AFTER_SIGTERM_TOLERATED,
   options: { ...nodeDrainBackendOptions, ...grpcLoadOptions, ...nodeDrainOptions },
   build: (profile, o) => buildStreamNodeDrain('node-drain-grpc', profile, { ...o, kind: 'grpc' }),
 });

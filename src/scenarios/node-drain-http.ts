@@ -12,7 +12,7 @@
 // nodes run it: the local provider (modelled nodes, src/providers/local/nodes.ts) and a kind cluster
 // zerodrop created; others skip it with the reason (src/providers/support.ts).
 
-import { backendOptions, BACKEND, inFlightLoad } from './backend-topology.ts';
+import { backendOptions, BACKEND, inFlightLoad, REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
 import { defineScenario, pick } from './definition.ts';
 import { buildNodeDrain, nodeDrainBackendOptions, nodeDrainOptions } from './node-drain.ts';
 
@@ -23,10 +23,7 @@ export default defineScenario({
   features: ['http', 'http-keepalive', 'backend', 'node-drain'],
   seeds: ['004'],
   role: 'backend',
-  tolerates: {
-    'mutant-refuse-after-sigterm':
-      'a preStop sleep outlasts deprogramming, so no new connection reaches the pod after SIGTERM (backend-sigterm-keeps-accepting catches it)',
-  },
+  tolerates: REFUSE_AFTER_SIGTERM_TOLERATED,
   options: { ...nodeDrainBackendOptions, ...pick(backendOptions, ['connections', 'requestMs']), ...nodeDrainOptions },
   build: (profile, o) =>
     buildNodeDrain('node-drain-http', profile, o, {

@@ -1,6 +1,7 @@
 import { defineScenario } from './definition.ts';
 import { buildStreamNodeDrain, nodeDrainBackendOptions, nodeDrainOptions } from './node-drain.ts';
-import { sseLoadOptions, streamDeleteTolerates } from './stream-delete.ts';
+import { sseLoadOptions } from './stream-delete.ts';
+import { REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
 
 export default defineScenario({
   id: 'node-drain-sse',
@@ -9,7 +10,7 @@ export default defineScenario({
   features: ['sse', 'backend', 'node-drain'],
   seeds: ['005'],
   role: 'backend',
-  tolerates: streamDeleteTolerates,
+  tolerates: REFUSE_AFTER_SIGTERM_TOLERATED,
   options: { ...nodeDrainBackendOptions, ...sseLoadOptions, ...nodeDrainOptions },
   build: (profile, o) => buildStreamNodeDrain('node-drain-sse', profile, { ...o, kind: 'sse' }),
 });

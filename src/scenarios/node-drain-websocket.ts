@@ -1,6 +1,7 @@
 import { defineScenario } from './definition.ts';
 import { buildStreamNodeDrain, nodeDrainBackendOptions, nodeDrainOptions } from './node-drain.ts';
-import { streamDeleteTolerates, streamLoadOptions } from './stream-delete.ts';
+import { streamLoadOptions } from './stream-delete.ts';
+import { REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
 
 export default defineScenario({
   id: 'node-drain-websocket',
@@ -9,7 +10,7 @@ export default defineScenario({
   features: ['websocket', 'backend', 'node-drain'],
   seeds: ['005'],
   role: 'backend',
-  tolerates: streamDeleteTolerates,
+  tolerates: REFUSE_AFTER_SIGTERM_TOLERATED,
   options: { ...nodeDrainBackendOptions, ...streamLoadOptions, ...nodeDrainOptions },
   build: (profile, o) => buildStreamNodeDrain('node-drain-websocket', profile, { ...o, kind: 'websocket' }),
 });

@@ -61,11 +61,6 @@ export type StreamScenarioOptions = OptionsOf<typeof streamBackendOptions> & { s
 /** A stream load's kind with its option values: the gRPC load takes options of its own. */
 export type StreamTraffic = ({ kind: StreamLoadSpec['kind'] } & OptionsOf<typeof streamLoadOptions>) | ({ kind: 'grpc' } & OptionsOf<typeof grpcLoadOptions>);
 
-/** Why the stream scenarios pass the mutant that stops listening at SIGTERM. */
-export const streamDeleteTolerates = {
-  'mutant-refuse-after-sigterm':
-    'a preStop sleep outlasts deprogramming, so no new connection reaches the pod after SIGTERM (backend-sigterm-keeps-accepting catches it)',
-};
 
 /** The load: streams that reconnect when their backend closes them, so every old pod's drain meets some. */
 export function streamLoad(t: StreamTraffic): LoadPhase {

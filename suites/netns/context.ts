@@ -27,7 +27,7 @@ export function title(name: string): string {
 }
 
 /** A cold build of upstream's modules takes 10-20 minutes on two cores (.ci/run builds it first). */
-const START_TIMEOUT_MS = 40 * 60_000;
+export const START_TIMEOUT_MS = 40 * 60_000;
 
 export interface NetnsSuiteCluster {
   get(): NetnsCluster;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { netnsMissing } from '../../src/providers/netns/prerequisites.ts';
 import { controlPlanePrograms } from '../../src/providers/netns/control-plane-binary.ts';
 import { entries, processesGone, startMarked, within } from '../helpers/marked-process.ts';
+import { START_TIMEOUT_MS } from './context.ts';
 
 const RELEASES = ['v1.37.2', 'v1.36.3'] as const;
 const missing = (await Promise.all(RELEASES.map(async (v) => (await netnsMissing({ kubeVersion: v })).map((m) => `${v}: ${m}`)))).flat();
@@ -30,7 +31,7 @@ describe.skipIf(skipReason !== '')(`one run on ${RELEASES.join(' and ')}${skipRe
   // measures the run, not a compiler.
   beforeAll(async () => {
     for (const version of RELEASES) await controlPlanePrograms({ version, log: (line) => console.log(`netns: ${line}`) });
-  }, 40 * 60_000);
+  }, START_TIMEOUT_MS);
 
   it('runs the selection on each release in turn, reports each apart and compares them', async () => {
     const report = join(root, 'report');

@@ -6,6 +6,7 @@ import { renderContext } from './context.ts';
 import { analyzeFailures } from './failures.ts';
 import { expectationNote, renderHtml } from './page.ts';
 import { recordRenderers, unrenderedRecords, type RecordRenderer } from './records.ts';
+import { findScenario } from '../../scenarios/index.ts';
 
 function drained(): TimelineBuilder {
   return new TimelineBuilder()
@@ -124,6 +125,14 @@ describe('the HTML report', () => {
     expect(renderHtml(runOf(resultOf(drained().build())))).not.toContain('class="attribution"');
   });
 
+  it('names the options the run changed from the scenario\'s defaults, and only those', () => {
+    const result = resultOf(drained().build());
+    const defaults = findScenario(result.id)!.defaults;
+    const html = renderHtml(runOf({ ...result, options: { ...defaults, preStopSeconds: 0 } }));
+    expect(html).toContain(`<p class="options">Options other than the defaults: preStopSeconds=0 (default ${defaults['preStopSeconds']})</p>`);
+    expect(renderHtml(runOf({ ...result, options: defaults }))).not.toContain('class="options"');
+  });
+
   it('escapes pod output and names, and renders a skipped run without a timeline', () => {
     const timeline = drained().build();
     timeline.podOutput['backend-1'] = [{ t: 10, stream: 'stderr', line: '</script><script>alert(1)</script>' }];
@@ -149,6 +158,9 @@ describe('the HTML report', () => {
     // Drain-correct profiles, and results nobody judged, get no note.
     expect(of('backend-delete-http', 'reference', 'fail')).toBeUndefined();
     expect(of('backend-delete-http', 'mutant-exit-on-sigterm', 'inconclusive')).toBeUndefined();
+    // The options the run used decide: with no preStop the scenario no longer says it passes this mutant.
+    expect(expectationNote({ id: 'backend-delete-http', profile: 'mutant-refuse-after-sigterm', verdict: 'fail', options: { preStopSeconds: 0 } })).toBeUndefined();
+    expect(expectationNote({ id: 'backend-delete-http', profile: 'mutant-refuse-after-sigterm', verdict: 'fail', options: { preStopSeconds: 2 } })).toMatchObject({ text: 'unexpected: should pass' });
 
     const timeline = drained().build();
     const html = renderHtml(runOf({ ...resultOf(timeline, 'pass'), profile: 'mutant-exit-on-sigterm' }));

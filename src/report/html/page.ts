@@ -41,17 +41,18 @@ function duration(ms: number): string {
  * a broken profile says whether the scenario is built to let it through. Undefined for drain-correct
  * profiles (a fail there is just a fail) and for results not judged.
  */
-export function expectationNote(r: Pick<ScenarioResult, 'id' | 'profile' | 'verdict'>): { text: string; title: string; unexpected: boolean } | undefined {
+export function expectationNote(r: Pick<ScenarioResult, 'id' | 'profile' | 'verdict' | 'options'>): { text: string; title: string; unexpected: boolean } | undefined {
   const scenario = findScenario(r.id);
   const profile = findProfile(r.profile);
   if (!scenario || !profile || (r.verdict !== 'pass' && r.verdict !== 'fail')) return undefined;
   if (!scenario.control && profile.kind !== 'mutant' && profile.kind !== 'naive' && profile.kind !== 'ablation') return undefined;
-  const expected = expectedVerdict(scenario, profile);
+  const options = { ...scenario.defaults, ...r.options };
+  const expected = expectedVerdict(scenario, profile, options);
   if (expected === undefined) return undefined;
   const why = scenario.control
     ? 'a control: every profile must fail it'
     : expected === 'pass'
-      ? `not built to catch ${profile.name}: ${toleration(scenario, profile.name) ?? ''}`
+      ? `not built to catch ${profile.name}: ${toleration(scenario, profile.name, options) ?? ''}`
       : `${profile.name} is ${profile.kind === 'ablation' ? `${profile.ablation?.profile} without its drain setting ${profile.ablation?.setting}` : `a ${profile.kind === 'naive' ? 'naive twin' : 'mutant'}`}: it must fail`;
   if (r.verdict !== expected) return { text: `unexpected: should ${expected === 'pass' ? 'pass' : 'fail'}`, title: why, unexpected: true };
   return { text: expected === 'pass' ? 'passes by design' : 'expected to fail', title: why, unexpected: false };
@@ -136,6 +137,9 @@ function scenarioHtml(r: ScenarioResult, renderers: readonly RecordRenderer[]): 
   const note = expectationNote(r);
   if (note) body += `<p class="expectation${note.unexpected ? ' unexpected' : ''}"><b>${esc(note.text)}</b>: ${esc(note.title)}</p>`;
   for (const line of r.attribution ?? []) body += `<p class="attribution">Attribution: ${esc(line)}</p>`;
+  // The values a reader cannot take from `zerodrop list`: a cluster's own, --nightly's, --set's.
+  const changed = def && r.options ? Object.entries(r.options).filter(([key, value]) => def.defaults[key] !== value) : [];
+  if (changed.length > 0) body += `<p class="options">Options other than the defaults: ${esc(changed.map(([key, value]) => `${key}=${value} (default ${def?.defaults[key] ?? '-'})`).join(', '))}</p>`;
   if (r.reason) body += `<p class="reason ${r.verdict}"><b>${r.verdict === 'skipped' ? 'Skipped' : 'Stopped'}:</b> ${esc(r.reason)}</p>`;
 
   const sections: (ReportSection & { rank: number })[] = [{ id: 'assertions', title: 'Assertions', html: assertionsHtml(r), order: 10, rank: -1 }];

@@ -311,11 +311,11 @@ export function campaignRounds(args: Pick<CampaignArgs, 'scenarios' | 'profiles'
   ];
 }
 
-/** The pair and the verdict it must have with the option values its run used (`options`; default: the scenario's defaults). */
+/** The pair and the verdict it must have with the option values its run used (`options`, over the scenario's defaults). */
 export function pairOf(scenarioId: string, profileName: string, scenarios: readonly ScenarioDefinition[], profiles: readonly Profile[], options?: Record<string, number>): CampaignPair {
   const scenario = scenarios.find((s) => s.id === scenarioId);
   const profile = profiles.find((p) => p.name === profileName);
-  const expected = scenario && profile ? expectedVerdict(scenario, profile, { ...scenario.defaults, ...options }) : undefined;
+  const expected = scenario && profile ? expectedVerdict(scenario, profile, options) : undefined;
   return { scenario: scenarioId, profile: profileName, ...(expected ? { expected } : {}) };
 }
 

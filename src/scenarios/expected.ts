@@ -16,13 +16,13 @@ export type JudgedVerdict = Extract<Verdict, 'pass' | 'fail'>;
  * system in its drain-correct configuration) passes, and a broken one (a mutant, a naive twin) fails
  * unless the scenario declares it tolerated, with why (`ScenarioDefinition.tolerates`). An ablated
  * profile fails the scenarios that catch it; elsewhere nothing is expected. `options` are the values
- * the run used (ScenarioResult.options; default: the scenario's defaults): a toleration that holds
- * only for some values expects nothing where it does not hold.
+ * the run used (ScenarioResult.options), over the scenario's defaults: a toleration that holds only
+ * for some values expects nothing where it does not hold.
  */
 export function expectedVerdict(
   scenario: Pick<ScenarioDefinition, 'id' | 'control' | 'tolerates' | 'knownFailures' | 'defaults'>,
   profile: Pick<Profile, 'name' | 'kind' | 'ablation' | 'caughtBy'>,
-  options: OptionValues = scenario.defaults,
+  options: OptionValues = {},
 ): JudgedVerdict | undefined {
   if (scenario.control) return 'fail';
   if (scenario.knownFailures?.[profile.name] !== undefined) return 'fail';
@@ -36,18 +36,18 @@ export function expectedVerdict(
   if (profile.kind === 'reference' || profile.kind === 'system') return 'pass';
   const declared = declaredToleration(scenario, profile.name);
   if (declared === undefined) return 'fail';
-  return typeof declared === 'string' || declared.holds(options) ? 'pass' : undefined;
+  return typeof declared === 'string' || declared.holds({ ...scenario.defaults, ...options }) ? 'pass' : undefined;
 }
 
 /**
- * Why the scenario passes a broken profile with these option values (default: its defaults), if it
- * is declared to and the declaration holds for them: the scenario's own word, or the mesh twin's
+ * Why the scenario passes a broken profile with these option values (over its defaults), if it is
+ * declared to and the declaration holds for them: the scenario's own word, or the mesh twin's
  * (meshes.ts).
  */
-export function toleration(scenario: Pick<ScenarioDefinition, 'id' | 'tolerates' | 'defaults'>, profile: string, options: OptionValues = scenario.defaults): string | undefined {
+export function toleration(scenario: Pick<ScenarioDefinition, 'id' | 'tolerates' | 'defaults'>, profile: string, options: OptionValues = {}): string | undefined {
   const declared = declaredToleration(scenario, profile);
   if (declared === undefined || typeof declared === 'string') return declared;
-  return declared.holds(options) ? declared.why : undefined;
+  return declared.holds({ ...scenario.defaults, ...options }) ? declared.why : undefined;
 }
 
 /** Why the scenario says it passes a profile, whatever the options: what `zerodrop list` prints. */

@@ -46,7 +46,7 @@ export function expectationNote(r: Pick<ScenarioResult, 'id' | 'profile' | 'verd
   const profile = findProfile(r.profile);
   if (!scenario || !profile || (r.verdict !== 'pass' && r.verdict !== 'fail')) return undefined;
   if (!scenario.control && profile.kind !== 'mutant' && profile.kind !== 'naive' && profile.kind !== 'ablation') return undefined;
-  const options = { ...scenario.defaults, ...r.options };
+  const options = r.options ?? {};
   const expected = expectedVerdict(scenario, profile, options);
   if (expected === undefined) return undefined;
   const why = scenario.control

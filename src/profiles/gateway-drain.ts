@@ -24,6 +24,17 @@ export interface DrainShape {
 }
 
 /**
+ * How much later than its programming delay each node of a Service may apply a change, per node and
+ * per change: kube-proxy applies changes at its next sync, no sooner than `minSyncPeriod` (1 s by
+ * default, iptables and nftables modes) after its last, each node on its own loop
+ * (https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/). Measured on a
+ * real cluster, a rolling update's old pod left kube-proxy's rules 0.5 to 0.7 s after its delete and
+ * now and then later than 1 s (docs/local-provider.md): a preStop must outlast the last node, not the
+ * delay alone.
+ */
+export const PROGRAMMING_SPREAD_MS = 1000;
+
+/**
  * The preStop sleep, in whole seconds as Kubernetes takes them, that outlasts the last node's
  * deprogramming (the Service's programming delay and spread) with a margin, plus `extraMs` the
  * system needs after it before its stop signal. A pod's, gateway or backend alike.
@@ -31,6 +42,17 @@ export interface DrainShape {
 export function preStopOutlasting(service: { programmingDelayMs?: number; programmingSpreadMs?: number }, extraMs = 0): number {
   const deprogrammedMs = (service.programmingDelayMs ?? 0) + (service.programmingSpreadMs ?? 0);
   return Math.max(1, Math.ceil((deprogrammedMs + extraMs + PRESTOP_MARGIN_MS) / 1000));
+}
+
+/**
+ * True while a pod's preStop (a scenario's `preStopSeconds` option) outlasts its Service's last node
+ * deprogramming it (`programmingDelayMs` and the spread) with the margin: no new connection reaches
+ * the pod after its stop signal. What a broken profile that refuses new connections from SIGTERM
+ * on (a mutant, a mesh proxy without its wait) needs to pass a backend scenario.
+ */
+export function preStopOutlastsDeprogramming(options: Readonly<Record<string, number>>): boolean {
+  const preStopSeconds = options['preStopSeconds'] ?? 0;
+  return preStopSeconds >= preStopOutlasting({ programmingDelayMs: options['programmingDelayMs'] ?? 0, programmingSpreadMs: PROGRAMMING_SPREAD_MS });
 }
 
 /**

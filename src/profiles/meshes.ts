@@ -34,6 +34,8 @@ import { HELM_INSTALL_HINT, type HelmChart } from './helm-charts.ts';
 import type { LinkerdIdentity } from './linkerd-certs.ts';
 import type { Profile } from './profile.ts';
 import { referenceProfile } from './reference.ts';
+import { preStopOutlastsDeprogramming } from './gateway-drain.ts';
+import type { Toleration } from '../model/verdict.ts';
 
 /** Gateway API CRDs, installed first when the cluster has none (both meshes' docs ask for them). */
 export const GATEWAY_API_CRDS = {
@@ -145,22 +147,31 @@ const DESCRIPTIONS: Record<string, string> = {
  *   every scenario of the catalog deletes backend pods, never ztunnel, so none can tell the twin
  *   apart (MESH_AWAITING_SCENARIO).
  */
-export const MESH_TOLERATES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+export const MESH_TOLERATES: Readonly<Record<string, Readonly<Record<string, Toleration>>>> = {
   'linkerd-naive': {
     'backend-idle-exit': 'no traffic: the proxy refuses new requests at SIGTERM, and none come',
     'backend-long-request': 'its one request is in flight before SIGTERM, and the proxy lets existing requests complete; no other connection comes',
-    'backend-delete-tcp-stream': 'every stream is open before the delete and reconnects only once the backend has closed it, past deprogramming; the proxy keeps existing connections',
-    'backend-delete-websocket': 'every WebSocket is open before the delete and reconnects only once the backend has closed it, past deprogramming; the proxy keeps existing connections',
-    'backend-rollout-websocket': 'every WebSocket is open before the restart and reconnects only once an old pod has closed it, past deprogramming; the proxy keeps existing connections',
-    'backend-delete-sse': 'every event stream is a request made before the delete, which the proxy lets complete; reconnects come after the backend ended it, past deprogramming',
-    'backend-rollout-sse': 'every event stream is a request made before the restart, which the proxy lets complete; reconnects come after an old pod ended it, past deprogramming',
-    'node-drain-websocket': 'every WebSocket is open before the eviction and reconnects only once the evicted pod has closed it, past deprogramming; the proxy keeps existing connections',
-    'node-drain-sse': 'every event stream is a request made before the eviction, which the proxy lets complete; reconnects come after the evicted pod ended it, past deprogramming',
+    'backend-delete-tcp-stream': pastDeprogramming('every stream is open before the delete and reconnects only once the backend has closed it, past deprogramming; the proxy keeps existing connections'),
+    'backend-delete-websocket': pastDeprogramming('every WebSocket is open before the delete and reconnects only once the backend has closed it, past deprogramming; the proxy keeps existing connections'),
+    'backend-rollout-websocket': pastDeprogramming('every WebSocket is open before the restart and reconnects only once an old pod has closed it, past deprogramming; the proxy keeps existing connections'),
+    'backend-delete-sse': pastDeprogramming('every event stream is a request made before the delete, which the proxy lets complete; reconnects come after the backend ended it, past deprogramming'),
+    'backend-rollout-sse': pastDeprogramming('every event stream is a request made before the restart, which the proxy lets complete; reconnects come after an old pod ended it, past deprogramming'),
+    'node-drain-websocket': pastDeprogramming('every WebSocket is open before the eviction and reconnects only once the evicted pod has closed it, past deprogramming; the proxy keeps existing connections'),
+    'node-drain-sse': pastDeprogramming('every event stream is a request made before the eviction, which the proxy lets complete; reconnects come after the evicted pod ended it, past deprogramming'),
   },
   'istio-ambient-naive': {
     '*': "the scenario deletes backend pods, never ztunnel: the twin's 2 s ztunnel grace period is never used",
   },
 };
+
+/**
+ * A naive twin's toleration that rests on the backend's preStop: reconnects come only after the
+ * backend closed its connections, past deprogramming, so none meets the proxy that refuses new ones.
+ * A run whose preStop is shorter than deprogramming (`--set preStopSeconds=0`) expects nothing.
+ */
+function pastDeprogramming(why: string): Toleration {
+  return { why, holds: preStopOutlastsDeprogramming };
+}
 
 /** Mesh twins no scenario of the catalog can catch yet, and the scenario each awaits. */
 export const MESH_AWAITING_SCENARIO: Readonly<Record<string, string>> = {

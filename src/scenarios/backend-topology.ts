@@ -6,22 +6,12 @@ import { ProfileCannotPlay, type BackendProtocol, type Profile } from '../profil
 import { checkHarnessFiles } from '../profiles/limits.ts';
 import { denseConnections, denseTraffic, denseTrafficDefaults, type DenseTrafficOptions } from './dense-traffic.ts';
 import type { LoadPhase } from '../model/scenario.ts';
-import type { OptionSpecs, OptionValues, Toleration } from './definition.ts';
-import { preStopOutlasting } from '../profiles/gateway-drain.ts';
+import type { OptionSpecs } from './definition.ts';
+import type { Toleration } from '../model/verdict.ts';
+import { preStopOutlasting, preStopOutlastsDeprogramming, PROGRAMMING_SPREAD_MS } from '../profiles/gateway-drain.ts';
 
 export const BACKEND = 'backend';
 export const BACKEND_PORT = 8080;
-/**
- * How much later than its programming delay each node of a Service may apply a change, per node and
- * per change: kube-proxy applies changes at its next sync, no sooner than `minSyncPeriod` (1 s by
- * default, iptables and nftables modes) after its last, each node on its own loop
- * (https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/). Measured on a
- * real cluster, a rolling update's old pod left kube-proxy's rules 0.5 to 0.7 s after its delete and
- * now and then later than 1 s (docs/local-provider.md): a preStop must outlast the last node, not the
- * delay alone.
- */
-export const PROGRAMMING_SPREAD_MS = 1000;
-
 /**
  * Why a backend scenario with a preStop passes the mutant that stops listening at SIGTERM: while the
  * preStop outlasts the Service's last node deprogramming the pod (with the margin a timer needs), no
@@ -31,7 +21,7 @@ export const PROGRAMMING_SPREAD_MS = 1000;
 export const REFUSE_AFTER_SIGTERM_TOLERATED = {
   'mutant-refuse-after-sigterm': {
     why: 'a preStop sleep outlasts deprogramming, so no new connection reaches the pod after SIGTERM (backend-sigterm-keeps-accepting catches it)',
-    holds: (o: OptionValues) => (o['preStopSeconds'] ?? 0) >= preStopOutlasting({ programmingDelayMs: o['programmingDelayMs'] ?? 0, programmingSpreadMs: PROGRAMMING_SPREAD_MS }),
+    holds: preStopOutlastsDeprogramming,
   },
 } satisfies Record<string, Toleration>;
 

@@ -5,6 +5,7 @@
 
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
+import type { Toleration } from '../model/verdict.ts';
 
 export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'websocket' | 'sse' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'control-plane' | 'grpc' | 'reload' | 'route-change';
 
@@ -12,13 +13,6 @@ export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend
 export type Seed = '000' | '001' | '002' | '003' | '004' | '005';
 
 export type OptionValues = Record<string, number>;
-
-/**
- * Why a scenario passes a broken profile: always (a string), or only while its option values make it
- * so (`holds`), e.g. while its preStop outlasts the balancer's deprogramming. A run whose options
- * (`--set`, config `set`) break that condition expects nothing of the profile: it may pass or fail.
- */
-export type Toleration = string | { why: string; holds: (options: OptionValues) => boolean };
 
 /**
  * One option of a scenario, declared where the scenario (or the factory it shares) uses it. Its range

@@ -68,11 +68,22 @@ describe('expectedVerdict', () => {
     const caught = (name: string) => catalog.filter((s) => !s.control && s.role === 'backend' && expected(s.id, name) === 'fail').map((s) => s.id).sort();
     expect(caught('linkerd-naive')).toEqual(['backend-delete-grpc', 'backend-delete-http', 'backend-rollout-grpc', 'backend-rollout-http', 'backend-sigterm-keeps-accepting', 'node-drain-grpc', 'node-drain-http']);
     expect(toleration(findScenario('backend-long-request')!, 'linkerd-naive')).toMatch(/lets existing requests complete/);
+    // Reconnects past deprogramming need the backend's preStop: without it nothing is expected of the
+    // twin; a scenario with no new connection at all tolerates it whatever the preStop.
+    const linkerdNaive = findProfile('linkerd-naive')!;
+    const websocket = findScenario('backend-delete-websocket')!;
+    expect(expectedVerdict(websocket, linkerdNaive)).toBe('pass');
+    expect(expectedVerdict(websocket, linkerdNaive, { preStopSeconds: 0 })).toBeUndefined();
+    expect(expectedVerdict(findScenario('backend-idle-exit')!, linkerdNaive, { preStopSeconds: 0 })).toBe('pass');
     expect(caught('istio-ambient-naive')).toEqual([]);
     expect(toleration(findScenario('backend-delete-http')!, 'istio-ambient-naive')).toMatch(/never ztunnel/);
     // A tolerated mesh twin names a scenario that exists.
     for (const [name, scenarios] of Object.entries(MESH_TOLERATES)) {
-      for (const id of Object.keys(scenarios)) if (id !== '*') expect(findScenario(id), `${name} tolerated by ${id}`).toBeDefined();
+      for (const id of Object.keys(scenarios)) {
+        if (id === '*') continue;
+        expect(findScenario(id), `${name} tolerated by ${id}`).toBeDefined();
+        expect(toleration(findScenario(id)!, name), `${id} tolerates ${name} with its defaults`).toBeDefined();
+      }
     }
   });
 

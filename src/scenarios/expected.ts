@@ -2,9 +2,9 @@
 // verdict against this, so that "the same verdict every run" cannot hide a verdict that is the same
 // and wrong (a false pass of a mutant, a false fail of a drain-correct system).
 
-import type { Verdict } from '../model/verdict.ts';
+import type { Toleration, Verdict } from '../model/verdict.ts';
 import type { Profile } from '../profiles/profile.ts';
-import type { OptionValues, ScenarioDefinition, Toleration } from './definition.ts';
+import type { OptionValues, ScenarioDefinition } from './definition.ts';
 import { MESH_TOLERATES } from '../profiles/meshes.ts';
 
 export type JudgedVerdict = Extract<Verdict, 'pass' | 'fail'>;

@@ -11,8 +11,8 @@ import type { BackendProtocol, GatewayPlan, Profile } from '../profiles/profile.
 import { ProfileCannotPlay } from '../profiles/profile.ts';
 import { checkHarnessFiles } from '../profiles/limits.ts';
 import { referenceProfile } from '../profiles/reference.ts';
-import { backendTopology, PROGRAMMING_SPREAD_MS } from './backend-topology.ts';
-import { preStopOutlasting } from '../profiles/gateway-drain.ts';
+import { backendTopology } from './backend-topology.ts';
+import { preStopOutlasting, PROGRAMMING_SPREAD_MS } from '../profiles/gateway-drain.ts';
 import { denseTraffic, denseTrafficDefaults, longRequestStart, OVERLONG, type DenseTrafficOptions } from './dense-traffic.ts';
 import type { OptionSpecs } from './definition.ts';
 import { gatewayWorkload } from './gateway-workload.ts';

@@ -2,7 +2,7 @@
 
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -71,6 +71,19 @@ describe('zerodrop run', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('ends once its verdicts are written, even when a reporter module leaves a timer running', async () => {
+    const dir = await tempDir();
+    const reporter = join(dir, 'leaky-reporter.mjs');
+    // A user's reporter that forgets its interval: the command has done its work and must still end.
+    await writeFile(reporter, 'export default () => ({ onEnd: () => { setInterval(() => {}, 1000); } });\n');
+    const started = performance.now();
+    const r = await zerodrop(['run', '--scenario', 'backend-idle-exit', '--reporter', 'json', '--reporter', reporter, '--report-dir', join(dir, 'reports')]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/PASS backend-idle-exit \[reference\]/);
+    // Well inside zerodrop()'s 90 s limit, which would otherwise end it (with no exit code of its own).
+    expect(performance.now() - started).toBeLessThan(60_000);
   });
 
   it('leaves no process and no listening socket behind when interrupted with Ctrl-C mid-run', async () => {

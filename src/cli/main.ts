@@ -228,18 +228,42 @@ async function compareRuns(dirs: string[], out: string, open: boolean): Promise<
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = wasInterrupted ? 130 : code;
-  },
-  (error: unknown) => {
-    // An error may quote what a server sent back, credentials included: redact before printing.
-    if (error instanceof UsageError) {
-      console.error(redact(`zerodrop: ${error.message}`));
-      process.exitCode = 2;
-    } else {
-      console.error(redact(`zerodrop: internal error: ${inspect(error)}`));
-      process.exitCode = 3;
-    }
-  },
-);
+void main(process.argv.slice(2))
+  .then(
+    (code) => {
+      process.exitCode = wasInterrupted ? 130 : code;
+    },
+    (error: unknown) => {
+      // An error may quote what a server sent back, credentials included: redact before printing.
+      if (error instanceof UsageError) {
+        console.error(redact(`zerodrop: ${error.message}`));
+        process.exitCode = 2;
+      } else {
+        console.error(redact(`zerodrop: internal error: ${inspect(error)}`));
+        process.exitCode = 3;
+      }
+    },
+  )
+  .then(endProcess);
+
+/**
+ * Ends the process once its output is written, rather than when Node finds nothing left to run: the
+ * command awaited every teardown, so nothing of the run remains to finish. Left to itself, a 90-minute
+ * campaign's process printed its summary and then spun one core at 100 % for an hour inside Node's
+ * exit cleanup (Environment::CleanupHandles looping on uv_run with no handle or request left in the
+ * loop, as in https://github.com/nodejs/node/issues/47748); and a reporter module that leaves a
+ * timer running would keep the command from ending at all. `process.exit` still runs the 'exit'
+ * hooks that kill any pod left.
+ */
+async function endProcess(): Promise<void> {
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit();
+}
+
+/** Resolves once what was written to `stream` before it has been handed to the OS (a pipe's reader may be slow). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve();
+    else stream.write('', () => resolve());
+  });
+}

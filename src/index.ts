@@ -18,7 +18,7 @@ export {
 export { defineConfig, type ZerodropConfig } from './config/config.ts';
 export { UsageError } from './config/usage-error.ts';
 export { catalog, findScenario } from './scenarios/index.ts';
-export type { ScenarioDefinition, OptionValues } from './scenarios/definition.ts';
+export type { ScenarioDefinition } from './scenarios/definition.ts';
 export { profiles, findProfile } from './profiles/index.ts';
 export type { Profile } from './profiles/profile.ts';
 export { defineHelmProfile, DATAPLANE_LABEL, perRunName, type HelmProfileDefinition, type HelmProfileFields } from './profiles/define-helm.ts';
@@ -46,5 +46,5 @@ export type { ScenarioProgress } from './runner/run-scenario.ts';
 export type { Timeline, RequestRecord, ConnectionRecord } from './model/timeline.ts';
 export { RequestTable, type RequestRow } from './model/request-table.ts';
 export { readRecordsFile, readConnectionsFile } from './report/records-file.ts';
-export type { AssertionResult, Verdict } from './model/verdict.ts';
+export type { AssertionResult, OptionValues, Toleration, Verdict } from './model/verdict.ts';
 export { TOOL_VERSION } from './paths.ts';

@@ -27,6 +27,7 @@ import { dirname, join } from 'node:path';
 import { parseFlags } from '../config/flags.ts';
 import { UsageError } from '../config/usage-error.ts';
 import { AddressPool } from '../providers/local/addresses.ts';
+import { endProcess } from '../end-process.ts';
 import { packageRoot } from '../paths.ts';
 import { formatSelfTime } from './cpu-profile.ts';
 import { httpBench, type ClientProfile } from './http-bench.ts';
@@ -221,4 +222,5 @@ if (import.meta.main) {
       process.exitCode = 1;
     }
   }
+  await endProcess();
 }

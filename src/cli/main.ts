@@ -10,6 +10,7 @@ import type { RunResult } from '../report/results.ts';
 import { HELP } from './help.ts';
 import { LIST_FLAGS, REPORT_FLAGS } from './command-flags.ts';
 import { UsageError } from '../config/usage-error.ts';
+import { endProcess } from '../end-process.ts';
 import { reportDirProblem } from '../config/checks.ts';
 
 // Each command loads what it needs when it runs (`await import`), so `--help` and `list` answer
@@ -244,26 +245,5 @@ void main(process.argv.slice(2))
       }
     },
   )
+  // Every teardown was awaited: end once the output is out (end-process.ts says why not later).
   .then(endProcess);
-
-/**
- * Ends the process once its output is written, rather than when Node finds nothing left to run: the
- * command awaited every teardown, so nothing of the run remains to finish. Left to itself, a 90-minute
- * campaign's process printed its summary and then spun one core at 100 % for an hour inside Node's
- * exit cleanup (Environment::CleanupHandles looping on uv_run with no handle or request left in the
- * loop, as in https://github.com/nodejs/node/issues/47748); and a reporter module that leaves a
- * timer running would keep the command from ending at all. `process.exit` still runs the 'exit'
- * hooks that kill any pod left.
- */
-async function endProcess(): Promise<void> {
-  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  process.exit();
-}
-
-/** Resolves once what was written to `stream` before it has been handed to the OS (a pipe's reader may be slow). */
-function flushed(stream: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.destroyed || !stream.writable) resolve();
-    else stream.write('', () => resolve());
-  });
-}

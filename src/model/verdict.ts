@@ -3,13 +3,16 @@
 
 export type Verdict = 'pass' | 'fail' | 'inconclusive' | 'skipped';
 
+/** A run's value of each scenario option (`--set`, config `set`, the scenario's defaults), by option name. */
+export type OptionValues = Record<string, number>;
+
 /**
  * Why a scenario passes a broken profile (a mutant, a naive twin): always (a string), or only while
  * the run's option values make it so (`holds`), e.g. while a preStop outlasts the balancer's
  * deprogramming. A run whose options (`--set`, config `set`) break that condition expects nothing of
  * the profile: it may pass or fail.
  */
-export type Toleration = string | { why: string; holds: (options: Readonly<Record<string, number>>) => boolean };
+export type Toleration = string | { why: string; holds: (options: Readonly<OptionValues>) => boolean };
 
 export interface AssertionResult {
   name: string;

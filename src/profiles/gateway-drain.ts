@@ -9,6 +9,7 @@
 // for the last of them, delay + spread, plus a margin of its own: a preStop sized to the delay alone
 // lets the stop signal close the listener while some node still sends the pod new connections.
 
+import type { OptionValues } from '../model/verdict.ts';
 import type { DrainSettingDefinition } from './drain-setting.ts';
 import type { GatewayPlan } from './profile.ts';
 
@@ -50,7 +51,7 @@ export function preStopOutlasting(service: { programmingDelayMs?: number; progra
  * the pod after its stop signal. What a broken profile that refuses new connections from SIGTERM
  * on (a mutant, a mesh proxy without its wait) needs to pass a backend scenario.
  */
-export function preStopOutlastsDeprogramming(options: Readonly<Record<string, number>>): boolean {
+export function preStopOutlastsDeprogramming(options: Readonly<OptionValues>): boolean {
   const preStopSeconds = options['preStopSeconds'] ?? 0;
   return preStopSeconds >= preStopOutlasting({ programmingDelayMs: options['programmingDelayMs'] ?? 0, programmingSpreadMs: PROGRAMMING_SPREAD_MS });
 }

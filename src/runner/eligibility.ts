@@ -15,7 +15,8 @@ import type { ProviderSession } from '../providers/index.ts';
 import type { Provider, ProviderCapabilities } from '../providers/provider.ts';
 import { unsupported } from '../providers/support.ts';
 import type { Scenario } from '../model/scenario.ts';
-import type { Feature, OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
+import type { OptionValues } from '../model/verdict.ts';
+import type { Feature, ScenarioDefinition } from '../scenarios/definition.ts';
 
 export type Eligibility = { runs: true; scenario: Scenario } | { runs: false; reason: string };
 

@@ -12,7 +12,8 @@ import { countsOf, finishRecords, recordsName, type RunResult, type ScenarioResu
 import { RecordsStream } from '../report/records-file.ts';
 import type { Reporter } from '../report/reporters/reporter.ts';
 import type { Expectation } from '../model/scenario.ts';
-import type { OptionValues, ScenarioDefinition } from '../scenarios/definition.ts';
+import type { OptionValues } from '../model/verdict.ts';
+import type { ScenarioDefinition } from '../scenarios/definition.ts';
 import { packageRoot, TOOL_VERSION } from '../paths.ts';
 import { runScenario, type ScenarioProgress } from './run-scenario.ts';
 import { attributionNotes } from './attribution.ts';

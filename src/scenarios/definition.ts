@@ -5,14 +5,12 @@
 
 import type { Scenario } from '../model/scenario.ts';
 import type { Profile } from '../profiles/profile.ts';
-import type { Toleration } from '../model/verdict.ts';
+import type { OptionValues, Toleration } from '../model/verdict.ts';
 
 export type Feature = 'http' | 'http-keepalive' | 'http-no-keepalive' | 'backend' | 'rollout' | 'slow-lb' | 'idle' | 'tcp-stream' | 'websocket' | 'sse' | 'turn' | 'gateway' | 'udp' | 'endpoint-discovery' | 'http2' | 'scale' | 'node-drain' | 'control-plane' | 'grpc' | 'reload' | 'route-change';
 
 /** Seed discussions (src/scenarios/seeds.ts), by their number. */
 export type Seed = '000' | '001' | '002' | '003' | '004' | '005';
-
-export type OptionValues = Record<string, number>;
 
 /**
  * One option of a scenario, declared where the scenario (or the factory it shares) uses it. Its range

@@ -2,9 +2,9 @@
 // verdict against this, so that "the same verdict every run" cannot hide a verdict that is the same
 // and wrong (a false pass of a mutant, a false fail of a drain-correct system).
 
-import type { Toleration, Verdict } from '../model/verdict.ts';
+import type { OptionValues, Toleration, Verdict } from '../model/verdict.ts';
 import type { Profile } from '../profiles/profile.ts';
-import type { OptionValues, ScenarioDefinition } from './definition.ts';
+import type { ScenarioDefinition } from './definition.ts';
 import { MESH_TOLERATES } from '../profiles/meshes.ts';
 
 export type JudgedVerdict = Extract<Verdict, 'pass' | 'fail'>;
@@ -34,9 +34,8 @@ export function expectedVerdict(
   // An installed GatewayClass (--gateway-class) is what the run finds out about: nothing is expected of it.
   if ('gatewayClass' in profile) return undefined;
   if (profile.kind === 'reference' || profile.kind === 'system') return 'pass';
-  const declared = declaredToleration(scenario, profile.name);
-  if (declared === undefined) return 'fail';
-  return typeof declared === 'string' || declared.holds({ ...scenario.defaults, ...options }) ? 'pass' : undefined;
+  if (declaredToleration(scenario, profile.name) === undefined) return 'fail';
+  return toleration(scenario, profile.name, options) === undefined ? undefined : 'pass';
 }
 
 /**

@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { openRun, planRun } from '../../src/api/run.ts';
 import type { ScenarioResult } from '../../src/report/results.ts';
 import { collectResult } from './collect.ts';
-import type { OptionValues } from '../../src/scenarios/definition.ts';
+import type { OptionValues } from '../../src/model/verdict.ts';
 import type { Profile } from '../../src/profiles/profile.ts';
 
 /**

@@ -15,7 +15,7 @@ import type { Profile } from '../../src/profiles/profile.ts';
 import { dropResult } from '../../src/report/collect.ts';
 import type { ScenarioResult } from '../../src/report/results.ts';
 import { runMatrix } from '../../src/runner/run-matrix.ts';
-import type { OptionValues } from '../../src/scenarios/definition.ts';
+import type { OptionValues } from '../../src/model/verdict.ts';
 import { catalog } from '../../src/scenarios/index.ts';
 
 const kubeVersion = process.env['ZERODROP_KUBE_VERSION'] || undefined;

@@ -10,7 +10,7 @@ import { CONFORMANCE_TIMEOUTS } from '../../src/providers/cluster-system.ts';
 import { isBuilt } from '../../src/providers/netns/go-module-build.ts';
 import { traefikModule } from '../../src/providers/netns/traefik-binary.ts';
 import { gatewayClassProfile } from '../../src/scenarios/gateway-class-profile.ts';
-import type { OptionValues } from '../../src/scenarios/definition.ts';
+import type { OptionValues } from '../../src/model/verdict.ts';
 import { expectFailedBy, expectPass, repeatUnmeasured } from '../helpers/run-case.ts';
 import { skipReason, title, useNetnsCluster } from './context.ts';
 

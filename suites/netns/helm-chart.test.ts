@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { isBuilt } from '../../src/providers/netns/go-module-build.ts';
 import { helmModule } from '../../src/providers/netns/helm-binary.ts';
 import type { Profile } from '../../src/profiles/profile.ts';
-import type { OptionValues } from '../../src/scenarios/definition.ts';
+import type { OptionValues } from '../../src/model/verdict.ts';
 import { expectFailedBy, expectPass, repeatUnmeasured } from '../helpers/run-case.ts';
 import { skipReason, title, useNetnsCluster } from './context.ts';
 

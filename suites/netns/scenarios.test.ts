@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { findProfile } from '../../src/profiles/index.ts';
-import type { OptionValues } from '../../src/scenarios/definition.ts';
+import type { OptionValues } from '../../src/model/verdict.ts';
 import type { ScenarioResult } from '../../src/report/results.ts';
 import { describeResult, expectFailedBy, expectPass, repeatUnmeasured } from '../helpers/run-case.ts';
 import { skipReason, title, useNetnsCluster } from './context.ts';

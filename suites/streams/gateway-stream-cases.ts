@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { onPath } from '../../src/profiles/requirements.ts';
 import type { ScenarioResult } from '../../src/report/results.ts';
-import type { OptionValues } from '../../src/scenarios/definition.ts';
+import type { OptionValues } from '../../src/model/verdict.ts';
 import { describeResult, expectFailedBy, expectPass, runCase } from '../helpers/run-case.ts';
 
 export function streamsIntactMessage(r: ScenarioResult): string | undefined {

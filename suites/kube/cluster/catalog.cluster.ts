@@ -15,7 +15,7 @@ import { packageRoot } from '../../../src/paths.ts';
 import { optionsFor, runMatrix } from '../../../src/runner/run-matrix.ts';
 import { catalog } from '../../../src/scenarios/index.ts';
 import { eligibility } from '../../../src/runner/eligibility.ts';
-import type { OptionValues } from '../../../src/scenarios/definition.ts';
+import type { OptionValues } from '../../../src/model/verdict.ts';
 import { describeResult } from '../../helpers/run-case.ts';
 import { clusterSession, providerName, selectedProfiles, skipReason, title } from './context.ts';
 

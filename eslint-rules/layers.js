@@ -11,7 +11,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 /** Lowest first; the folders (or single files) of one entry are siblings and do not import each other. */
 export const LAYERS = [
-  ['model', 'state', 'paths.ts'],
+  ['model', 'state', 'paths.ts', 'end-process.ts'],
   ['observe'],
   ['assert', 'profiles'],
   ['scenarios'],

@@ -304,3 +304,31 @@ describe('campaign --provider', () => {
     expect(() => parseCampaignArgs(argv)).toThrow(message);
   });
 });
+
+describe('campaign --gateway-class', () => {
+  it("campaigns the class's dataplane as a profile of its own, on every cluster provider", () => {
+    const args = parseCampaignArgs(['--provider', 'netns', '--gateway-class', 'traefik', '--scenario', 'gateway-delete-http']);
+    expect(args.profiles.map((p) => p.name)).toEqual(['gatewayclass-traefik']);
+    expect(args.providers[0]?.providerSettings.gatewayClass?.name).toBe('traefik');
+    // Nothing is expected of an installed class: the campaign finds out, and counts.
+    expect(pairOf('gateway-delete-http', 'gatewayclass-traefik', args.scenarios, args.profiles).expected).toBeUndefined();
+    const named = parseCampaignArgs(['--provider', 'netns', '--gateway-class', 'traefik', '--profile', 'reference']);
+    expect(named.profiles.map((p) => p.name)).toEqual(['reference', 'gatewayclass-traefik']);
+  });
+
+  it("takes the config's gatewayClassName, the flag overriding it", () => {
+    const config = { gatewayClassName: 'eg', dataplaneSelector: 'app=envoy' };
+    expect(parseCampaignArgs(['--provider', 'kind'], config).providers[0]?.providerSettings.gatewayClass).toMatchObject({ name: 'eg', dataplaneSelector: 'app=envoy' });
+    expect(parseCampaignArgs(['--provider', 'kind', '--gateway-class', 'istio'], config).profiles.map((p) => p.name)).toEqual(['gatewayclass-istio']);
+  });
+
+  it.each<[string[], RegExp]>([
+    [['--gateway-class', 'traefik'], /^--gateway-class: needs a cluster \(--provider netns, kind, k3s or cluster\)/],
+    [['--provider', 'local,netns', '--gateway-class', 'traefik'], /^--gateway-class: needs a cluster /],
+    [['--provider', 'netns', '--gateway-class', 'Traefik_X'], /^--gateway-class Traefik_X: expected the name of a GatewayClass/],
+    [['--provider', 'netns', '--dataplane-selector', 'app=x'], /^--dataplane-selector: applies to --gateway-class/],
+  ])('%j is refused, naming the flag', (argv, message) => {
+    expect(() => parseCampaignArgs(argv)).toThrow(UsageError);
+    expect(() => parseCampaignArgs(argv)).toThrow(message);
+  });
+});

@@ -29,6 +29,8 @@ import type { Profile } from '../profiles/profile.ts';
 import type { ScenarioDefinition } from '../scenarios/definition.ts';
 import { reportDirProblem } from '../config/checks.ts';
 import { expectedVerdict, type JudgedVerdict } from '../scenarios/expected.ts';
+import { clusterSystemArgs, clusterSystemSettings } from '../config/cluster-system-args.ts';
+import { gatewayClassProfile, isGatewayClassProfile } from '../scenarios/gateway-class-profile.ts';
 
 export interface CampaignRow {
   scenario: string;
@@ -236,7 +238,7 @@ export interface CampaignArgs {
   reportDir: string;
   /** The whole catalog (controls included) unless --scenario narrows it. */
   scenarios: readonly ScenarioDefinition[];
-  /** Every profile unless --profile narrows it. */
+  /** Every profile unless --profile narrows it; with --gateway-class, the class's dataplane (only it, unless --profile names others). */
   profiles: readonly Profile[];
   /**
    * --ablations: the ablated twins of the selected profiles (src/profiles/ablation.ts), each run on
@@ -279,9 +281,17 @@ function parseProviders(values: { provider?: string[] } & ProviderFlagValues): C
 
 /** The campaign's flags over the config's selection (`config`: zerodrop.config.ts), checked before anything runs. */
 export function parseCampaignArgs(argv: string[], config: ZerodropConfig = {}): CampaignArgs {
-  const { values } = parseFlags('campaign', argv, CAMPAIGN_FLAGS);
+  // The config's cluster settings (gatewayClassName...) go first, as run takes them, so that a flag overrides its field.
+  const fromConfig = clusterSystemArgs(config).flatMap(([flag, value]) => [`--${flag}`, value]);
+  const { values } = parseFlags('campaign', [...fromConfig, ...argv], CAMPAIGN_FLAGS);
   const { provider, 'kube-version': kubeVersion, nodes, 'cluster-name': clusterName, kubeconfig, context } = values;
-  const providers = parseProviders({ provider, 'kube-version': kubeVersion, nodes, 'cluster-name': clusterName, kubeconfig, context });
+  const { 'gateway-class': className, 'dataplane-selector': selector, 'namespace-labels': labels, 'namespace-annotations': annotations, 'gateway-timeout': timeouts } = values;
+  const system = { 'gateway-class': className, 'dataplane-selector': selector, 'namespace-labels': labels, 'namespace-annotations': annotations, 'gateway-timeout': timeouts };
+  // A class has no counterpart on the local provider: clusterSystemSettings refuses it there, naming the fix.
+  const providers = parseProviders({ provider, 'kube-version': kubeVersion, nodes, 'cluster-name': clusterName, kubeconfig, context }).map((p) => ({
+    ...p,
+    providerSettings: { ...p.providerSettings, ...clusterSystemSettings(p.provider, system) },
+  }));
   const runs = /^\d+$/.test(values.runs) ? Number(values.runs) : NaN;
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UsageError(`--runs ${values.runs}: must be a whole number from 1 to 1000`);
   const problem = reportDirProblem(values['report-dir']);
@@ -290,7 +300,10 @@ export function parseCampaignArgs(argv: string[], config: ZerodropConfig = {}): 
   const configScenarios = config.scenarios;
   const scenarios = values.scenario ? scenariosNamed(values.scenario) : configScenarios ? scenariosNamed(configScenarios) : catalog;
   const configProfiles = config.profiles?.map((p) => (typeof p === 'string' ? p : p.name));
-  const profiles = values.profile ? profilesNamed(values.profile, defined) : configProfiles ? profilesNamed(configProfiles, defined) : allProfiles;
+  // Naming a class is campaigning its dataplane: the built-ins join it only when named.
+  const named = values.profile ? profilesNamed(values.profile, defined) : configProfiles ? profilesNamed(configProfiles, defined) : className !== undefined ? [] : allProfiles;
+  // The class plays the gateway role as a profile of its own, as in run, so that its rows are named for it.
+  const profiles = className !== undefined ? [...named, gatewayClassProfile(className)] : named;
   const candidates = [...ablatedProfiles, ...defined.filter((p) => p.ablation !== undefined)];
   const ablations = values.ablations
     ? candidates.filter((a) => profiles.some((p) => p.name === a.ablation?.profile) && scenarios.some((s) => a.ablation?.caughtBy.includes(s.id)))
@@ -339,11 +352,14 @@ export async function campaign(argv: string[]): Promise<number> {
   // The same path as `zerodrop run` (the programmatic API): the run's state record lets `zerodrop
   // clean` find what a crashed campaign left.
   // Profiles of the config file go as themselves (their names mean nothing to the catalog).
-  const selection = [...profiles, ...args.ablations].map((p) => (isDefinedProfile(p as unknown) ? p : p.name));
-  const plan = planRun({ provider: 'local', scenarios: scenarios.map((s) => s.id), profiles: selection, ...(config.set ? { set: config.set } : {}) }, { source: 'campaign' });
+  // A class's profile is no catalog name: it joins each plan after planning, as parseRunArgs adds it.
+  const selection = [...profiles, ...args.ablations].filter((p) => !isGatewayClassProfile(p)).map((p) => (isDefinedProfile(p as unknown) ? p : p.name));
+  const classes = profiles.filter(isGatewayClassProfile);
+  const plan = planRun({ provider: 'local', scenarios: scenarios.map((s) => s.id), ...(selection.length > 0 ? { profiles: selection } : {}), ...(config.set ? { set: config.set } : {}) }, { source: 'campaign' });
   // The selection is the same on every provider; only where it runs differs.
   const plans = args.providers.map(({ provider, providerSettings }) => ({
     ...plan,
+    profiles: [...plan.profiles, ...classes],
     provider,
     providerSettings,
     kubeVersions: providerSettings.kubeVersion !== undefined ? [providerSettings.kubeVersion] : [],

@@ -4,6 +4,7 @@
 
 import type { FlagTable } from '../config/flags.ts';
 import { CAMPAIGN_PROVIDER_HELP, KUBE_VERSION_HELP, PROVIDER_FLAGS } from '../config/run-flags.ts';
+import { CLUSTER_SYSTEM_FLAGS } from '../config/cluster-system-args.ts';
 
 const CONFIG = { type: 'string', value: 'FILE' } as const;
 
@@ -11,7 +12,7 @@ export const CAMPAIGN_FLAGS = {
   runs: { type: 'string', default: '20', value: 'N', help: 'how many times (default 20)' },
   'report-dir': { type: 'string', default: 'reports', value: 'DIR', help: 'where campaign.json goes, rewritten after every run (default: reports)' },
   scenario: { type: 'string', multiple: true, value: 'ID', help: "only this scenario, repeatable (default: the config's, else the whole catalog, controls included)" },
-  profile: { type: 'string', multiple: true, value: 'NAME', help: "only this profile, repeatable (default: the config's, else every built-in; a missing binary is skipped)" },
+  profile: { type: 'string', multiple: true, value: 'NAME', help: "only this profile, repeatable (default: the config's, else every built-in, or with --gateway-class none but the class's; a missing binary is skipped)" },
   ablations: {
     type: 'boolean',
     default: false,
@@ -23,6 +24,12 @@ export const CAMPAIGN_FLAGS = {
   provider: { type: 'string', multiple: true, value: 'NAME', help: CAMPAIGN_PROVIDER_HELP },
   'kube-version': { ...PROVIDER_FLAGS['kube-version'], help: `${KUBE_VERSION_HELP}; one version, for the providers that take it` },
   kubeconfig: { ...PROVIDER_FLAGS.kubeconfig, help: 'cluster: which cluster; the campaign only touches its own namespaces' },
+  // An installed implementation's class, taken as run takes it: its dataplane is one more profile.
+  ...CLUSTER_SYSTEM_FLAGS,
+  'gateway-class': {
+    ...CLUSTER_SYSTEM_FLAGS['gateway-class'],
+    help: `${CLUSTER_SYSTEM_FLAGS['gateway-class'].help}; its dataplane is one more profile (gatewayclass-NAME); every provider of the campaign must be a cluster`,
+  },
   // Read before parsing (loadConfig); listed so that strict parsing accepts it.
   config: {
     ...CONFIG,

@@ -34,8 +34,9 @@ export function expectedVerdict(
   // An installed GatewayClass (--gateway-class) is what the run finds out about: nothing is expected of it.
   if ('gatewayClass' in profile) return undefined;
   if (profile.kind === 'reference' || profile.kind === 'system') return 'pass';
-  if (declaredToleration(scenario, profile.name) === undefined) return 'fail';
-  return toleration(scenario, profile.name, options) === undefined ? undefined : 'pass';
+  const declared = declaredToleration(scenario, profile.name);
+  if (declared === undefined) return 'fail';
+  return holds(declared, scenario, options) ? 'pass' : undefined;
 }
 
 /**
@@ -45,13 +46,17 @@ export function expectedVerdict(
  */
 export function toleration(scenario: Pick<ScenarioDefinition, 'id' | 'tolerates' | 'defaults'>, profile: string, options: OptionValues = {}): string | undefined {
   const declared = declaredToleration(scenario, profile);
-  if (declared === undefined || typeof declared === 'string') return declared;
-  return declared.holds({ ...scenario.defaults, ...options }) ? declared.why : undefined;
+  return declared !== undefined && holds(declared, scenario, options) ? tolerationWhy(declared) : undefined;
 }
 
 /** Why the scenario says it passes a profile, whatever the options: what `zerodrop list` prints. */
 export function tolerationWhy(declared: Toleration): string {
   return typeof declared === 'string' ? declared : declared.why;
+}
+
+/** A toleration declared with a predicate holds only for the option values it names (over the scenario's defaults). */
+function holds(declared: Toleration, scenario: Pick<ScenarioDefinition, 'defaults'>, options: OptionValues): boolean {
+  return typeof declared === 'string' || declared.holds({ ...scenario.defaults, ...options });
 }
 
 function declaredToleration(scenario: Pick<ScenarioDefinition, 'id' | 'tolerates'>, profile: string): Toleration | undefined {

@@ -66,7 +66,7 @@ class SimCluster {
   namespaceDeleted = false;
   readonly fake: FakeApiServer;
   readonly placement: Placement;
-  constructor(fake: FakeApiServer, placement: Placement, opts: { features: string[]; gatewayOwned?: boolean; classAccepted?: boolean }) {
+  constructor(fake: FakeApiServer, placement: Placement, opts: { features: string[]; gatewayOwned?: boolean; classAccepted?: boolean; stuckScale?: boolean }) {
     this.fake = fake;
     this.placement = placement;
     for (const ns of [NS, EG_NS]) for (const p of [pods(ns), slices(ns), events(ns)]) fake.serve(p);
@@ -97,8 +97,11 @@ class SimCluster {
       }
       if (r.method === 'PATCH' && r.contentType === PATCH.apply) return { status: 200, body: this.apply(r.path, r.body as Obj, opts) };
       if (r.method === 'PATCH' && r.contentType === PATCH.strategic && this.objects.has(r.path)) return { status: 200, body: this.restart(r.path) };
+      const scaled = /^(.*\/deployments\/[^/]+)\/scale$/.exec(r.path)?.[1];
+      const deployment = scaled === undefined ? undefined : this.objects.get(scaled);
+      if (scaled !== undefined && deployment && r.method === 'GET') return { status: 200, body: { spec: { replicas: (deployment['spec'] as { replicas: number }).replicas } } };
+      if (scaled !== undefined && deployment && r.method === 'PATCH') return { status: 200, body: this.scale(scaled, (r.body as { spec: { replicas: number } }).spec.replicas, opts.stuckScale === true) };
       if (r.method === 'PATCH') return { status: 200, body: { metadata: { generation: 2 } } };
-      if (r.method === 'GET' && r.path.endsWith('/scale')) return { status: 200, body: { spec: { replicas: 2 } } };
       if (r.method === 'GET') {
         const o = this.objects.get(r.path);
         return o ? { status: 200, body: o } : { status: 404, body: { kind: 'Status', code: 404, reason: 'NotFound' } };
@@ -121,10 +124,39 @@ class SimCluster {
     const next: Obj = { ...current, metadata: { ...current.metadata, generation } };
     this.objects.set(path, next);
     setTimeout(() => {
-      this.objects.set(path, { ...next, status: { ...(next['status'] as object), observedGeneration: generation } });
+      this.observe(path, generation);
       this.restartObservedAt = performance.now();
     }, 150);
     return next;
+  }
+
+  /** The Deployment's controller caught up with `generation` (never back to an older one), its status as given. */
+  private observe(path: string, generation: number, status: Record<string, number> = {}): void {
+    const now = this.objects.get(path)!;
+    const before = (now['status'] ?? {}) as { observedGeneration?: number };
+    this.objects.set(path, { ...now, status: { ...before, ...status, observedGeneration: Math.max(before.observedGeneration ?? 0, generation) } });
+  }
+
+  /** A scale of a dataplane Deployment: a new generation and spec.replicas, its status caught up a little later (never, when `stuck`). */
+  private scale(path: string, replicas: number, stuck: boolean): Obj {
+    const current = this.objects.get(path)!;
+    const generation = ((current.metadata['generation'] as number | undefined) ?? 1) + 1;
+    const next: Obj = { ...current, metadata: { ...current.metadata, generation }, spec: { ...(current['spec'] as object), replicas } };
+    this.objects.set(path, next);
+    if (stuck) return { spec: { replicas } };
+    // Its ReplicaSet's pods follow: the last ones go on a scale-down and come back on a scale-up.
+    const ns = /\/namespaces\/([^/]+)\//.exec(path)?.[1] ?? '';
+    const names = ['acme-proxy-a', 'acme-proxy-b'];
+    for (const name of names.slice(replicas)) this.terminate(ns, name);
+    for (const name of names.slice(0, replicas)) {
+      const pod = this.pods.get(`${ns}/${name}`);
+      if (pod?.metadata['deletionTimestamp'] !== undefined) {
+        const { deletionTimestamp: _gone, deletionGracePeriodSeconds: _grace, ...metadata } = pod.metadata;
+        this.putPod(ns, { ...pod, metadata: { ...metadata, name } });
+      }
+    }
+    setTimeout(() => this.observe(path, generation, { replicas, updatedReplicas: replicas, readyReplicas: replicas }), 50);
+    return { spec: { replicas } };
   }
 
   private putPod(ns: string, pod: Obj): void {
@@ -136,7 +168,9 @@ class SimCluster {
   private terminate(ns: string, name: string): void {
     const current = this.pods.get(`${ns}/${name}`);
     if (!current) return;
-    this.fake.put(pods(ns), { ...current, metadata: { ...current.metadata, deletionTimestamp: new Date().toISOString(), deletionGracePeriodSeconds: 30 } });
+    const terminating = { ...current, metadata: { ...current.metadata, deletionTimestamp: new Date().toISOString(), deletionGracePeriodSeconds: 30 } };
+    this.pods.set(`${ns}/${name}`, terminating);
+    this.fake.put(pods(ns), terminating);
     setTimeout(() => this.fake.remove(pods(ns), name), 30);
   }
 
@@ -173,7 +207,7 @@ class SimCluster {
     this.objects.set(`/apis/apps/v1/namespaces/${ns}/deployments/acme-proxy`, {
       metadata: { name: 'acme-proxy', generation: 1, ...(opts.gatewayOwned ? { ownerReferences: [{ kind: 'Gateway', name: 'zerodrop', controller: true }] } : {}) },
       spec: { replicas: 2 },
-      status: { observedGeneration: 1, updatedReplicas: 2 },
+      status: { observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 2 },
     });
     this.objects.set(`/apis/apps/v1/namespaces/${ns}/replicasets/acme-proxy-5f7`, { metadata: { name: 'acme-proxy-5f7', ownerReferences: [{ kind: 'Deployment', name: 'acme-proxy', controller: true }] } });
     this.objects.set(`/api/v1/namespaces/${ns}/services/acme-proxy`, { metadata: { name: 'acme-proxy', namespace: ns, labels }, spec: { type: 'NodePort', ports: [{ port: 8000, nodePort: CLASS_NODE_PORT }] } });
@@ -211,12 +245,13 @@ describe('--gateway-class as the gateway role of the kube provider', () => {
   });
 
   /** The host side of kind's published NodPorts: the class's NodePort maps to a port the test listens on (or to a closed one). */
-  async function setup(placement: Placement, opts: { features?: string[]; gatewayOwned?: boolean; selector?: string; reachable?: boolean; classAccepted?: boolean; timeouts?: GatewayClassSettings['timeouts'] } = {}) {
+  async function setup(placement: Placement, opts: { features?: string[]; gatewayOwned?: boolean; selector?: string; reachable?: boolean; classAccepted?: boolean; stuckScale?: boolean; timeouts?: GatewayClassSettings['timeouts'] } = {}) {
     fake = await new FakeApiServer().listen();
     const sim = new SimCluster(fake, placement, {
       features: opts.features ?? ['Gateway', 'HTTPRoute', 'GatewayInfrastructurePropagation'],
       ...(opts.gatewayOwned ? { gatewayOwned: true } : {}),
       ...(opts.classAccepted === false ? { classAccepted: false } : {}),
+      ...(opts.stuckScale ? { stuckScale: true } : {}),
     });
     const server = createServer((s) => s.destroy());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -346,14 +381,27 @@ describe('--gateway-class as the gateway role of the kube provider', () => {
     // The rollout is done only once the controller observed the new generation (and the pods are ready).
     await provider.waitForRollout('gateway', { timeoutMs: 2_000 });
     expect(sim.restartObservedAt).toBeDefined();
-    expect(recorder.timeline.events.find((e) => e.kind === 'rollout-complete')?.detail).toEqual({ generation: 2 });
+    // Generation 2 was the scale.
+    expect(recorder.timeline.events.find((e) => e.kind === 'rollout-complete')?.detail).toEqual({ generation: 3 });
     const patches = writes().filter((r) => r.method === 'PATCH' && r.contentType !== PATCH.apply);
     expect(patches.map((r) => [r.path, r.contentType])).toEqual([
       [`/apis/apps/v1/namespaces/${EG_NS}/deployments/acme-proxy/scale`, PATCH.merge],
       [`/apis/apps/v1/namespaces/${EG_NS}/deployments/acme-proxy`, PATCH.strategic],
     ]);
     expect(recorder.timeline.events.find((e) => e.kind === 'scale')?.detail).toMatchObject({ to: 1, object: `deployments/${EG_NS}/acme-proxy` });
+    // The class's dataplane serves the runs after this one: teardown puts its replicas back and waits until they are ready.
     await provider.teardown();
+    const scales = writes().filter((r) => r.path.endsWith('/acme-proxy/scale')).map((r) => (r.body as { spec: unknown }).spec);
+    expect(scales).toEqual([{ replicas: 1 }, { replicas: 2 }]);
+    expect(sim.objects.get(`/apis/apps/v1/namespaces/${EG_NS}/deployments/acme-proxy`)?.['status']).toMatchObject({ replicas: 2, readyReplicas: 2 });
+  });
+
+  it('mutant: a dataplane that does not come back after the scale makes teardown fail, naming it; the run namespace still goes', async () => {
+    const { provider, sim } = await setup('selector', { selector: 'app.kubernetes.io/name=acme-proxy', stuckScale: true, timeouts: { ...FAST, gatewayMustHaveCondition: 300 } });
+    await provider.deploy(build('gateway-scale-down').topology, { timeoutMs: 5_000 });
+    await provider.scale('gateway', 1);
+    await expect(provider.teardown()).rejects.toThrow(`waiting for Deployment ${EG_NS}/acme-proxy, GatewayClass ${CLASS}'s dataplane, to be as the run found it`);
+    expect(sim.namespaceDeleted).toBe(true);
   });
 
   it('a route kind the class does not list: deploy throws ProfileCannotPlay before anything is created, and the run says skipped with the reason', async () => {

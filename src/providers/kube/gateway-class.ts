@@ -331,6 +331,33 @@ export async function owningWorkload(client: KubeClient, pod: PodLike): Promise<
   return `pod ${namespace}/${pod.metadata.name} is owned by a ${owner.kind} (${owner.name}), which zerodrop cannot scale or roll`;
 }
 
+/** The apps/v1 resource a workload is served as. */
+export function workloadResource(workload: OwningWorkload): 'deployments' | 'statefulsets' | 'daemonsets' {
+  return workload.kind === 'Deployment' ? 'deployments' : workload.kind === 'StatefulSet' ? 'statefulsets' : 'daemonsets';
+}
+
+/**
+ * The workload is as its controller wants it (apps/v1 status): the newest generation observed, and
+ * every replica it wants updated and ready, none else counted. What a class's shared dataplane must
+ * be again before the next run meets it.
+ */
+export async function workloadSettled(client: KubeClient, workload: OwningWorkload): Promise<boolean> {
+  const { body } = await client.request<{
+    metadata?: { generation?: number };
+    spec?: { replicas?: number };
+    status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; readyReplicas?: number; desiredNumberScheduled?: number; updatedNumberScheduled?: number; numberReady?: number };
+  }>('GET', `/apis/apps/v1/namespaces/${workload.namespace}/${workloadResource(workload)}/${workload.name}`);
+  const s = body.status ?? {};
+  if ((s.observedGeneration ?? 0) < (body.metadata?.generation ?? 0)) return false;
+  if (workload.kind === 'DaemonSet') {
+    const want = s.desiredNumberScheduled ?? 0;
+    return (s.updatedNumberScheduled ?? 0) === want && (s.numberReady ?? 0) === want;
+  }
+  // apps/v1 defaults spec.replicas to 1.
+  const want = body.spec?.replicas ?? 1;
+  return (s.replicas ?? 0) === want && (s.updatedReplicas ?? 0) === want && (s.readyReplicas ?? 0) === want;
+}
+
 /**
  * Why scaling the dataplane cannot be measured, or undefined when it can. A workload that another
  * object controls has its replicas set by that object's controller, which would undo a scale while

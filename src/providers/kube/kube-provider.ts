@@ -9,7 +9,7 @@ import type { Recorder } from '../../observe/recorder.ts';
 import type { Scenario } from '../../model/scenario.ts';
 import { type DeleteOptions, type DrainNodeOptions, type PodInfo, type Provider, type ProviderCapabilities, type ServiceAddress, type StatedDrain } from '../provider.ts';
 import type { GatewayClassSettings } from '../cluster-system.ts';
-import { moveRoute, openGatewayClassRun, probeTcp, waitForGatewayClass, type GatewayClassRun, type GatewayEndpoint } from './gateway-class.ts';
+import { moveRoute, openGatewayClassRun, probeTcp, waitForGatewayClass, workloadResource, workloadSettled, type GatewayClassRun, type GatewayEndpoint, type OwningWorkload } from './gateway-class.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { routeKindProblem, type ListenerRoute } from './gateway-objects.ts';
 import { assertNamespaceFree, deleteRunNamespace, deleteRunObject, serverSideApply } from './apply.ts';
@@ -144,6 +144,8 @@ export class KubeProvider implements Provider {
   /** The GatewayClass flow of this run, once its Gateway exists (teardown deletes its objects). */
   private classRun?: GatewayClassRun;
   private dataplane?: ClassDataplane;
+  /** The replicas the class's owning workload had before this run first scaled it. */
+  private classReplicasFound?: number | undefined;
 
   constructor(opts: KubeProviderOptions) {
     this.opts = opts;
@@ -318,6 +320,8 @@ export class KubeProvider implements Provider {
     const target = this.workloadTarget(workload, 'scale');
     if (target.resource === 'daemonsets') throw new Error(`workload ${workload} is a DaemonSet; it has no replicas to scale`);
     const from = await chaos.scaleDeployment(this.client, target.namespace, target.name, replicas, target.resource);
+    // The class's replicas as the run found them, for teardown to put back.
+    if (this.dataplane?.workload === workload) this.classReplicasFound ??= from;
     this.recorder.event('scale', { workload, detail: { from, to: replicas, ...(target.name !== workload ? { object: `${target.resource}/${target.namespace}/${target.name}` } : {}) } });
   }
 
@@ -435,6 +439,11 @@ export class KubeProvider implements Provider {
       // The class's routes, then its Gateway, each gone before the next, while its controller runs;
       // the GatewayClass is never written to.
       const classRun = this.classRun;
+      // A class's dataplane outlives the run and serves the next: it is left as found, its replicas
+      // back and every pod ready, or the next run meets this one's scale-down (a campaign's second
+      // gateway-scale-down found one pod and deleted none) or a replacement pod still starting.
+      const owner = this.dataplane?.run.workload;
+      if (owner !== undefined && typeof owner !== 'string') await attempt(() => this.restoreClassWorkload(owner));
       if (classRun) await attempt(async () => void (await classRun.teardown()));
       for (const object of [...this.chartObjects].reverse()) await attempt(() => deleteRunObject(this.client, object, this.opts.runId, { waitMs, pollMs }));
       for (const uninstall of this.uninstalls.reverse()) await attempt(uninstall);
@@ -521,6 +530,18 @@ export class KubeProvider implements Provider {
     }
   }
 
+  /** The class's owning workload back at the replicas the run found, and settled (every replica updated and ready). */
+  private async restoreClassWorkload(owner: OwningWorkload): Promise<void> {
+    const found = this.classReplicasFound;
+    if (found !== undefined && owner.kind !== 'DaemonSet') await chaos.scaleDeployment(this.client, owner.namespace, owner.name, found, owner.kind === 'StatefulSet' ? 'statefulsets' : 'deployments');
+    // Teardown runs after the run's own signal stopped everything; this wait is bounded by its timeout alone.
+    await this.pollUntil(() => workloadSettled(this.client, owner), {
+      timeoutMs: this.opts.gatewayClass?.timeouts.gatewayMustHaveCondition ?? OBJECT_DELETE_TIMEOUT_MS,
+      signal: new AbortController().signal,
+      what: `${owner.kind} ${owner.namespace}/${owner.name}, GatewayClass ${this.opts.gatewayClass?.name ?? ''}'s dataplane, to be as the run found it`,
+    });
+  }
+
   /** The object a scale or restart of `workload` acts on: the run's Deployment, or the owning workload of a class's dataplane. */
   private workloadTarget(workload: string, action: 'scale' | 'rollout-restart'): { namespace: string; name: string; resource: chaos.WorkloadResource } {
     const dataplane = this.dataplane;
@@ -528,7 +549,7 @@ export class KubeProvider implements Provider {
     const problem = action === 'scale' ? dataplane.run.scaleProblem : dataplane.run.rollProblem;
     const owner = dataplane.run.workload;
     if (problem || typeof owner === 'string') throw new Error(`${action} of ${workload}: ${problem ?? String(owner)}`);
-    return { namespace: owner.namespace, name: owner.name, resource: owner.kind === 'Deployment' ? 'deployments' : owner.kind === 'StatefulSet' ? 'statefulsets' : 'daemonsets' };
+    return { namespace: owner.namespace, name: owner.name, resource: workloadResource(owner) };
   }
 
   /** Every Node's spec.podCIDRs (spec.podCIDR before dual-stack), or none where the run may not list Nodes. */
@@ -573,7 +594,7 @@ export class KubeProvider implements Provider {
   private async classRolledOut(workload: string): Promise<boolean> {
     const owner = this.dataplane?.run.workload;
     if (!owner || typeof owner === 'string') return false;
-    const resource = owner.kind === 'Deployment' ? 'deployments' : owner.kind === 'StatefulSet' ? 'statefulsets' : 'daemonsets';
+    const resource = workloadResource(owner);
     const { body } = await this.client.request<{
       metadata?: { generation?: number };
       spec?: { replicas?: number };

@@ -138,7 +138,7 @@ class SimCluster {
   }
 
   /** A scale of a dataplane Deployment: a new generation and spec.replicas, its status caught up a little later (never, when `stuck`). */
-  private scale(path: string, replicas: number, stuck: boolean): Obj {
+  private scale(path: string, replicas: number, stuck: boolean): { spec: { replicas: number } } {
     const current = this.objects.get(path)!;
     const generation = ((current.metadata['generation'] as number | undefined) ?? 1) + 1;
     const next: Obj = { ...current, metadata: { ...current.metadata, generation }, spec: { ...(current['spec'] as object), replicas } };

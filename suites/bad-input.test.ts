@@ -136,7 +136,7 @@ describe('zerodrop campaign flags, in process', () => {
     [['--scenario', 'backend-delete'], /^--scenario backend-delete: unknown scenario; known: backend-delete-http, /],
     [
       ['--workers', '2'],
-      /^campaign: unknown flag --workers; flags: --runs <value>, --report-dir <value>, --scenario <value>, --profile <value>, --ablations, --provider <value>, --kube-version <value>, --cluster-name <value>, --nodes <value>, --kubeconfig <value>, --context <value>, --config <value>$/,
+      /^campaign: unknown flag --workers; flags: --runs <value>, --report-dir <value>, --scenario <value>, --profile <value>, --ablations, --provider <value>, --kube-version <value>, --cluster-name <value>, --nodes <value>, --kubeconfig <value>, --context <value>, --gateway-class <value>, --dataplane-selector <value>, --namespace-labels <value>, --namespace-annotations <value>, --gateway-timeout <value>, --config <value>$/,
     ],
     [['--provider', 'local,minikube'], /^--provider minikube: unknown provider; use one of local, netns, kind, k3s, cluster$/],
     [['--provider', 'netns,netns'], /^--provider netns: given twice; give each provider once$/],

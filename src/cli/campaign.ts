@@ -285,12 +285,11 @@ export function parseCampaignArgs(argv: string[], config: ZerodropConfig = {}): 
   const fromConfig = clusterSystemArgs(config).flatMap(([flag, value]) => [`--${flag}`, value]);
   const { values } = parseFlags('campaign', [...fromConfig, ...argv], CAMPAIGN_FLAGS);
   const { provider, 'kube-version': kubeVersion, nodes, 'cluster-name': clusterName, kubeconfig, context } = values;
-  const { 'gateway-class': className, 'dataplane-selector': selector, 'namespace-labels': labels, 'namespace-annotations': annotations, 'gateway-timeout': timeouts } = values;
-  const system = { 'gateway-class': className, 'dataplane-selector': selector, 'namespace-labels': labels, 'namespace-annotations': annotations, 'gateway-timeout': timeouts };
+  const className = values['gateway-class'];
   // A class has no counterpart on the local provider: clusterSystemSettings refuses it there, naming the fix.
   const providers = parseProviders({ provider, 'kube-version': kubeVersion, nodes, 'cluster-name': clusterName, kubeconfig, context }).map((p) => ({
     ...p,
-    providerSettings: { ...p.providerSettings, ...clusterSystemSettings(p.provider, system) },
+    providerSettings: { ...p.providerSettings, ...clusterSystemSettings(p.provider, values) },
   }));
   const runs = /^\d+$/.test(values.runs) ? Number(values.runs) : NaN;
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UsageError(`--runs ${values.runs}: must be a whole number from 1 to 1000`);

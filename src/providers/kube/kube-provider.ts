@@ -436,14 +436,14 @@ export class KubeProvider implements Provider {
       // Terminating for good, its finalizer's owner gone.
       const waitMs = this.opts.objectDeleteTimeoutMs ?? OBJECT_DELETE_TIMEOUT_MS;
       const pollMs = this.opts.pollMs ?? 250;
-      // The class's routes, then its Gateway, each gone before the next, while its controller runs;
-      // the GatewayClass is never written to.
-      const classRun = this.classRun;
       // A class's dataplane outlives the run and serves the next: it is left as found, its replicas
       // back and every pod ready, or the next run meets this one's scale-down (a campaign's second
       // gateway-scale-down found one pod and deleted none) or a replacement pod still starting.
       const owner = this.dataplane?.run.workload;
       if (owner !== undefined && typeof owner !== 'string') await attempt(() => this.restoreClassWorkload(owner));
+      // The class's routes, then its Gateway, each gone before the next, while its controller runs;
+      // the GatewayClass is never written to.
+      const classRun = this.classRun;
       if (classRun) await attempt(async () => void (await classRun.teardown()));
       for (const object of [...this.chartObjects].reverse()) await attempt(() => deleteRunObject(this.client, object, this.opts.runId, { waitMs, pollMs }));
       for (const uninstall of this.uninstalls.reverse()) await attempt(uninstall);

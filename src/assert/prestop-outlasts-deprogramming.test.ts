@@ -55,6 +55,30 @@ describe('preStopOutlastsDeprogramming', () => {
     expect(r.message).toBe("gateway-1's stop signal came 2.030 s after its delete (at t=3.030 s, from its log); a cluster does not show a preStop, so its margin over deprogramming is not measured here");
   });
 
+  it("measures the margin on a cluster whose node agent shows the preStop and the signal (zerodrop's own), and fails one without it", () => {
+    const run = (signalAt: number) => {
+      const b = new TimelineBuilder().pod('gateway-1', { workload: 'gateway', service: 'gateway' });
+      b.event(1000, 'chaos', { pod: 'gateway-1', detail: { step: 'delete', action: 'delete-pod' } });
+      b.event(1000, 'delete-issued', { pod: 'gateway-1', workload: 'gateway', detail: { observed: 'api-response' } });
+      b.event(1010, 'prestop-start', { pod: 'gateway-1', detail: { observed: 'node-agent' } });
+      b.event(signalAt - 2, 'prestop-end', { pod: 'gateway-1', detail: { observed: 'node-agent' } });
+      b.event(signalAt, 'sigterm', { pod: 'gateway-1', detail: { signal: 'SIGQUIT', observed: 'node-agent' } });
+      b.event(signalAt + 500, 'exit', { pod: 'gateway-1', detail: { code: 0, observed: 'watch' } });
+      return evaluateOne(expectation, b.build());
+    };
+    expect(run(8030)).toMatchObject({ verdict: 'pass', details: { pods: { 'gateway-1': { marginMs: 2030, neededMs: 1000 } } } });
+    expect(run(6030)).toMatchObject({ verdict: 'fail', details: { pods: { 'gateway-1': { marginMs: 30, neededMs: 1000 } } } });
+  });
+
+  it('does not measure a pod whose node agent shows a preStop but whose signal is unseen', () => {
+    const b = new TimelineBuilder().pod('gateway-1', { workload: 'gateway', service: 'gateway' });
+    b.event(1000, 'chaos', { pod: 'gateway-1', detail: { step: 'delete', action: 'delete-pod' } });
+    b.event(1000, 'delete-issued', { pod: 'gateway-1', workload: 'gateway', detail: { observed: 'api-response' } });
+    b.event(1010, 'prestop-start', { pod: 'gateway-1', detail: { observed: 'node-agent' } });
+    b.event(9000, 'exit', { pod: 'gateway-1', detail: { code: 0, observed: 'watch' } });
+    expect(evaluateOne(expectation, b.build())).toMatchObject({ verdict: 'pass', details: { pods: { 'gateway-1': { observed: false } } } });
+  });
+
   it('measures no margin of a pod without a preStop hook: keeping to accept after the stop signal is a correct drain too', () => {
     expect(evaluateOne(expectation, drained(0, 5000))).toMatchObject({ verdict: 'pass', details: { pods: { 'gateway-1': { preStop: false } } } });
   });

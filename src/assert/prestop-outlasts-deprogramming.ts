@@ -17,15 +17,17 @@ export function preStopOutlastsDeprogramming(expectation: PreStopOutlastsDeprogr
   return perPod('preStopOutlastsDeprogramming', expectation.pod, ctx, (pod, lc) => {
     const deleted = reference(lc, 'delete');
     if (typeof deleted !== 'number') return deleted;
-    // A cluster records neither the preStop nor the stop signal, unless the app logs the signal
-    // (src/providers/kube/observers.ts): there is no margin to measure, and no SIGTERM missing.
-    if (lc.sigterm === undefined && lc.preStopStart === undefined) {
+    // A cluster records neither the preStop nor the stop signal, unless the app logs the signal or
+    // the node agent is zerodrop's own (src/providers/kube/observers.ts): there is no margin to
+    // measure, and no SIGTERM missing.
+    if (lc.sigterm === undefined && (lc.preStopStart === undefined || lc.sigtermSource === 'unseen')) {
       return { verdict: 'pass', message: `${pod}'s preStop and stop signal are not on the Timeline (a cluster shows the signal only where the app logs it): its margin is not measured here`, details: { delete: deleted, observed: false } };
     }
-    // A cluster shows the signal where the app logs it (or its exit by the signal proves it), and
-    // never the preStop: a signal the harness did not send, with no preStop on the Timeline, says
-    // nothing of whether the pod had a hook, so nothing is measured.
-    if (lc.preStopStart === undefined && lc.sigterm !== undefined && lc.sigtermSource !== 'harness') {
+    // A kubelet's cluster shows the signal where the app logs it (or its exit by the signal proves
+    // it), and never the preStop: such a signal, with no preStop on the Timeline, says nothing of
+    // whether the pod had a hook, so nothing is measured. A signal the harness or zerodrop's node
+    // agent sent comes with the preStop the same sender ran, if there was one.
+    if (lc.preStopStart === undefined && lc.sigterm !== undefined && (lc.sigtermSource === 'pod-log' || lc.sigtermSource === 'exit')) {
       return {
         verdict: 'pass',
         message: `${pod}'s stop signal came ${secs(lc.sigterm - deleted)} after its delete (at ${at(lc.sigterm)}, ${lc.sigtermSource === 'exit' ? 'its exit by the signal' : 'from its log'}); a cluster does not show a preStop, so its margin over deprogramming is not measured here`,

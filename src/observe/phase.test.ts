@@ -62,6 +62,9 @@ describe('podLifecycle', () => {
     const unseen = new TimelineBuilder().pod('q').event(400, 'delete-issued', { pod: 'q', detail: { observed: 'api' } }).event(900, 'exit', { pod: 'q', detail: { code: 0, observed: 'watch' } }).build();
     expect(podLifecycle(unseen, 'q')).toMatchObject({ sigtermSource: 'unseen' });
     expect(podLifecycle(unseen, 'q').sigterm).toBeUndefined();
+    // zerodrop's node agent says when it sent the signal; the app's log line beside it only that the app saw it.
+    const sent = new TimelineBuilder().pod('s').event(400, 'delete-issued', { pod: 's', detail: { observed: 'api' } }).event(410, 'sigterm', { pod: 's', detail: { observed: 'pod-log' } }).event(415, 'sigterm', { pod: 's', detail: { observed: 'node-agent' } }).build();
+    expect(podLifecycle(sent, 's')).toMatchObject({ sigterm: 415, sigtermSource: 'node-agent' });
     // On the local provider, which sends the signal itself, a pod that got none has no source at all.
     const unsent = new TimelineBuilder().pod('r').event(400, 'delete-issued', { pod: 'r' }).event(900, 'exit', { pod: 'r', detail: { code: 0 } }).build();
     expect(podLifecycle(unsent, 'r').sigtermSource).toBeUndefined();

@@ -53,12 +53,13 @@ export interface PodLifecycle {
   exitCode?: number | null;
   exitSignal?: string;
   /**
-   * Where `sigterm` comes from: the harness sent it (the local provider), the app logged it (a
-   * cluster), or the exit was by it (code 143). `unseen`: no stop signal on the Timeline, the pod's
-   * delete or exit seen by a provider that does not send the signal itself (a cluster: the kubelet
-   * sends it, and only an app that logs it shows when). Absent: the pod got no stop signal.
+   * Where `sigterm` comes from: the harness sent it (the local provider), the node agent that sent it
+   * wrote it as an Event (zerodrop's own node agent, on the netns provider's cluster), the app logged
+   * it (a cluster), or the exit was by it (code 143). `unseen`: no stop signal on the Timeline, the
+   * pod's delete or exit seen by a provider that does not send the signal itself (a cluster: the
+   * kubelet sends it, and only an app that logs it shows when). Absent: the pod got no stop signal.
    */
-  sigtermSource?: 'harness' | 'pod-log' | 'exit' | 'unseen';
+  sigtermSource?: 'harness' | 'node-agent' | 'pod-log' | 'exit' | 'unseen';
   /** SIGKILL: the sigkill event, or an exit by SIGKILL when no sigkill event was recorded. */
   killed?: number;
   removed?: number;
@@ -113,13 +114,17 @@ function computeLifecycle(timeline: Timeline, pod: string): PodLifecycle {
   }
   // A cluster shows the stop signal only where the app logs it, but an exit by SIGTERM (code 143)
   // proves one came, no later than the exit: a process that dies of the signal has no drain at all.
-  const sigterm = first('sigterm');
+  // The node agent that sent it (zerodrop's own, on its cluster) says when; an app's log line, when
+  // both are there, only that the app saw it.
+  const signals = events.filter((e) => e.kind === 'sigterm');
+  const sigterm = signals.find((e) => e.detail?.['observed'] === 'node-agent') ?? signals[0];
   lc.sigterm = sigterm?.t ?? (lc.exitSignal === 'SIGTERM' ? lc.exit : undefined);
   lc.killed = first('sigkill')?.t ?? (lc.exitSignal === 'SIGKILL' ? lc.exit : undefined);
   // A delete or exit seen from outside the node (a cluster's API response or watch) comes from a
   // provider that does not send the stop signal itself: its absence means unseen, not unsent.
   const fromCluster = [del, exit].some((e) => typeof e?.detail?.['observed'] === 'string');
-  if (sigterm) lc.sigtermSource = sigterm.detail?.['observed'] === undefined ? 'harness' : 'pod-log';
+  const observed = sigterm?.detail?.['observed'];
+  if (sigterm) lc.sigtermSource = observed === undefined ? 'harness' : observed === 'node-agent' ? 'node-agent' : 'pod-log';
   else if (lc.sigterm !== undefined) lc.sigtermSource = 'exit';
   else if (fromCluster) lc.sigtermSource = 'unseen';
   lc.removed = first('pod-removed')?.t;

@@ -27,6 +27,15 @@ export function title(name: string): string {
 }
 
 /** A cold build of upstream's modules takes 10-20 minutes on two cores (.ci/run builds it first). */
+/**
+ * A failure's phase somewhere in the shutdown of a pod whose name starts with `prefix`: which step
+ * of it (after the delete, in its preStop, after its stop signal...) depends on what the node agent
+ * showed and when the request met it.
+ */
+export function shutdownPhaseOf(prefix: string): RegExp {
+  return new RegExp(`phase "[^"]*(?:after delete|terminating \\(preStop\\)|after preStop|after SIGTERM|after exit|after SIGKILL) of ${prefix}\\S+`);
+}
+
 export const START_TIMEOUT_MS = 40 * 60_000;
 
 export interface NetnsSuiteCluster {

@@ -270,6 +270,38 @@ describe('observers against a list/watch API server', () => {
     expect(recorder.timeline.events.filter((e) => e.kind === 'endpoint-changed').every((e) => e.detail?.['source'] === 'endpoints')).toBe(true);
   });
 
+  it("turns the lifecycle Events of zerodrop's node agent about a pod's main container, and only those, into its lifecycle events", async () => {
+    const { fake, recorder } = await setup();
+    fake.put(PODS, { ...pod('gw-1', { running: true }), spec: { containers: [{ name: 'linkerd-proxy' }, { name: 'main' }] } });
+    await until(() => recorder.timeline.events.some((e) => e.kind === 'pod-created'), 'the pod');
+    const event = (name: string, reason: string, message: string, opts: { container?: string; component?: string } = {}) => ({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name },
+      reason,
+      message,
+      type: 'Normal',
+      involvedObject: { kind: 'Pod', name: 'gw-1', fieldPath: `spec.containers{${opts.container ?? 'main'}}` },
+      source: { component: opts.component ?? 'zerodrop-node-agent' },
+      reportingComponent: opts.component ?? 'zerodrop-node-agent',
+    });
+    fake.put(EVENTS, event('e1', 'PreStopStarted', 'Running the preStop hook of container main'));
+    fake.put(EVENTS, event('e2', 'PreStopEnded', 'The preStop hook of container main outlasted the grace period'));
+    fake.put(EVENTS, event('e3', 'StopSignalSent', 'Sent SIGQUIT to container main'));
+    fake.put(EVENTS, event('e4', 'ContainerKilled', 'Sent SIGKILL to container main: the grace period ran out'));
+    // Not the node agent's: an Event of the same reason from another component, and one about a sidecar.
+    fake.put(EVENTS, event('e5', 'StopSignalSent', 'Sent SIGTERM to container main', { component: 'kubelet' }));
+    fake.put(EVENTS, event('e6', 'StopSignalSent', 'Sent SIGTERM to container linkerd-proxy', { container: 'linkerd-proxy' }));
+    await until(() => recorder.timeline.events.filter((e) => e.kind === 'note' && e.detail?.['observer'] === 'events').length === 2, 'the two other events');
+    const lifecycle = recorder.timeline.events.filter((e) => ['prestop-start', 'prestop-end', 'sigterm', 'sigkill'].includes(e.kind));
+    expect(lifecycle.map((e) => [e.kind, e.pod, e.detail])).toEqual([
+      ['prestop-start', 'gw-1', { observed: 'node-agent' }],
+      ['prestop-end', 'gw-1', { observed: 'node-agent', timedOut: true }],
+      ['sigterm', 'gw-1', { observed: 'node-agent', signal: 'SIGQUIT' }],
+      ['sigkill', 'gw-1', { observed: 'node-agent', signal: 'SIGKILL' }],
+    ]);
+  });
+
   it('records Kubernetes events about pods as notes', async () => {
     const { fake, recorder } = await setup();
     fake.put(EVENTS, { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1' }, reason: 'Killing', message: 'Stopping container main', type: 'Normal', involvedObject: { kind: 'Pod', name: 'backend-1' } });

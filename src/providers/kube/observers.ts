@@ -5,8 +5,10 @@
 // - Pods (watch): creation, the Ready condition, deletionTimestamp (the delete as the API stored it),
 //   the main container's termination (exit code, reason, finishedAt) and restarts, and the object's
 //   removal. preStop start/end and the moment the kubelet sends SIGTERM are not in the API at all:
-//   no `prestop-*` event is recorded, and `sigterm` only where the app announces it in its log. An exit code of 137 (128 + 9) is reported as an exit by SIGKILL, with the
-//   inference stated in the event; 143 (128 + 15) as an exit by SIGTERM.
+//   no `prestop-*` event is recorded, and `sigterm` only where the app announces it in its log
+//   (zerodrop's own node agent writes them as Events: below). An exit code of 137 (128 + 9) is
+//   reported as an exit by SIGKILL, with the inference stated in the event; 143 (128 + 15) as an
+//   exit by SIGTERM.
 // - EndpointSlices (watch): per-endpoint conditions ready/serving/terminating
 //   (https://kubernetes.io/docs/concepts/services-networking/endpoint-slices/#conditions). In a
 //   cluster the Service load balancer is kube-proxy on every node, whose programming the API does
@@ -15,7 +17,9 @@
 //   kube-proxy's sync.
 // - Legacy Endpoints, on clusters without the EndpointSlice API: only ready and not-ready
 //   addresses; a terminating pod disappears at once. The run says so in a note.
-// - Events (core/v1): recorded as notes (Killing, Unhealthy, FailedPreStopHook, ...).
+// - Events (core/v1): recorded as notes (Killing, Unhealthy, FailedPreStopHook, ...), except the
+//   lifecycle Events of zerodrop's own node agent (lifecycle-events.ts): `prestop-start`,
+//   `prestop-end`, `sigterm` and `sigkill`, as the local provider records them.
 // - Pod logs (followed, pod-logs.ts): the pod's output, and `sigterm` where the app announces it.
 
 import type { Recorder } from '../../observe/recorder.ts';
@@ -23,6 +27,7 @@ import { eligibleEndpoints, type Conditions } from '../endpoint-eligibility.ts';
 import type { PodInfo } from '../provider.ts';
 import type { KubeClient } from './client.ts';
 import { CollectionMissing, ListWatch, type Change, type KubeObject } from './list-watch.ts';
+import { LIFECYCLE_EVENT_COMPONENT, LIFECYCLE_EVENT_REASONS, type LifecycleEventReason } from './lifecycle-events.ts';
 import { LABELS, MAIN_CONTAINER } from './manifests.ts';
 import { PodLogs } from './pod-logs.ts';
 
@@ -77,7 +82,26 @@ export interface EventObject extends KubeObject {
   reason?: string;
   message?: string;
   type?: string;
-  involvedObject?: { kind?: string; name?: string };
+  involvedObject?: { kind?: string; name?: string; fieldPath?: string };
+  source?: { component?: string };
+  reportingComponent?: string;
+  count?: number;
+}
+
+/**
+ * The Timeline event a node agent's lifecycle Event stands for (lifecycle-events.ts): only from
+ * zerodrop's own node agent, and only about the pod's main container. Undefined for any other Event.
+ */
+export function lifecycleEventKind(e: EventObject, mainContainerName: string | undefined): (typeof LIFECYCLE_EVENT_REASONS)[LifecycleEventReason] | undefined {
+  if ((e.reportingComponent ?? e.source?.component) !== LIFECYCLE_EVENT_COMPONENT) return undefined;
+  if (e.involvedObject?.kind !== 'Pod' || mainContainerName === undefined) return undefined;
+  if (e.involvedObject.fieldPath !== `spec.containers{${mainContainerName}}`) return undefined;
+  return Object.hasOwn(LIFECYCLE_EVENT_REASONS, e.reason ?? '') ? LIFECYCLE_EVENT_REASONS[e.reason as LifecycleEventReason] : undefined;
+}
+
+/** The signal a node agent's StopSignalSent names ("Sent SIGQUIT to container main"). */
+function sentSignal(message: string | undefined): string | undefined {
+  return /\bSent (SIG[A-Z0-9]+)\b/.exec(message ?? '')?.[1];
 }
 
 /** The signal behind a container exit code (128 + n), when the runtime reports one that way. */
@@ -91,6 +115,8 @@ export function signalOfExitCode(code: number): NodeJS.Signals | null {
 
 interface PodState {
   info: PodInfo;
+  /** The container whose life is the pod's (mainContainer). */
+  container: string | undefined;
   started: boolean;
   deleting: boolean;
   exitSeen: string | undefined;
@@ -139,6 +165,11 @@ export class PodObserver {
     return this.pods.get(pod)?.info.workload;
   }
 
+  /** The pod's main container (mainContainer), once the pod was seen. */
+  containerOf(pod: string): string | undefined {
+    return this.pods.get(pod)?.container;
+  }
+
   /** Called by the chaos code when the API accepted a delete it sent. */
   deleteAccepted(pod: string, gracePeriodSeconds: number | undefined, t: number): void {
     const workload = this.workloadOf(pod);
@@ -159,6 +190,7 @@ export class PodObserver {
     if (!state) {
       state = {
         info: { name, workload, ip: pod.status?.podIP ?? '', phase: 'Pending', ready: false, createdAt: this.recorder.now() },
+        container: mainContainer(pod),
         started: false,
         deleting: false,
         exitSeen: undefined,
@@ -458,6 +490,18 @@ export async function observeNamespace(
       const workload = pod ? pods.workloadOf(pod) : undefined;
       // In a namespace the run shares (a controller's), only what happens to the pods it watches.
       if (only && workload === undefined) return;
+      const lifecycle = pod === undefined ? undefined : lifecycleEventKind(e, pods.containerOf(pod));
+      if (lifecycle !== undefined) {
+        // Stamped when seen, as every observed event is: a few milliseconds after the node agent acted.
+        const signal = lifecycle === 'sigterm' ? sentSignal(e.message) : lifecycle === 'sigkill' ? 'SIGKILL' : undefined;
+        recorder.event(lifecycle, {
+          pod,
+          ...(workload ? { workload } : {}),
+          message: e.message ?? '',
+          detail: { observed: 'node-agent', ...(signal ? { signal } : {}), ...(/outlasted the grace period/.test(e.message ?? '') ? { timedOut: true } : {}) },
+        });
+        return;
+      }
       recorder.event('note', {
         ...(pod ? { pod } : {}),
         ...(workload ? { workload } : {}),

@@ -24,6 +24,7 @@ import { Prober, type ProbeKind } from './prober.ts';
 import { rootfsScript, type RootfsMount } from './rootfs-script.ts';
 import { terminatedReason, type ContainerRecord, type TerminatedState } from './status.ts';
 import { ContainerTermination, type Clock } from './termination.ts';
+import { LIFECYCLE_EVENT_COMPONENT, type LifecycleEventReason } from '../../kube/lifecycle-events.ts';
 
 export interface ContainerHost {
   pod(): Pod;
@@ -253,14 +254,19 @@ export class Container {
   private terminationActions() {
     const hook = this.spec.lifecycle?.preStop;
     return {
-      runPreStop: (timeoutMs: number) => this.runPreStop(hook!, timeoutMs),
+      runPreStop: (timeoutMs: number) => {
+        this.lifecycleEvent('PreStopStarted', `Running the preStop hook of container ${this.spec.name}`);
+        this.runPreStop(hook!, timeoutMs);
+      },
       preStopTimedOut: () => {
         if (this.preStopTimer !== undefined) this.host.clock.clearTimeout(this.preStopTimer);
         this.preStopTimer = undefined;
+        this.lifecycleEvent('PreStopEnded', `The preStop hook of container ${this.spec.name} outlasted the grace period`);
       },
       stopSignal: () => {
         const signal = stopSignalOf(this.image, this.spec.lifecycle?.stopSignal);
         if (this.pid !== undefined && this.child) {
+          this.lifecycleEvent('StopSignalSent', `Sent ${signal} to container ${this.spec.name}`);
           try {
             process.kill(this.pid, signal);
           } catch {
@@ -268,13 +274,23 @@ export class Container {
           }
         }
       },
-      kill: () => this.kill(),
+      kill: () => {
+        if (this.pid !== undefined && this.child) this.lifecycleEvent('ContainerKilled', `Sent SIGKILL to container ${this.spec.name}: the grace period ran out`);
+        this.kill();
+      },
     };
+  }
+
+  /** One of the Events no kubelet writes (src/providers/kube/lifecycle-events.ts), for the main containers. */
+  private lifecycleEvent(reason: LifecycleEventReason, message: string): void {
+    if (this.init) return;
+    this.host.events.emit(this.host.pod(), this.fieldPath, 'Normal', reason, message, LIFECYCLE_EVENT_COMPONENT);
   }
 
   private runPreStop(hook: LifecycleHandler, timeoutMs: number): void {
     const done = (error?: string) => {
       if (error !== undefined) this.event('Warning', 'FailedPreStopHook', error);
+      if (this.termination?.state === 'prestop') this.lifecycleEvent('PreStopEnded', `The preStop hook of container ${this.spec.name} ended${error !== undefined ? ' (failed)' : ''}`);
       this.termination?.preStopDone();
     };
     const pod = this.host.pod();

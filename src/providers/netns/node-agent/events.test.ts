@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { KubeClient } from '../../kube/client.ts';
+import { LIFECYCLE_EVENT_COMPONENT } from '../../kube/lifecycle-events.ts';
 import { eventObject, kubeEvents } from './events.ts';
 import type { Pod } from './pod-types.ts';
 
@@ -17,6 +18,11 @@ describe('events', () => {
       count: 1,
       firstTimestamp: '2026-01-01T00:00:01Z',
     });
+  });
+
+  it("writes the lifecycle Events no kubelet writes from the node agent's own component", () => {
+    const e = eventObject('node-1', pod, 'spec.containers{main}', 'Normal', 'StopSignalSent', 'Sent SIGQUIT to container main', new Date('2026-01-01T00:00:01.5Z'), LIFECYCLE_EVENT_COMPONENT);
+    expect(e).toMatchObject({ source: { component: 'zerodrop-node-agent', host: 'node-1' }, reportingComponent: 'zerodrop-node-agent', reason: 'StopSignalSent' });
   });
 
   it('counts identical events on one object', async () => {

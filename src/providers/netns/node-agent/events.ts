@@ -2,18 +2,20 @@
 // Unhealthy, FailedPreStopHook, BackOff, Failed, FailedMount): source component `kubelet`, host the
 // node, involvedObject the pod with fieldPath `spec.containers{NAME}` (or spec.initContainers{NAME}),
 // as pkg/kubelet/events and the event recorder write them. Written in the background: an event that
-// cannot be written is logged, never a reason to stop.
+// cannot be written is logged, never a reason to stop. Besides them, the lifecycle Events no kubelet
+// writes (preStop start and end, stop signal, kill: src/providers/kube/lifecycle-events.ts), from a
+// component of their own.
 
 import { PATCH, type KubeClient } from '../../kube/client.ts';
 import type { Pod } from './pod-types.ts';
 
 export interface EventSink {
-  emit(pod: Pod, fieldPath: string | undefined, type: 'Normal' | 'Warning', reason: string, message: string): void;
+  emit(pod: Pod, fieldPath: string | undefined, type: 'Normal' | 'Warning', reason: string, message: string, component?: string): void;
 }
 
 let seq = 0;
 
-export function eventObject(nodeName: string, pod: Pod, fieldPath: string | undefined, type: string, reason: string, message: string, now: Date): Record<string, unknown> {
+export function eventObject(nodeName: string, pod: Pod, fieldPath: string | undefined, type: string, reason: string, message: string, now: Date, component = 'kubelet'): Record<string, unknown> {
   const ts = now.toISOString().replace(/\.\d+Z$/, 'Z');
   // The recorder names an event after its object and the time in hex nanoseconds.
   const name = `${pod.metadata.name}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(seq++ % 1_000_000)).toString(16)}`;
@@ -32,8 +34,8 @@ export function eventObject(nodeName: string, pod: Pod, fieldPath: string | unde
     type,
     reason,
     message,
-    source: { component: 'kubelet', host: nodeName },
-    reportingComponent: 'kubelet',
+    source: { component, host: nodeName },
+    reportingComponent: component,
     reportingInstance: nodeName,
     firstTimestamp: ts,
     lastTimestamp: ts,
@@ -52,10 +54,10 @@ export const CORRELATION_WINDOW_MS = 10 * 60_000;
 export function kubeEvents(client: KubeClient, nodeName: string, log: (message: string) => void): EventSink {
   const seen = new Map<string, { name: string; count: number; at: number }>();
   return {
-    emit(pod, fieldPath, type, reason, message) {
+    emit(pod, fieldPath, type, reason, message, component) {
       const namespace = pod.metadata.namespace ?? 'default';
       const now = new Date();
-      const key = `${pod.metadata.uid ?? ''}/${fieldPath ?? ''}/${type}/${reason}/${message}`;
+      const key = `${pod.metadata.uid ?? ''}/${fieldPath ?? ''}/${type}/${reason}/${message}/${component ?? ''}`;
       const fail = (err: unknown) => log(`event ${reason} for ${pod.metadata.name} not written: ${(err as Error).message}`);
       const last = seen.get(key);
       if (last && now.getTime() - last.at < CORRELATION_WINDOW_MS) {
@@ -67,7 +69,7 @@ export function kubeEvents(client: KubeClient, nodeName: string, log: (message: 
       }
       // Old entries go: the map holds only events of the last window.
       for (const [k, v] of seen) if (now.getTime() - v.at >= CORRELATION_WINDOW_MS) seen.delete(k);
-      const body = eventObject(nodeName, pod, fieldPath, type, reason, message, now);
+      const body = eventObject(nodeName, pod, fieldPath, type, reason, message, now, component);
       seen.set(key, { name: (body.metadata as { name: string }).name, count: 1, at: now.getTime() });
       client.request('POST', `/api/v1/namespaces/${namespace}/events`, { body }).catch(fail);
     },

@@ -64,9 +64,19 @@ export interface ChaosStep {
 export interface LoadPhase {
   id: string;
   spec: LoadSpec;
-  /** ms after the scenario's t = 0 that this load starts; it runs until the scenario ends. */
+  /** ms after the scenario's t = 0 that this load starts; it runs until the scenario ends. With `startOn`: the earliest it can start. */
   startMs: number;
+  /** Starts at a moment of the run rather than at a time: see LoadTrigger. */
+  startOn?: LoadTrigger;
 }
+
+/**
+ * `newPodReady`: the `nth` (from 1) pod of `workload` created after step `afterStep` ran became
+ * ready. In a rolling update with maxUnavailable 0 that is the moment the controller stops the next
+ * old pod, so a load started then is in flight on it at its delete, however long the new pod took to
+ * turn ready (a fraction of a second on the model, seconds on a cluster).
+ */
+export type LoadTrigger = { newPodReady: { workload: string; afterStep: string; nth: number } };
 
 /** The scenario is over when this holds, plus `settleMs` of load to see what happens after. */
 export type EndCondition =

@@ -21,6 +21,7 @@ import type { Provider, StatedDrain } from '../providers/provider.ts';
 import { skippedAfterDeploy } from './eligibility.ts';
 import type { LeftoverTracker } from '../state/run-record.ts';
 import { attributionOf, isHttpLoad } from './attribution.ts';
+import { describeTrigger, whenTriggered } from './load-trigger.ts';
 
 export type { ScenarioProgress } from '../model/progress.ts';
 
@@ -87,6 +88,10 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
   const activeConnections = startActiveConnectionSampler(recorder, { intervalMs: 100 });
   const loads: AnyLoadHandle[] = [];
   const loadTimers: NodeJS.Timeout[] = [];
+  /** Loads waiting for their trigger (startOn), with the trigger in words. */
+  const waiting = new Map<string, string>();
+  /** Aborted when the run is over: a load still waiting then never starts. */
+  const untriggered = new AbortController();
   const t0 = recorder.now();
   let reason: string | undefined;
   let stoppedByDeadline = false;
@@ -117,7 +122,17 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
           run.abort(error);
         }
       };
-      if (phase.startMs <= 0) start();
+      if (phase.startOn) {
+        const trigger = phase.startOn;
+        waiting.set(phase.id, describeTrigger(trigger));
+        whenTriggered(trigger, recorder, AbortSignal.any([run.signal, untriggered.signal])).then(
+          () => {
+            waiting.delete(phase.id);
+            start();
+          },
+          () => {},
+        );
+      } else if (phase.startMs <= 0) start();
       else loadTimers.push(setTimeout(start, phase.startMs));
     }
     const steps = runSteps(scenario.steps, provider, recorder, t0, run.signal, (m) => progress('running', m));
@@ -136,6 +151,10 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
     signal.removeEventListener('abort', onOuterAbort);
   }
 
+  // A load whose moment never came was not driven: a pass lacks what it would have shown.
+  const undriven =
+    waiting.size > 0 ? `load${waiting.size > 1 ? 's' : ''} never started: ${[...waiting].map(([id, trigger]) => `${id} (waiting for ${trigger})`).join(', ')}` : undefined;
+  untriggered.abort();
   const summaries = await Promise.all(loads.map((l) => l.stop()));
   for (const s of summaries) recorder.event('load-stop', { message: `load ${s.load} stopped`, detail: { load: s.load } });
   monitor.stop();
@@ -155,6 +174,10 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
   // its stop cut what was in flight, so its failures may be its own. A run past its time bound keeps
   // its fail: the system did not finish (a pod that never exits).
   if (reason !== undefined && (verdict === 'pass' || !stoppedByDeadline)) verdict = 'inconclusive';
+  else if (undriven !== undefined && verdict !== 'fail') {
+    verdict = 'inconclusive';
+    reason = undriven;
+  }
   return { verdict, assertions, ...(reason !== undefined ? { reason } : {}), loads: summaries };
 }
 

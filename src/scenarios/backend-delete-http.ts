@@ -16,7 +16,7 @@ export default defineScenario({
     keepAliveConnections: { ...backendTrafficOptions.keepAliveConnections, nightly: 100 },
   },
   build: (profile, o) => {
-    const loads = [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }, ...backendTraffic(o, o.deleteAtMs, o.connections)];
+    const loads = [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }, ...backendTraffic(o, { atMs: o.deleteAtMs }, o.connections)];
     return {
       id: 'backend-delete-http',
       profile: profile.name,

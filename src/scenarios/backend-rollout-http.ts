@@ -16,7 +16,7 @@ export default defineScenario({
     keepAliveConnections: { ...backendTrafficOptions.keepAliveConnections, nightly: 100 },
   },
   build: (profile, o) => {
-    const loads = [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }, ...backendTraffic(o, o.restartAtMs, o.connections)];
+    const loads = [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }, ...backendTraffic(o, { rollout: { step: 'restart', workload: BACKEND, pods: o.replicas } }, o.connections)];
     return {
       id: 'backend-rollout-http',
       profile: profile.name,

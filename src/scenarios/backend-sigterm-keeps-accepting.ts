@@ -25,7 +25,7 @@ export default defineScenario({
         startMs: 0,
         spec: { kind: 'http' as const, service: BACKEND, path: '/', keepAlive: false, mode: 'open' as const, rate: o.rate, connections: OPEN_LOOP_CONNECTIONS, timeoutMs: 5000 },
       },
-      ...backendTraffic({ ...o, preStopSeconds: 0 }, o.deleteAtMs, OPEN_LOOP_CONNECTIONS),
+      ...backendTraffic({ ...o, preStopSeconds: 0 }, { atMs: o.deleteAtMs }, OPEN_LOOP_CONNECTIONS),
     ];
     return {
       id: 'backend-sigterm-keeps-accepting',

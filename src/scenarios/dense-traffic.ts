@@ -46,6 +46,14 @@ export function longRequestStart(stopAtMs: number): number {
 }
 
 /**
+ * When the pods a scenario stops are deleted: all at a time (`atMs`: a delete, a scale-down), or one
+ * by one in a rolling update (maxSurge 1, maxUnavailable 0) started by `step`, each old pod when
+ * its replacement turns ready: a fraction of a second after the step on the model, seconds on a
+ * cluster, and not known beforehand.
+ */
+export type Stops = { atMs: number } | { rollout: { step: string; workload: string; pods: number } };
+
+/**
  * The loads, to `service`, beside a scenario's own:
  * - `keepalive`: many keep-alive connections, each thinking `thinkMs` on a timer between a response
  *   and its next request. A server that closes one between two requests (an idle close at its stop
@@ -58,9 +66,11 @@ export function longRequestStart(stopAtMs: number): number {
  *   close), so each must send at least every thinkMs + 100 ms, or the run is inconclusive;
  * - `fresh`: a new connection per request, at `ratePerClient`, crossing the load balancer all the time;
  * - `long-N`: requests started just before the stop, lasting halfway into the drain the pod
- *   promises: in flight at the stop signal, they must complete.
+ *   promises: in flight at the stop signal, they must complete. In a rolling update, `long-K-N`:
+ *   one such batch per old pod, sent when the replacement that makes the controller stop it turns
+ *   ready, while that pod still serves (longRequests).
  */
-export function denseTraffic(service: string, o: DenseTrafficOptions, drain: DrainBounds, stopAtMs: number): LoadPhase[] {
+export function denseTraffic(service: string, o: DenseTrafficOptions, drain: DrainBounds, stops: Stops): LoadPhase[] {
   const loads: LoadPhase[] = [];
   if (o.keepAliveConnections > 0) {
     loads.push({
@@ -86,17 +96,40 @@ export function denseTraffic(service: string, o: DenseTrafficOptions, drain: Dra
       spec: { kind: 'http', service, path: '/', keepAlive: false, mode: 'closed', connections: o.freshClients, ratePerWorker: o.ratePerClient, timeoutMs: 5_000 },
     });
   }
-  const longStart = longRequestStart(stopAtMs);
-  const longMs = Math.round(stopAtMs - longStart + drain.minDrainMs + (drain.drainTimeoutMs - drain.minDrainMs) * LONG_REQUEST_SHARE_OF_DRAIN);
-  for (let i = 0; i < o.longRequests && longMs > 0; i++) {
-    loads.push({ id: `long-${i + 1}`, startMs: longStart, spec: { kind: 'single', service, path: `/delay?ms=${longMs}`, timeoutMs: longMs + 5_000 } });
-  }
-  return loads;
+  return [...loads, ...longRequests(service, o.longRequests, drain, stops)];
 }
 
-/** Every client connection dense traffic holds at once. */
-export function denseConnections(o: Partial<DenseTrafficOptions>): number {
-  return (o.keepAliveConnections ?? 0) + (o.freshClients ?? 0) + (o.longRequests ?? 0);
+/**
+ * `count` requests in flight at each stop, each ending halfway from the pod's minimum drain to its
+ * drain timeout, counted from its delete. In a rolling update the delete follows the trigger (a
+ * replacement turning ready) by the controller's reaction, tens of milliseconds; sent then, the
+ * batch spreads over the pods still serving, the one about to be stopped among them.
+ */
+function longRequests(service: string, count: number, drain: DrainBounds, stops: Stops): LoadPhase[] {
+  const holdMs = drain.minDrainMs + (drain.drainTimeoutMs - drain.minDrainMs) * LONG_REQUEST_SHARE_OF_DRAIN;
+  const request = (ms: number) => ({ kind: 'single', service, path: `/delay?ms=${ms}`, timeoutMs: ms + 5_000 }) as const;
+  if ('atMs' in stops) {
+    const start = longRequestStart(stops.atMs);
+    const ms = Math.round(stops.atMs - start + holdMs);
+    return ms > 0 ? Array.from({ length: count }, (_, i) => ({ id: `long-${i + 1}`, startMs: start, spec: request(ms) })) : [];
+  }
+  const { step, workload, pods } = stops.rollout;
+  const ms = Math.round(holdMs);
+  if (ms <= 0) return [];
+  return Array.from({ length: pods }, (_, k) =>
+    Array.from({ length: count }, (_, i) => ({
+      id: `long-${k + 1}-${i + 1}`,
+      startMs: 0,
+      startOn: { newPodReady: { workload, afterStep: step, nth: k + 1 } },
+      spec: request(ms),
+    })),
+  ).flat();
+}
+
+/** Every client connection dense traffic holds at once (a rolling update's batches of long requests may overlap). */
+export function denseConnections(o: Partial<DenseTrafficOptions>, stops: Stops): number {
+  const batches = 'rollout' in stops ? stops.rollout.pods : 1;
+  return (o.keepAliveConnections ?? 0) + (o.freshClients ?? 0) + (o.longRequests ?? 0) * batches;
 }
 
 /**

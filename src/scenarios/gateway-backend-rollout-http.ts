@@ -71,7 +71,7 @@ export default defineScenario({
       nightly: 200,
     },
     thinkMs: gatewayOptions.thinkMs,
-    longRequests: { ...gatewayOptions.longRequests, doc: 'requests in flight at the first backend\'s SIGTERM, lasting halfway from its preStop to its grace period' },
+    longRequests: { ...gatewayOptions.longRequests, doc: 'requests sent as each replacement backend turns ready (so in flight on the old one stopped then), lasting halfway from its preStop to its grace period' },
     postBytes: { default: 64, doc: 'the keep-alive connections send POSTs of this many bytes (0: GETs): a request no proxy may send again on its own' },
   },
   checkOptions: (o) =>
@@ -87,7 +87,7 @@ export default defineScenario({
     // The keep-alive connections POST: Go's transport (Caddy) sends a GET again on a new connection
     // when a pooled one turns out closed (net/http shouldRetryRequest), which would hide the close;
     // a POST it must not send twice.
-    const loads = gatewayTraffic({ ...traffic, keepAlive: true }, backendDrain, o.rolloutAtMs)
+    const loads = gatewayTraffic({ ...traffic, keepAlive: true }, backendDrain, { rollout: { step: 'rollout', workload: BACKEND, pods: o.backends } })
       .filter((l) => l.id !== 'http')
       .map((l) => (l.id === 'keepalive' && l.spec.kind === 'http' && o.postBytes > 0 ? { ...l, spec: { ...l.spec, postBytes: o.postBytes } } : l));
     return {

@@ -43,7 +43,7 @@ export function gatewayDeleteScenario(shape: GatewayDeleteShape): ScenarioDefini
     },
     build: (profile, o) => {
       const setup = gatewayTopology(profile, o);
-      const loads = gatewayTraffic({ ...o, keepAlive: shape.keepAlive }, setup, o.deleteAtMs);
+      const loads = gatewayTraffic({ ...o, keepAlive: shape.keepAlive }, setup, { atMs: o.deleteAtMs });
       return {
         id: shape.id,
         profile: profile.name,

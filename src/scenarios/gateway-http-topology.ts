@@ -13,7 +13,7 @@ import { checkHarnessFiles } from '../profiles/limits.ts';
 import { referenceProfile } from '../profiles/reference.ts';
 import { backendTopology } from './backend-topology.ts';
 import { preStopOutlasting, PROGRAMMING_SPREAD_MS } from '../profiles/gateway-drain.ts';
-import { denseTraffic, denseTrafficDefaults, longRequestStart, OVERLONG, type DenseTrafficOptions } from './dense-traffic.ts';
+import { denseTraffic, denseTrafficDefaults, longRequestStart, OVERLONG, type DenseTrafficOptions, type Stops } from './dense-traffic.ts';
 import type { OptionSpecs } from './definition.ts';
 import { gatewayWorkload } from './gateway-workload.ts';
 
@@ -141,11 +141,13 @@ export interface GatewayTrafficOptions extends DenseTrafficOptions {
  * when asked for, `overlong` requests outlasting the grace period, cut at the drain timeout by
  * design and not judged: the pod must still leave by its drain timeout, not by SIGKILL.
  */
-export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }, setup: GatewaySetup, stopAtMs: number): LoadPhase[] {
-  const loads: LoadPhase[] = [{ id: 'http', startMs: 0, spec: gatewayLoad(o) }, ...denseTraffic(GATEWAY, o, setup, stopAtMs)];
-  const longStart = longRequestStart(stopAtMs);
+export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }, setup: GatewaySetup, stops: Stops): LoadPhase[] {
+  const loads: LoadPhase[] = [{ id: 'http', startMs: 0, spec: gatewayLoad(o) }, ...denseTraffic(GATEWAY, o, setup, stops)];
+  // Overlong requests belong to a stop at a known time (gateway-delete-http).
+  if (!('atMs' in stops)) return loads;
+  const longStart = longRequestStart(stops.atMs);
   // Past the grace period too: a gateway that does not bound its drain is then SIGKILLed with it.
-  const overlongMs = stopAtMs - longStart + Math.max(setup.drainTimeoutMs, setup.graceSeconds * 1000) + OVERLONG_PAST_GRACE_MS;
+  const overlongMs = stops.atMs - longStart + Math.max(setup.drainTimeoutMs, setup.graceSeconds * 1000) + OVERLONG_PAST_GRACE_MS;
   for (let i = 0; i < (o.overlongRequests ?? 0); i++) {
     loads.push({ id: `${OVERLONG}${i + 1}`, startMs: longStart, spec: { kind: 'single', service: GATEWAY, path: `/delay?ms=${overlongMs}`, timeoutMs: overlongMs + 5_000 } });
   }
@@ -196,7 +198,7 @@ export const gatewayOptions = {
   freshClients: { default: denseTrafficDefaults.freshClients, doc: 'clients opening a new connection per request beside the keep-alive ones (at ratePerClient)' },
   longRequests: {
     default: denseTrafficDefaults.longRequests,
-    doc: 'requests in flight at the stop signal, lasting halfway from the minimum drain to the drain timeout the profile promises',
+    doc: 'requests in flight at the stop signal (in a rollout, as many for each old pod, sent as its replacement turns ready), lasting halfway from the minimum drain to the drain timeout the profile promises',
   },
   overlongRequests: {
     default: 0,

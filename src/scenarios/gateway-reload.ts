@@ -54,7 +54,7 @@ export interface ReloadTrafficOptions extends GatewayTrafficOptions {
  * must hold: no failure, the long requests complete, the reload took.
  */
 export function reloadTraffic(setup: GatewaySetup, o: ReloadTrafficOptions, atMs: number, keepAlive: boolean): { loads: LoadPhase[]; endMs: number; expectations: Expectation[] } {
-  const loads = [...gatewayTraffic({ ...o, longRequests: 0, keepAlive }, setup, atMs), ...longRequestsAcross(atMs, o)];
+  const loads = [...gatewayTraffic({ ...o, longRequests: 0, keepAlive }, setup, { atMs }), ...longRequestsAcross(atMs, o)];
   return {
     loads,
     endMs: atMs + Math.max(o.longRequestMs + o.settleMs, o.retireWithinMs),

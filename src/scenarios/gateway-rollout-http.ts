@@ -19,7 +19,7 @@ export default defineScenario({
   },
   build: (profile, o) => {
     const setup = gatewayTopology(profile, o);
-    const loads = gatewayTraffic({ ...o, keepAlive: true }, setup, o.rolloutAtMs);
+    const loads = gatewayTraffic({ ...o, keepAlive: true }, setup, { rollout: { step: 'rollout', workload: GATEWAY, pods: o.gateways } });
     return {
       id: 'gateway-rollout-http',
       profile: profile.name,

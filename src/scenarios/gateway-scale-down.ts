@@ -22,7 +22,7 @@ export default defineScenario({
   checkOptions: checkScaleDown,
   build: (profile, o) => {
     const setup = gatewayTopology(profile, o);
-    const loads = gatewayTraffic({ ...o, keepAlive: true }, setup, o.scaleAtMs);
+    const loads = gatewayTraffic({ ...o, keepAlive: true }, setup, { atMs: o.scaleAtMs });
     return {
       id: 'gateway-scale-down',
       profile: profile.name,

@@ -47,6 +47,16 @@ describe('gateway traffic', () => {
     ]);
   });
 
+  it('gateway-rollout-http: a batch of long requests for each old gateway pod, sent as its replacement turns ready (the controller stops an old pod then), ending halfway into its drain', () => {
+    const s = build('gateway-rollout-http');
+    expect(s.loads.slice(3).map((l) => l.id)).toEqual([1, 2].flatMap((k) => Array.from({ length: 8 }, (_, i) => `long-${k}-${i + 1}`)));
+    // nginx: minimum drain 3 s, drain timeout 9 s, from the delete; the delete follows the trigger.
+    expect(s.loads.find((l) => l.id === 'long-1-1')).toMatchObject({
+      startOn: { newPodReady: { workload: 'gateway', afterStep: 'rollout', nth: 1 } },
+      spec: { kind: 'single', path: '/delay?ms=6000' },
+    });
+  });
+
   it('every gateway drain scenario holds the stop signal to the last node of the gateway Service, delay plus spread', () => {
     for (const [id, delay] of [['gateway-delete-http', 200], ['gateway-slow-lb', 5000], ['gateway-rollout-http', 200], ['gateway-scale-down', 200]] as const) {
       const s = build(id);
@@ -68,10 +78,13 @@ describe('gateway traffic', () => {
 
   it('gateway-backend-rollout-http: POSTing keep-alive connections and long requests held to the backends\' drain; backends close idle connections 30 ms after SIGTERM', () => {
     const s = build('gateway-backend-rollout-http');
-    expect(s.loads.map((l) => l.id)).toEqual(['keepalive', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`)]);
+    expect(s.loads.map((l) => l.id)).toEqual(['keepalive', ...[1, 2, 3].flatMap((k) => Array.from({ length: 8 }, (_, i) => `long-${k}-${i + 1}`))]);
     expect(s.loads[0]!.spec).toMatchObject({ kind: 'http', keepAlive: true, connections: 120, thinkMs: 200, postBytes: 64 });
-    // The backends' preStop is 2 s and their grace 8 s: halfway is 5 s after the delete, plus the 0.5 s lead.
-    expect(s.loads.find((l) => l.id === 'long-1')!.spec).toMatchObject({ path: '/delay?ms=5500' });
+    // The backends' preStop is 2 s and their grace 8 s: halfway is 5 s after the delete, which follows the trigger.
+    expect(s.loads.find((l) => l.id === 'long-2-1')).toMatchObject({
+      startOn: { newPodReady: { workload: 'backend', afterStep: 'rollout', nth: 2 } },
+      spec: { path: '/delay?ms=5000' },
+    });
     const backend = s.topology.workloads.find((w) => w.name === 'backend')!;
     expect(backend).toMatchObject({ env: { DRAIN_IDLE_CLOSE_MS: '30' }, terminationGracePeriodSeconds: 8, strategy: { maxSurge: 1, maxUnavailable: 0 } });
     expect(s.steps).toEqual([{ id: 'rollout', when: { atMs: 1000 }, action: { kind: 'rollout-restart', workload: 'backend' } }]);

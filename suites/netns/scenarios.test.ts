@@ -43,6 +43,12 @@ const CASES: { scenario: string; profile: string; expect: 'pass' | string[]; ove
   // that was (kube-proxy shows the harness no connection); nginx as packaged cuts them (1006).
   { scenario: 'gateway-delete-websocket', profile: 'reference', expect: 'pass' },
   { scenario: 'gateway-delete-websocket', profile: 'nginx-naive', expect: ['streamsIntact', 'drainTiming'] },
+  // A rolling update deletes each old pod once its replacement is Ready, seconds after the step on a
+  // cluster (a fraction of one on the model): the long requests of each old pod start as its
+  // replacement turns ready, so a grace below the drain timeout is SIGKILLed with requests in flight
+  // here as on the model (2 s after the stop signal, the kubelet's floor).
+  { scenario: 'gateway-rollout-http', profile: 'reference', expect: 'pass' },
+  { scenario: 'gateway-rollout-http', profile: 'reference-without-grace', expect: ['noFailedRequests', 'drainTiming', 'notKilled'] },
   // STUNner #138 on STUNner itself: 0.18.0 (legacy Endpoints) loses the terminating, serving backend;
   // coturn, which checks no peer against discovered backends, relays to it to the end, and so does
   // the same STUNner 0.18.0 whose route also names a StaticService of the cluster's pod ranges.

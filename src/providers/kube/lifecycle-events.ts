@@ -12,8 +12,33 @@ export const LIFECYCLE_EVENT_COMPONENT = 'zerodrop-node-agent';
 export const LIFECYCLE_EVENT_REASONS = {
   PreStopStarted: 'prestop-start',
   PreStopEnded: 'prestop-end',
+  /** The hook still ran when the grace period ran out: the stop signal is sent anyway. */
+  PreStopTimedOut: 'prestop-end',
   StopSignalSent: 'sigterm',
   ContainerKilled: 'sigkill',
 } as const;
 
 export type LifecycleEventReason = keyof typeof LIFECYCLE_EVENT_REASONS;
+
+/**
+ * The message of each lifecycle Event, written by the node agent and read by the observers: the
+ * signal is in StopSignalSent's message, so the two sides share these two functions.
+ */
+export const lifecycleMessage = {
+  PreStopStarted: (container: string) => `Running the preStop hook of container ${container}`,
+  PreStopEnded: (container: string, failed: boolean) => `The preStop hook of container ${container} ended${failed ? ' (failed)' : ''}`,
+  PreStopTimedOut: (container: string) => `The preStop hook of container ${container} outlasted the grace period`,
+  StopSignalSent: (container: string, signal: string) => `Sent ${signal} to container ${container}`,
+  ContainerKilled: (container: string) => `Sent SIGKILL to container ${container}: the grace period ran out`,
+} satisfies Record<LifecycleEventReason, (container: string, ...rest: never[]) => string>;
+
+/** What a lifecycle Event says beyond its reason: the signal sent, or that the hook timed out. */
+export function lifecycleDetail(reason: LifecycleEventReason, message: string | undefined): { signal?: string; timedOut?: true } {
+  if (reason === 'StopSignalSent') {
+    const signal = /^Sent (SIG[A-Z0-9]+) to container /.exec(message ?? '')?.[1];
+    return signal ? { signal } : {};
+  }
+  if (reason === 'ContainerKilled') return { signal: 'SIGKILL' };
+  if (reason === 'PreStopTimedOut') return { timedOut: true };
+  return {};
+}

@@ -4,6 +4,7 @@ import type { TimelineEvent } from '../../model/timeline.ts';
 import { KubeClient } from './client.ts';
 import { FakeApiServer } from '../../../test-support/fake-api-server.ts';
 import { observeNamespace, signalOfExitCode, type NamespaceObservers } from './observers.ts';
+import { lifecycleMessage } from './lifecycle-events.ts';
 
 const NS = 'zerodrop-test';
 const PODS = `/api/v1/namespaces/${NS}/pods`;
@@ -285,10 +286,12 @@ describe('observers against a list/watch API server', () => {
       source: { component: opts.component ?? 'zerodrop-node-agent' },
       reportingComponent: opts.component ?? 'zerodrop-node-agent',
     });
-    fake.put(EVENTS, event('e1', 'PreStopStarted', 'Running the preStop hook of container main'));
-    fake.put(EVENTS, event('e2', 'PreStopEnded', 'The preStop hook of container main outlasted the grace period'));
-    fake.put(EVENTS, event('e3', 'StopSignalSent', 'Sent SIGQUIT to container main'));
-    fake.put(EVENTS, event('e4', 'ContainerKilled', 'Sent SIGKILL to container main: the grace period ran out'));
+    // Written as the node agent writes them (the messages of lifecycle-events.ts).
+    fake.put(EVENTS, event('e1', 'PreStopStarted', lifecycleMessage.PreStopStarted('main')));
+    fake.put(EVENTS, event('e2', 'PreStopTimedOut', lifecycleMessage.PreStopTimedOut('main')));
+    fake.put(EVENTS, event('e3', 'StopSignalSent', lifecycleMessage.StopSignalSent('main', 'SIGQUIT')));
+    fake.put(EVENTS, event('e4', 'ContainerKilled', lifecycleMessage.ContainerKilled('main')));
+    fake.put(EVENTS, event('e7', 'PreStopEnded', lifecycleMessage.PreStopEnded('main', true)));
     // Not the node agent's: an Event of the same reason from another component, and one about a sidecar.
     fake.put(EVENTS, event('e5', 'StopSignalSent', 'Sent SIGTERM to container main', { component: 'kubelet' }));
     fake.put(EVENTS, event('e6', 'StopSignalSent', 'Sent SIGTERM to container linkerd-proxy', { container: 'linkerd-proxy' }));
@@ -299,6 +302,7 @@ describe('observers against a list/watch API server', () => {
       ['prestop-end', 'gw-1', { observed: 'node-agent', timedOut: true }],
       ['sigterm', 'gw-1', { observed: 'node-agent', signal: 'SIGQUIT' }],
       ['sigkill', 'gw-1', { observed: 'node-agent', signal: 'SIGKILL' }],
+      ['prestop-end', 'gw-1', { observed: 'node-agent' }],
     ]);
   });
 

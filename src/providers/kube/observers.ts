@@ -27,7 +27,7 @@ import { eligibleEndpoints, type Conditions } from '../endpoint-eligibility.ts';
 import type { PodInfo } from '../provider.ts';
 import type { KubeClient } from './client.ts';
 import { CollectionMissing, ListWatch, type Change, type KubeObject } from './list-watch.ts';
-import { LIFECYCLE_EVENT_COMPONENT, LIFECYCLE_EVENT_REASONS, type LifecycleEventReason } from './lifecycle-events.ts';
+import { LIFECYCLE_EVENT_COMPONENT, LIFECYCLE_EVENT_REASONS, lifecycleDetail, type LifecycleEventReason } from './lifecycle-events.ts';
 import { LABELS, MAIN_CONTAINER } from './manifests.ts';
 import { PodLogs } from './pod-logs.ts';
 
@@ -85,7 +85,6 @@ export interface EventObject extends KubeObject {
   involvedObject?: { kind?: string; name?: string; fieldPath?: string };
   source?: { component?: string };
   reportingComponent?: string;
-  count?: number;
 }
 
 /**
@@ -97,11 +96,6 @@ export function lifecycleEventKind(e: EventObject, mainContainerName: string | u
   if (e.involvedObject?.kind !== 'Pod' || mainContainerName === undefined) return undefined;
   if (e.involvedObject.fieldPath !== `spec.containers{${mainContainerName}}`) return undefined;
   return Object.hasOwn(LIFECYCLE_EVENT_REASONS, e.reason ?? '') ? LIFECYCLE_EVENT_REASONS[e.reason as LifecycleEventReason] : undefined;
-}
-
-/** The signal a node agent's StopSignalSent names ("Sent SIGQUIT to container main"). */
-function sentSignal(message: string | undefined): string | undefined {
-  return /\bSent (SIG[A-Z0-9]+)\b/.exec(message ?? '')?.[1];
 }
 
 /** The signal behind a container exit code (128 + n), when the runtime reports one that way. */
@@ -493,12 +487,11 @@ export async function observeNamespace(
       const lifecycle = pod === undefined ? undefined : lifecycleEventKind(e, pods.containerOf(pod));
       if (lifecycle !== undefined) {
         // Stamped when seen, as every observed event is: a few milliseconds after the node agent acted.
-        const signal = lifecycle === 'sigterm' ? sentSignal(e.message) : lifecycle === 'sigkill' ? 'SIGKILL' : undefined;
         recorder.event(lifecycle, {
           pod,
           ...(workload ? { workload } : {}),
           message: e.message ?? '',
-          detail: { observed: 'node-agent', ...(signal ? { signal } : {}), ...(/outlasted the grace period/.test(e.message ?? '') ? { timedOut: true } : {}) },
+          detail: { observed: 'node-agent', ...lifecycleDetail(e.reason as LifecycleEventReason, e.message) },
         });
         return;
       }

@@ -24,7 +24,7 @@ import { Prober, type ProbeKind } from './prober.ts';
 import { rootfsScript, type RootfsMount } from './rootfs-script.ts';
 import { terminatedReason, type ContainerRecord, type TerminatedState } from './status.ts';
 import { ContainerTermination, type Clock } from './termination.ts';
-import { LIFECYCLE_EVENT_COMPONENT, type LifecycleEventReason } from '../../kube/lifecycle-events.ts';
+import { LIFECYCLE_EVENT_COMPONENT, lifecycleMessage, type LifecycleEventReason } from '../../kube/lifecycle-events.ts';
 
 export interface ContainerHost {
   pod(): Pod;
@@ -255,18 +255,18 @@ export class Container {
     const hook = this.spec.lifecycle?.preStop;
     return {
       runPreStop: (timeoutMs: number) => {
-        this.lifecycleEvent('PreStopStarted', `Running the preStop hook of container ${this.spec.name}`);
+        this.lifecycleEvent('PreStopStarted', lifecycleMessage.PreStopStarted(this.spec.name));
         this.runPreStop(hook!, timeoutMs);
       },
       preStopTimedOut: () => {
         if (this.preStopTimer !== undefined) this.host.clock.clearTimeout(this.preStopTimer);
         this.preStopTimer = undefined;
-        this.lifecycleEvent('PreStopEnded', `The preStop hook of container ${this.spec.name} outlasted the grace period`);
+        this.lifecycleEvent('PreStopTimedOut', lifecycleMessage.PreStopTimedOut(this.spec.name));
       },
       stopSignal: () => {
         const signal = stopSignalOf(this.image, this.spec.lifecycle?.stopSignal);
         if (this.pid !== undefined && this.child) {
-          this.lifecycleEvent('StopSignalSent', `Sent ${signal} to container ${this.spec.name}`);
+          this.lifecycleEvent('StopSignalSent', lifecycleMessage.StopSignalSent(this.spec.name, signal));
           try {
             process.kill(this.pid, signal);
           } catch {
@@ -275,7 +275,7 @@ export class Container {
         }
       },
       kill: () => {
-        if (this.pid !== undefined && this.child) this.lifecycleEvent('ContainerKilled', `Sent SIGKILL to container ${this.spec.name}: the grace period ran out`);
+        if (this.pid !== undefined && this.child) this.lifecycleEvent('ContainerKilled', lifecycleMessage.ContainerKilled(this.spec.name));
         this.kill();
       },
     };
@@ -290,7 +290,7 @@ export class Container {
   private runPreStop(hook: LifecycleHandler, timeoutMs: number): void {
     const done = (error?: string) => {
       if (error !== undefined) this.event('Warning', 'FailedPreStopHook', error);
-      if (this.termination?.state === 'prestop') this.lifecycleEvent('PreStopEnded', `The preStop hook of container ${this.spec.name} ended${error !== undefined ? ' (failed)' : ''}`);
+      if (this.termination?.state === 'prestop') this.lifecycleEvent('PreStopEnded', lifecycleMessage.PreStopEnded(this.spec.name, error !== undefined));
       this.termination?.preStopDone();
     };
     const pod = this.host.pod();

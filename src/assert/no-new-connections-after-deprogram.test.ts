@@ -28,6 +28,13 @@ describe('noNewConnectionsAfterDeprogram', () => {
     expect(r.message).toContain('1 request on new connections answered by it; first at t=1.300 s, 0.250 s after');
   });
 
+  it("leaves out the loads it is told are not the balancer's (a lagging node's, sent straight to the pod)", () => {
+    const b = drainScenario('correct');
+    b.request({ start: 1300, end: 1305, connectionStart: 1300, pod: 'backend-2', load: 'lagging-node' });
+    expect(evaluateOne({ ...expectation, exceptLoads: ['lagging-node'] }, b.build()).verdict).toBe('pass');
+    expect(evaluateOne(expectation, b.build()).verdict).toBe('fail');
+  });
+
   it('allows 1 ms between the deprogram event and the open', () => {
     const b = drainScenario('correct');
     b.connection({ pod: 'backend-2', open: 1050.9, close: 1060 });

@@ -51,7 +51,8 @@ export function driverMisfit(driver: LoadDriver, spec: LoadSpec): string | undef
     // One request at a set moment (a long request in flight at a stop) is no load to cross-check,
     // and hey cannot start one on time (its first request waits a tick of -q): the built-in client
     // sends it, and the Timeline says so (start-load.ts).
-    if (spec.kind === 'single') return undefined;
+    // Likewise a lagging node's bursts, each at a pod's own address from the moment it is deleted.
+    if (spec.kind === 'single' || spec.kind === 'lagging-node') return undefined;
     if (spec.kind !== 'http') return `hey drives HTTP/1.1 request loads, not a ${spec.kind} load`;
     const q = heyRate(spec);
     if (q === undefined) return 'hey needs a paced load (a per-worker rate): with an unpaced one its failed requests cannot be counted';

@@ -83,6 +83,12 @@ export interface HttpLoadOptions {
    * see none where the pod had many.
    */
   clientConnections?: { service: string };
+  /**
+   * Every request goes straight to this pod (a lagging node's, lagging-node.ts): each is its pod's
+   * whether or not a response named it, and, without keep-alive, each was a new connection's attempt
+   * even when refused.
+   */
+  pod?: string;
 }
 
 /** A request starting later than this after its scheduled time is `late` (open mode). */
@@ -168,6 +174,7 @@ interface WorkerSink {
   readonly keepAlive: boolean;
   readonly names: NameHeaders;
   readonly clientConnections: { service: string } | undefined;
+  readonly pod: string | undefined;
   /** The exchange recorded its request: count it. */
   finished(outcome: Outcome): void;
 }
@@ -413,11 +420,13 @@ class Exchange implements InFlightRequest {
     if (this.over) return;
     this.over = true;
     const { sink, conn } = this;
-    const rec = requestRecord(sink.recorder, { load: sink.id, start: this.start, outcome, newConnection: this.newConnection, path: sink.spec.path, service: sink.spec.service });
+    const newConnection = this.newConnection || (sink.pod !== undefined && !sink.keepAlive);
+    const rec = requestRecord(sink.recorder, { load: sink.id, start: this.start, outcome, newConnection, path: sink.spec.path, service: sink.spec.service });
     if (response !== undefined) {
       rec.status = response.status!;
       attributeResponse(rec, response.pod, response.gateway);
     }
+    if (sink.pod !== undefined) rec.pod = sink.pod;
     if (conn?.localPort !== undefined) {
       rec.localPort = conn.localPort;
       rec.connectionStart = conn.openedAt;
@@ -438,6 +447,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
   readonly keepAlive: boolean;
   readonly names: NameHeaders;
   readonly clientConnections: { service: string } | undefined;
+  readonly pod: string | undefined;
   private readonly mode: LoadSummary['mode'];
 
   private readonly workers: Worker[] = [];
@@ -455,6 +465,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
     this.keepAlive = spec.kind === 'http' && spec.keepAlive;
     this.names = opts.names ?? DEFAULT_NAME_HEADERS;
     this.clientConnections = opts.clientConnections;
+    this.pod = opts.pod;
     this.request = requestBytes(spec.path, this.origin, this.keepAlive, spec.kind === 'http' ? spec.postBytes : undefined);
     this.mode = spec.kind === 'single' ? 'single' : spec.mode;
     this.notesBounds = this.mode !== 'single';

@@ -11,6 +11,7 @@ import { startHeyLoad } from './external/hey.ts';
 import { startIperf3Load } from './external/iperf3.ts';
 import type { NameHeaders } from './http1-response.ts';
 import { startHttpLoad, type LoadSummary } from './http.ts';
+import { startLaggingNodeLoad } from './lagging-node.ts';
 import { startGrpcLoad } from './grpc.ts';
 import { startHttp2Load } from './http2.ts';
 import { startSseLoad } from './sse.ts';
@@ -29,7 +30,7 @@ export interface AnyLoadHandle {
 export function startLoad(
   id: string,
   spec: LoadSpec,
-  provider: Pick<Provider, 'serviceAddress' | 'peerAddress' | 'pods'> & { readonly capabilities?: Pick<ProviderCapabilities, 'serviceConnectionRecords'> },
+  provider: Pick<Provider, 'serviceAddress' | 'peerAddress' | 'pods' | 'podAddress'> & { readonly capabilities?: Pick<ProviderCapabilities, 'serviceConnectionRecords'> },
   recorder: Recorder,
   signal: AbortSignal,
   // tracker: the run's state record, for the external drivers only: they are processes of their
@@ -45,6 +46,7 @@ export function startLoad(
     const misfit = driverMisfit(driver, spec);
     if (misfit !== undefined) throw new Error(`load ${id}: ${misfit}`);
     if (spec.kind === 'single') recorder.event('note', { message: `load ${id}: one request, sent by the built-in client beside ${driver}`, detail: { load: id, driver: 'builtin' } });
+    if (spec.kind === 'lagging-node') recorder.event('note', { message: `load ${id}: a lagging node's connections to each deleted pod, sent by the built-in client beside ${driver}`, detail: { load: id, driver: 'builtin' } });
     const plannedMs = options.plannedMs ?? 10_000;
     const tracking = options.tracker ? { tracker: options.tracker } : {};
     if (spec.kind === 'http' && driver === 'hey') return startHeyLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, plannedMs, ...tracking });
@@ -77,6 +79,8 @@ export function startLoad(
       return startSseLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...ownConnections(provider, spec.service) });
     case 'grpc':
       return startGrpcLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names, ...ownConnections(provider, spec.service) });
+    case 'lagging-node':
+      return startLaggingNodeLoad(id, spec, provider, recorder, { signal, ...names });
     case 'http':
     case 'single':
       return startHttpLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names, ...ownConnections(provider, spec.service) });

@@ -59,6 +59,29 @@ export interface SingleRequestSpec {
 }
 
 /**
+ * What a node whose proxy has not yet deprogrammed a deleted pod sends it. kube-proxy applies an
+ * endpoint change on each node at that node's own sync, up to seconds apart; the harness reaches a
+ * Service through one path, which may deprogram the pod at once. From each delete of a pod of
+ * `workload` until `windowMs` after it (the Service's programming delay and spread), `rate` new
+ * connections a second go straight to the pod's own address and the Service's target port, one
+ * request each: a pod that stops accepting before every node has deprogrammed it refuses them, on a
+ * cluster of any size as on the model. Where the harness cannot reach pods directly (kind's Docker
+ * network, a chart's or a class's dataplane) nothing is sent, and a note says so.
+ */
+export interface LaggingNodeSpec {
+  kind: 'lagging-node';
+  /** The Service whose deprogramming lags; its pods are those of `workload`. */
+  service: string;
+  workload: string;
+  path: string;
+  rate: number;
+  windowMs: number;
+  timeoutMs: number;
+  /** As HttpLoadSpec's. */
+  okStatus?: '2xx';
+}
+
+/**
  * HTTP/2 over cleartext with prior knowledge (h2c, RFC 9113 section 3.3): `sessions` pooled
  * connections, each carrying up to `streamsPerSession` concurrent streams sent back to back, each
  * stream slot at most `ratePerStream` per second. After GOAWAY a session takes no new stream and a
@@ -197,7 +220,7 @@ export interface GrpcLoadSpec {
   spreadFirstStreams?: boolean;
 }
 
-export type LoadSpec = HttpLoadSpec | SingleRequestSpec | Http2LoadSpec | UdpLoadSpec | TcpStreamLoadSpec | WebSocketLoadSpec | SseLoadSpec | TurnLoadSpec | GrpcLoadSpec;
+export type LoadSpec = HttpLoadSpec | SingleRequestSpec | LaggingNodeSpec | Http2LoadSpec | UdpLoadSpec | TcpStreamLoadSpec | WebSocketLoadSpec | SseLoadSpec | TurnLoadSpec | GrpcLoadSpec;
 
 /** The loads of long-lived streams, recorded one StreamRecord per stream. */
 export type StreamLoadSpec = TcpStreamLoadSpec | WebSocketLoadSpec | SseLoadSpec;

@@ -102,7 +102,11 @@ export type Expectation =
   | { assert: 'podExitWithin'; pod: PodRef; from: 'delete' | 'sigterm'; minMs: number; maxMs: number }
   | { assert: 'exitsPromptlyWhenIdle'; pod: PodRef; withinMs: number }
   | { assert: 'acceptsNewConnectionsAfterSigterm'; pod: PodRef; windowMs: number }
-  | { assert: 'noNewConnectionsAfterDeprogram'; pod: PodRef }
+  /**
+   * No new connection reaches the pod once the Service's balancer deprogrammed it. `exceptLoads`
+   * are not the balancer's: a lagging node's (LaggingNodeSpec), sent straight to the pod by design.
+   */
+  | { assert: 'noNewConnectionsAfterDeprogram'; pod: PodRef; exceptLoads?: string[] }
   | { assert: 'completesInFlight'; load: string }
   /**
    * Every configuration reload of the run's pods took: its command exited 0 (its signal was sent),

@@ -38,6 +38,8 @@ export function kubeSession(
     system?: ClusterSystemSettings;
     /** netns: the charts the cluster installs, with its own helm build or in place of helm (netns/chart-stand-ins.ts). */
     charts?: NetnsCharts;
+    /** netns: the host routes to the pod ranges, so the harness reaches pods directly (Provider.podAddress). */
+    podNetworkReachable?: boolean;
     /** The API server's /version gitVersion (serverVersion). */
     kubernetesVersion?: string | undefined;
   },
@@ -80,6 +82,7 @@ export function kubeSession(
         ...(mesh ? { mesh } : {}),
         ...(gatewayClass && profile === classProfile ? { gatewayClass } : {}),
         ...(opts.charts ? { helmInstall: opts.charts.install } : {}),
+        ...(opts.podNetworkReachable ? { podNetworkReachable: true } : {}),
       });
     },
     [Symbol.asyncDispose]: async () => {
@@ -211,6 +214,7 @@ export async function netnsSession(
     return kubeSession('netns', client, netnsExposure(cluster), {
       // Never built by a run (minutes of CPU beside a measurement): `npm run helm:build` does that.
       charts: await netnsCharts(cluster.kubectl, log, await cachedHelm()),
+      podNetworkReachable: true,
       allowNodeOperations: true,
       multiNode: cluster.nodes.length > 1,
       containerStopSignals: await keepsContainerStopSignal(client, log),

@@ -99,6 +99,14 @@ export interface Provider extends AsyncDisposable {
    */
   peerAddress?(service: string, port?: string): ServiceAddress;
 
+  /**
+   * Where the harness reaches one pod behind `service` directly, as a node's proxy does after it
+   * picked the pod: the pod's address and the Service's target port. Undefined where the harness
+   * cannot reach pods (kind's Docker network, an existing cluster) or does not know the port (a
+   * chart's or a GatewayClass's dataplane). Omitted: never.
+   */
+  podAddress?(service: string, pod: string): ServiceAddress | undefined;
+
   /** Current pods of a workload that still exist in the API (Terminating pods included), oldest first. */
   pods(workload: string): PodInfo[];
 

@@ -33,8 +33,8 @@ export function attributionOf(topology: Topology, service: string): LoadAttribut
  * The HTTP loads: their responses may name the pod (a header; gRPC's response metadata are HTTP/2
  * headers); packets and TCP streams carry no header.
  */
-export function isHttpLoad(spec: LoadSpec): spec is Extract<LoadSpec, { kind: 'http' | 'single' | 'http2' | 'grpc' }> {
-  return spec.kind === 'http' || spec.kind === 'single' || spec.kind === 'http2' || spec.kind === 'grpc';
+export function isHttpLoad(spec: LoadSpec): spec is Extract<LoadSpec, { kind: 'http' | 'single' | 'lagging-node' | 'http2' | 'grpc' }> {
+  return spec.kind === 'http' || spec.kind === 'single' || spec.kind === 'lagging-node' || spec.kind === 'http2' || spec.kind === 'grpc';
 }
 
 /** How the requests of each Service the scenario's HTTP loads reach are attributed, one line each. */

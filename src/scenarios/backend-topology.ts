@@ -4,7 +4,7 @@
 import type { Topology, Workload } from '../model/workload.ts';
 import { ProfileCannotPlay, type BackendProtocol, type Profile } from '../profiles/profile.ts';
 import { checkHarnessFiles } from '../profiles/limits.ts';
-import { denseConnections, denseTraffic, denseTrafficDefaults, type DenseTrafficOptions, type Stops } from './dense-traffic.ts';
+import { denseConnections, denseTraffic, denseTrafficDefaults, laggingNode, type DenseTrafficOptions, type Stops } from './dense-traffic.ts';
 import type { LoadPhase } from '../model/scenario.ts';
 import type { OptionSpecs } from './definition.ts';
 import type { Toleration } from '../model/verdict.ts';
@@ -98,10 +98,13 @@ export function inFlightLoad(o: { connections: number; requestMs: number }) {
  * that end halfway to the grace period less 2 s, the reference backend's idle exit (1 s) and a
  * second of margin, so that a correct backend still exits on its own on a busy machine.
  */
-export function backendTraffic(o: DenseTrafficOptions & { preStopSeconds: number; graceSeconds: number }, stops: Stops, ownConnections: number): LoadPhase[] {
+export function backendTraffic(o: DenseTrafficOptions & { preStopSeconds: number; graceSeconds: number; programmingDelayMs: number }, stops: Stops, ownConnections: number): LoadPhase[] {
   checkHarnessFiles(ownConnections + denseConnections(o, stops), 'connections (connections, keepAliveConnections, freshClients, longRequests)');
   const minDrainMs = o.preStopSeconds * 1000;
-  return denseTraffic(BACKEND, o, { minDrainMs, drainTimeoutMs: Math.max(minDrainMs, (o.graceSeconds - BACKEND_EXIT_MARGIN_SECONDS) * 1000) }, stops);
+  return [
+    ...denseTraffic(BACKEND, o, { minDrainMs, drainTimeoutMs: Math.max(minDrainMs, (o.graceSeconds - BACKEND_EXIT_MARGIN_SECONDS) * 1000) }, stops),
+    laggingNode(BACKEND, BACKEND, o.programmingDelayMs + PROGRAMMING_SPREAD_MS),
+  ];
 }
 const BACKEND_EXIT_MARGIN_SECONDS = 2;
 const DEFAULT_PROGRAMMING_DELAY_MS = 200;

@@ -126,6 +126,6 @@ export function pick<T extends object, const K extends keyof T>(from: T, keys: r
 
 /** The scenario with every HTTP load (HTTP/1.1, single requests, HTTP/2) counting only a 2xx as answered. */
 export function answeredByBackends(scenario: Scenario): Scenario {
-  const loads = scenario.loads.map((l) => (l.spec.kind === 'http' || l.spec.kind === 'single' || l.spec.kind === 'http2' ? { ...l, spec: { ...l.spec, okStatus: '2xx' as const } } : l));
+  const loads = scenario.loads.map((l) => (l.spec.kind === 'http' || l.spec.kind === 'single' || l.spec.kind === 'lagging-node' || l.spec.kind === 'http2' ? { ...l, spec: { ...l.spec, okStatus: '2xx' as const } } : l));
   return { ...scenario, loads };
 }

@@ -126,6 +126,19 @@ function longRequests(service: string, count: number, drain: DrainBounds, stops:
   ).flat();
 }
 
+/**
+ * `lagging-node`: new connections straight to each deleted pod of `workload`, from its delete until
+ * every node of the Service's balancer has deprogrammed it (`windowMs`: the programming delay and
+ * spread the scenario assumes), as a cluster's slowest node sends them (LaggingNodeSpec). A pod whose
+ * preStop outlasts the window gets them before its stop signal; one that stops accepting at its
+ * signal while the window runs refuses them, on a two-node cluster as on a hundred-node one.
+ */
+export function laggingNode(service: string, workload: string, windowMs: number): LoadPhase {
+  return { id: 'lagging-node', startMs: 0, spec: { kind: 'lagging-node', service, workload, path: '/', rate: LAGGING_NODE_RATE, windowMs, timeoutMs: 2_000 } };
+}
+/** New connections a second from a lagging node to a deleted pod: one every 50 ms of the window. */
+const LAGGING_NODE_RATE = 20;
+
 /** Every client connection dense traffic holds at once (a rolling update's batches of long requests may overlap). */
 export function denseConnections(o: Partial<DenseTrafficOptions>, stops: Stops): number {
   const batches = 'rollout' in stops ? stops.rollout.pods : 1;

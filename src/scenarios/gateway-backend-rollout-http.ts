@@ -88,7 +88,8 @@ export default defineScenario({
     // when a pooled one turns out closed (net/http shouldRetryRequest), which would hide the close;
     // a POST it must not send twice.
     const loads = gatewayTraffic({ ...traffic, keepAlive: true }, backendDrain, { rollout: { step: 'rollout', workload: BACKEND, pods: o.backends } })
-      .filter((l) => l.id !== 'http')
+      // The gateway is not stopped: neither its clients' load nor a lagging node's connections to it.
+      .filter((l) => l.id !== 'http' && l.id !== 'lagging-node')
       .map((l) => (l.id === 'keepalive' && l.spec.kind === 'http' && o.postBytes > 0 ? { ...l, spec: { ...l.spec, postBytes: o.postBytes } } : l));
     return {
       id: ID,

@@ -13,7 +13,7 @@ import { checkHarnessFiles } from '../profiles/limits.ts';
 import { referenceProfile } from '../profiles/reference.ts';
 import { backendTopology } from './backend-topology.ts';
 import { preStopOutlasting, PROGRAMMING_SPREAD_MS } from '../profiles/gateway-drain.ts';
-import { denseTraffic, denseTrafficDefaults, longRequestStart, OVERLONG, type DenseTrafficOptions, type Stops } from './dense-traffic.ts';
+import { denseTraffic, denseTrafficDefaults, laggingNode, longRequestStart, OVERLONG, type DenseTrafficOptions, type Stops } from './dense-traffic.ts';
 import type { OptionSpecs } from './definition.ts';
 import { gatewayWorkload } from './gateway-workload.ts';
 
@@ -142,7 +142,11 @@ export interface GatewayTrafficOptions extends DenseTrafficOptions {
  * design and not judged: the pod must still leave by its drain timeout, not by SIGKILL.
  */
 export function gatewayTraffic(o: GatewayTrafficOptions & { keepAlive: boolean }, setup: GatewaySetup, stops: Stops): LoadPhase[] {
-  const loads: LoadPhase[] = [{ id: 'http', startMs: 0, spec: gatewayLoad(o) }, ...denseTraffic(GATEWAY, o, setup, stops)];
+  const loads: LoadPhase[] = [
+    { id: 'http', startMs: 0, spec: gatewayLoad(o) },
+    ...denseTraffic(GATEWAY, o, setup, stops),
+    laggingNode(GATEWAY, GATEWAY, setup.programmingDelayMs + setup.programmingSpreadMs),
+  ];
   // Overlong requests belong to a stop at a known time (gateway-delete-http).
   if (!('atMs' in stops)) return loads;
   const longStart = longRequestStart(stops.atMs);

@@ -14,7 +14,7 @@ const build = (id: string, set: Record<string, number> = {}) => {
 describe('gateway traffic', () => {
   it("every gateway scenario's HTTP loads count only a 2xx as answered, and no backend scenario's do", () => {
     // The reference backend behind a gateway answers each request with a 2xx: a 404 is the gateway's own.
-    const httpKinds = new Set(['http', 'single', 'http2']);
+    const httpKinds = new Set(['http', 'single', 'lagging-node', 'http2']);
     let gatewayLoads = 0;
     for (const def of catalog) {
       let built;
@@ -33,7 +33,9 @@ describe('gateway traffic', () => {
 
   it('gateway-delete-http: hey-like clients, keep-alive connections with a think time, new connections, long and overlong requests', () => {
     const s = build('gateway-delete-http');
-    expect(s.loads.map((l) => l.id)).toEqual(['http', 'keepalive', 'fresh', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`), 'overlong-1', 'overlong-2']);
+    expect(s.loads.map((l) => l.id)).toEqual(['http', 'keepalive', 'fresh', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`), 'lagging-node', 'overlong-1', 'overlong-2']);
+    // A lagging node sends to the deleted pod until the last node has deprogrammed it: delay 200 ms plus the 1 s spread.
+    expect(s.loads.find((l) => l.id === 'lagging-node')!.spec).toEqual({ kind: 'lagging-node', service: 'gateway', workload: 'gateway', path: '/', rate: 20, windowMs: 1200, timeoutMs: 2000, okStatus: '2xx' });
     const keepalive = s.loads.find((l) => l.id === 'keepalive')!.spec;
     expect(keepalive).toMatchObject({ kind: 'http', keepAlive: true, mode: 'closed', connections: 60, thinkMs: 200, heldRatePerWorker: 1000 / 300 });
     expect(s.loads.find((l) => l.id === 'fresh')!.spec).toMatchObject({ keepAlive: false, connections: 4 });
@@ -49,7 +51,7 @@ describe('gateway traffic', () => {
 
   it('gateway-rollout-http: a batch of long requests for each old gateway pod, sent as its replacement turns ready (the controller stops an old pod then), ending halfway into its drain', () => {
     const s = build('gateway-rollout-http');
-    expect(s.loads.slice(3).map((l) => l.id)).toEqual([1, 2].flatMap((k) => Array.from({ length: 8 }, (_, i) => `long-${k}-${i + 1}`)));
+    expect(s.loads.slice(3).map((l) => l.id)).toEqual([...[1, 2].flatMap((k) => Array.from({ length: 8 }, (_, i) => `long-${k}-${i + 1}`)), 'lagging-node']);
     // nginx: minimum drain 3 s, drain timeout 9 s, from the delete; the delete follows the trigger.
     expect(s.loads.find((l) => l.id === 'long-1-1')).toMatchObject({
       startOn: { newPodReady: { workload: 'gateway', afterStep: 'rollout', nth: 1 } },
@@ -72,7 +74,7 @@ describe('gateway traffic', () => {
 
   it('the scenarios without keep-alive get the long requests, and no keep-alive judgement', () => {
     const s = build('gateway-delete-http-no-keepalive');
-    expect(s.loads.map((l) => l.id)).toEqual(['http', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`)]);
+    expect(s.loads.map((l) => l.id)).toEqual(['http', ...Array.from({ length: 8 }, (_, i) => `long-${i + 1}`), 'lagging-node']);
     expect(s.expectations.map((e) => e.assert)).not.toContain('keepAliveClosedPolitely');
   });
 

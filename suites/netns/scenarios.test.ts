@@ -49,6 +49,11 @@ const CASES: { scenario: string; profile: string; expect: 'pass' | string[]; ove
   // here as on the model (2 s after the stop signal, the kubelet's floor).
   { scenario: 'gateway-rollout-http', profile: 'reference', expect: 'pass' },
   { scenario: 'gateway-rollout-http', profile: 'reference-without-grace', expect: ['noFailedRequests', 'drainTiming', 'notKilled'] },
+  // Through the harness's one node a delete is deprogrammed within milliseconds; a lagging node's
+  // connections straight to the pod (the `lagging-node` load) are what a pod that refuses at its
+  // stop signal without a preStop meets on a real cluster, every run.
+  { scenario: 'backend-sigterm-keeps-accepting', profile: 'reference', expect: 'pass' },
+  { scenario: 'backend-sigterm-keeps-accepting', profile: 'mutant-refuse-after-sigterm', expect: ['acceptsNewConnectionsAfterSigterm', 'noFailedRequests'] },
   // STUNner #138 on STUNner itself: 0.18.0 (legacy Endpoints) loses the terminating, serving backend;
   // coturn, which checks no peer against discovered backends, relays to it to the end, and so does
   // the same STUNner 0.18.0 whose route also names a StaticService of the cluster's pod ranges.

@@ -81,6 +81,8 @@ export interface KubeProviderOptions {
   dataplaneReady?: { probe: (endpoint: GatewayEndpoint, timeoutMs: number) => Promise<void>; programmingBoundMs: number };
   /** Checks that the host reaches the Gateway (default: a TCP connection, gateway-class.ts probeTcp); tests pass a stand-in. */
   gatewayProbe?: (endpoint: GatewayEndpoint) => Promise<void>;
+  /** The host routes to the cluster's pod ranges (a netns cluster): podAddress answers. */
+  podNetworkReachable?: boolean;
 }
 
 /** The class's dataplane as deployed: the flow's result and the observers of its pods. */
@@ -297,6 +299,16 @@ export class KubeProvider implements Provider {
     const address = port ? ports?.get(port) : ports?.values().next().value;
     if (!address) throw new Error(`service ${service} has no cluster address${port ? ` for port ${port}` : ''}`);
     return address;
+  }
+
+  podAddress(service: string, pod: string): ServiceAddress | undefined {
+    if (!this.opts.podNetworkReachable) return undefined;
+    const spec = this.deployed?.services.find((s) => s.name === service);
+    // A chart's or a class's dataplane listens where its own manifests say, not where the topology does.
+    if (!spec || this.charted.has(spec.selector) || this.dataplane?.workload === spec.selector) return undefined;
+    const ip = this.pods(spec.selector).find((p) => p.name === pod)?.ip;
+    const port = spec.ports.find((p) => p.protocol === 'TCP')?.targetPort;
+    return ip && port !== undefined ? { host: ip, port } : undefined;
   }
 
   pods(workload: string): PodInfo[] {

@@ -199,6 +199,14 @@ export class LocalProvider implements Provider {
     return state.balancer.address(port);
   }
 
+  podAddress(service: string, pod: string): ServiceAddress | undefined {
+    const state = this.services.get(service);
+    const spec = state?.service;
+    const ip = spec ? this.pods(spec.selector).find((p) => p.name === pod)?.ip : undefined;
+    const port = spec?.ports.find((p) => p.protocol === 'TCP')?.targetPort;
+    return ip && port !== undefined ? { host: ip, port } : undefined;
+  }
+
   pods(workload: string): PodInfo[] {
     return this.controller(workload).pods.filter((p) => !p.removed).map((p) => {
       const node = this.nodes.nodeOfPod(p.name);

@@ -15,7 +15,17 @@ export const NETNS_PREFIX = 'zdk-';
 export const netnsName = (clusterId: string, role: string): string => `${NETNS_PREFIX}${clusterId}-${role}`;
 export const bridgeName = (clusterId: string): string => `zdk${clusterId}`;
 /** Interface names have at most 15 bytes (IFNAMSIZ - 1): the id is 8 hex, the suffix one or two characters. */
-const hostVeth = (clusterId: string, suffix: string): string => `zv${clusterId}${suffix}`;
+const hostVeth = (clusterId: string, suffix: string): string => `${HOST_VETH_PREFIX}${clusterId}${suffix}`;
+const HOST_VETH_PREFIX = 'zv';
+
+/** Whether a link of the host's namespace is one of cluster `clusterId`'s: its bridge or a host-side veth. */
+export const isClusterHostLink = (clusterId: string, name: string): boolean => name === bridgeName(clusterId) || name.startsWith(`${HOST_VETH_PREFIX}${clusterId}`);
+
+/** The cluster id a host link's name carries (the bridge or a veth), if it is a cluster's. */
+export function clusterIdOfHostLink(name: string): string | undefined {
+  const m = new RegExp(`^(?:zdk([0-9a-f]{8})|${HOST_VETH_PREFIX}([0-9a-f]{8})[0-9a-z]{1,2})$`).exec(name);
+  return m?.[1] ?? m?.[2];
+}
 
 /** Runs `ip ...`, throwing with its stderr. */
 export async function ip(...args: string[]): Promise<void> {

@@ -1,9 +1,55 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { releaseNetnsDir } from './leftovers.ts';
+import { clusterIdOfHostLink } from './host-network.ts';
+import { clusterIdsOnMachine, releaseNetnsDir, removeCluster, removeClusterSync } from './leftovers.ts';
+
+describe('clusterIdOfHostLink', () => {
+  it.each([
+    ['zdk0a1b2c3d', '0a1b2c3d'],
+    ['zv0a1b2c3dc', '0a1b2c3d'],
+    ['zv0a1b2c3d12', '0a1b2c3d'],
+    ['zdk-0a1b2c3d-cp', undefined],
+    ['zdk0a1b2c3', undefined],
+    ['zv0a1b2c3d123', undefined],
+    ['eth0', undefined],
+  ])('%s → %s', (name, id) => {
+    expect(clusterIdOfHostLink(name)).toBe(id);
+  });
+});
+
+// A namespace something still holds outlives `ip netns del` (the kernel frees it, and the veth
+// into it, only once nothing does; and even then in deferred work): the cluster's host-side veth
+// must go all the same.
+describe.skipIf(process.getuid?.() !== 0)('removing a cluster whose namespace is still held', () => {
+  const links = (): string[] => (JSON.parse(execFileSync('ip', ['-j', 'link', 'show'], { encoding: 'utf8' })) as { ifname: string }[]).map((l) => l.ifname);
+
+  it.each([
+    ['removeCluster', (id: string) => removeCluster({ id })],
+    ['removeClusterSync', (id: string) => Promise.resolve(removeClusterSync({ id }))],
+  ] as const)('%s deletes its host-side veth, and a veth left alone names its cluster', async (_, remove) => {
+    const id = randomBytes(4).toString('hex');
+    const netns = `zdk-${id}-cp`;
+    const veth = `zv${id}c`;
+    execFileSync('ip', ['netns', 'add', netns]);
+    let held: number | undefined;
+    try {
+      execFileSync('ip', ['link', 'add', veth, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', netns]);
+      held = openSync(`/run/netns/${netns}`, 'r');
+      expect(await clusterIdsOnMachine()).toContain(id);
+      await remove(id);
+      expect(links()).not.toContain(veth);
+      expect(await clusterIdsOnMachine()).not.toContain(id);
+    } finally {
+      if (held !== undefined) closeSync(held);
+      spawnSync('ip', ['link', 'del', veth], { stdio: 'ignore' });
+      spawnSync('ip', ['netns', 'del', netns], { stdio: 'ignore' });
+    }
+  });
+});
 
 describe('releaseNetnsDir', () => {
   const dirs: string[] = [];

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { processRef, sameProcessAlive, stateDir, type ProcessRef } from '../../state/run-record.ts';
 import { addressPlan, DEFAULT_BLOCKS, type AddressPlan } from './address-plan.ts';
-import { bridgeName, NETNS_PREFIX } from './host-network.ts';
+import { bridgeName, clusterIdOfHostLink, isClusterHostLink, NETNS_PREFIX } from './host-network.ts';
 
 export interface ClusterRecord {
   id: string;
@@ -63,13 +63,34 @@ export async function clusterIdsOnMachine(): Promise<string[]> {
     const m = new RegExp(`^${NETNS_PREFIX}([0-9a-f]{8})-`).exec(ns);
     if (m) ids.add(m[1]!);
   }
-  // A bridge whose namespaces were never made (a run killed between the two).
-  const { stdout } = await execa('ip', ['-j', 'link', 'show', 'type', 'bridge']);
-  for (const link of JSON.parse(stdout || '[]') as { ifname: string }[]) {
-    const m = /^zdk([0-9a-f]{8})$/.exec(link.ifname);
-    if (m) ids.add(m[1]!);
+  // A bridge whose namespaces were never made (a run killed between the two), or a veth whose
+  // namespace outlived its name (see removeCluster).
+  for (const link of await hostLinks()) {
+    const id = clusterIdOfHostLink(link);
+    if (id) ids.add(id);
   }
   return [...ids];
+}
+
+/** The names of the links in the host's network namespace. */
+async function hostLinks(): Promise<string[]> {
+  const { stdout } = await execa('ip', ['-j', 'link', 'show']);
+  return parseLinks(stdout);
+}
+
+function parseLinks(json: string): string[] {
+  return (JSON.parse(json || '[]') as { ifname: string }[]).map((l) => l.ifname);
+}
+
+/**
+ * The order a cluster's host links are deleted in: veths, then the bridge. `ip netns del` only
+ * unlinks a namespace's name; the kernel frees the namespace, and the veth pairs into it, later (its
+ * cleanup work runs deferred, and never while anything still holds the namespace), so a host-side veth
+ * outlives the name by a moment or for good. Deleting one end of a veth deletes both.
+ */
+function clusterLinksToDelete(id: string, links: string[]): string[] {
+  const ours = links.filter((l) => isClusterHostLink(id, l));
+  return [...ours.filter((l) => l !== bridgeName(id)), ...ours.filter((l) => l === bridgeName(id))];
 }
 
 async function pidsIn(netns: string): Promise<number[]> {
@@ -97,7 +118,7 @@ export async function removeCluster(cluster: { id: string; dir?: string }): Prom
     await sleep(100);
   }
   for (const ns of namespaces) await execa('ip', ['netns', 'del', ns], { reject: false });
-  await execa('ip', ['link', 'del', bridgeName(cluster.id)], { reject: false });
+  for (const link of clusterLinksToDelete(cluster.id, await hostLinks())) await execa('ip', ['link', 'del', link], { reject: false });
   if (cluster.dir) await rm(cluster.dir, { recursive: true, force: true });
   releaseNetnsDir();
 }
@@ -148,7 +169,7 @@ export function removeClusterSync(cluster: { id: string; dir?: string }): void {
   }
   // `ip netns del` only unlinks the namespace: it goes once its last process has died, a moment later.
   for (const ns of namespaces) run(['netns', 'del', ns]);
-  run(['link', 'del', bridgeName(cluster.id)]);
+  for (const link of clusterLinksToDelete(cluster.id, parseLinks(run(['-j', 'link', 'show'])))) run(['link', 'del', link]);
   if (cluster.dir) rmSync(cluster.dir, { recursive: true, force: true });
   releaseNetnsDir();
 }

@@ -1,5 +1,5 @@
 import { backendOptions, backendTopology, backendTraffic, backendTrafficOptions, BACKEND, inFlightLoad, REFUSE_AFTER_SIGTERM_TOLERATED } from './backend-topology.ts';
-import { trafficExpectations } from './dense-traffic.ts';
+import { trafficExpectations, type RolloutStep } from './dense-traffic.ts';
 import { defineScenario, pick } from './definition.ts';
 
 export default defineScenario({
@@ -16,13 +16,14 @@ export default defineScenario({
     keepAliveConnections: { ...backendTrafficOptions.keepAliveConnections, nightly: 100 },
   },
   build: (profile, o) => {
-    const loads = [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }, ...backendTraffic(o, { rollout: { step: 'restart', workload: BACKEND, pods: o.replicas } }, o.connections)];
+    const restart: RolloutStep = { id: 'restart', when: { atMs: o.restartAtMs }, action: { kind: 'rollout-restart', workload: BACKEND } };
+    const loads = [{ id: 'http', startMs: 0, spec: inFlightLoad(o) }, ...backendTraffic(o, { rollout: restart, pods: o.replicas }, o.connections)];
     return {
       id: 'backend-rollout-http',
       profile: profile.name,
       topology: backendTopology(profile, { ...o, maxSurge: 1, maxUnavailable: 0 }),
       loads,
-      steps: [{ id: 'restart', when: { atMs: o.restartAtMs }, action: { kind: 'rollout-restart', workload: BACKEND } }],
+      steps: [restart],
       end: { rolloutComplete: BACKEND, settleMs: o.settleMs },
       maxDurationMs: o.restartAtMs + o.rolloutMaxMs + o.graceSeconds * 1000 + o.settleMs + 10_000,
       expectations: [

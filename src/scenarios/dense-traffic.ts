@@ -2,7 +2,7 @@
 // keep-alive connections with a think time, new connections alongside them, and long requests in
 // flight at the stop signal. What each load is for is said at denseTraffic.
 
-import type { Expectation, LoadPhase } from '../model/scenario.ts';
+import type { ChaosAction, ChaosStep, Expectation, LoadPhase } from '../model/scenario.ts';
 
 export interface DenseTrafficOptions {
   keepAliveConnections: number;
@@ -47,11 +47,14 @@ export function longRequestStart(stopAtMs: number): number {
 
 /**
  * When the pods a scenario stops are deleted: all at a time (`atMs`: a delete, a scale-down), or one
- * by one in a rolling update (maxSurge 1, maxUnavailable 0) started by `step`, each old pod when
- * its replacement turns ready: a fraction of a second after the step on the model, seconds on a
+ * by one in a rolling update (maxSurge 1, maxUnavailable 0) of `pods` pods started by the step
+ * `rollout` (the scenario's own, so that the loads name the step it runs), each old pod when its
+ * replacement turns ready: a fraction of a second after the step on the model, seconds on a
  * cluster, and not known beforehand.
  */
-export type Stops = { atMs: number } | { rollout: { step: string; workload: string; pods: number } };
+export type Stops = { atMs: number } | { rollout: RolloutStep; pods: number };
+
+export type RolloutStep = ChaosStep & { action: Extract<ChaosAction, { kind: 'rollout-restart' }> };
 
 /**
  * The loads, to `service`, beside a scenario's own:
@@ -113,14 +116,14 @@ function longRequests(service: string, count: number, drain: DrainBounds, stops:
     const ms = Math.round(stops.atMs - start + holdMs);
     return ms > 0 ? Array.from({ length: count }, (_, i) => ({ id: `long-${i + 1}`, startMs: start, spec: request(ms) })) : [];
   }
-  const { step, workload, pods } = stops.rollout;
+  const { rollout, pods } = stops;
   const ms = Math.round(holdMs);
   if (ms <= 0) return [];
   return Array.from({ length: pods }, (_, k) =>
     Array.from({ length: count }, (_, i) => ({
       id: `long-${k + 1}-${i + 1}`,
       startMs: 0,
-      startOn: { newPodReady: { workload, afterStep: step, nth: k + 1 } },
+      startOn: { newPodReady: { workload: rollout.action.workload, afterStep: rollout.id, nth: k + 1 } },
       spec: request(ms),
     })),
   ).flat();
@@ -141,7 +144,7 @@ const LAGGING_NODE_RATE = 20;
 
 /** Every client connection dense traffic holds at once (a rolling update's batches of long requests may overlap). */
 export function denseConnections(o: Partial<DenseTrafficOptions>, stops: Stops): number {
-  const batches = 'rollout' in stops ? stops.rollout.pods : 1;
+  const batches = 'rollout' in stops ? stops.pods : 1;
   return (o.keepAliveConnections ?? 0) + (o.freshClients ?? 0) + (o.longRequests ?? 0) * batches;
 }
 

@@ -16,7 +16,7 @@ import type { Topology } from '../model/workload.ts';
 import { BACKEND } from './backend-topology.ts';
 import { defineScenario, pick, withoutNightly } from './definition.ts';
 import { BACKEND_PRESTOP_SECONDS, BACKEND_PROGRAMMING_DELAY_MS, gatewayOptions, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
-import { trafficExpectations } from './dense-traffic.ts';
+import { trafficExpectations, type RolloutStep } from './dense-traffic.ts';
 
 /** The backends' preStop (gatewayTopology's): long enough for the backend Service's last node to deprogram them. */
 const BACKEND_PRESTOP_MS = BACKEND_PRESTOP_SECONDS * 1000;
@@ -87,7 +87,8 @@ export default defineScenario({
     // The keep-alive connections POST: Go's transport (Caddy) sends a GET again on a new connection
     // when a pooled one turns out closed (net/http shouldRetryRequest), which would hide the close;
     // a POST it must not send twice.
-    const loads = gatewayTraffic({ ...traffic, keepAlive: true }, backendDrain, { rollout: { step: 'rollout', workload: BACKEND, pods: o.backends } })
+    const rollout: RolloutStep = { id: 'rollout', when: { atMs: o.rolloutAtMs }, action: { kind: 'rollout-restart', workload: BACKEND } };
+    const loads = gatewayTraffic({ ...traffic, keepAlive: true }, backendDrain, { rollout, pods: o.backends })
       // The gateway is not stopped: neither its clients' load nor a lagging node's connections to it.
       .filter((l) => l.id !== 'http' && l.id !== 'lagging-node')
       .map((l) => (l.id === 'keepalive' && l.spec.kind === 'http' && o.postBytes > 0 ? { ...l, spec: { ...l.spec, postBytes: o.postBytes } } : l));
@@ -96,7 +97,7 @@ export default defineScenario({
       profile: profile.name,
       topology: rollingBackends(setup.topology, o),
       loads,
-      steps: [{ id: 'rollout', when: { atMs: o.rolloutAtMs }, action: { kind: 'rollout-restart', workload: BACKEND } }],
+      steps: [rollout],
       end: { rolloutComplete: BACKEND, settleMs: o.settleMs },
       maxDurationMs: o.rolloutAtMs + o.backends * (o.backendGraceSeconds * 1000 + 10_000) + o.settleMs + 15_000,
       expectations: [

@@ -3,7 +3,7 @@
 
 import { defineScenario, pick } from './definition.ts';
 import { drainExpectations, GATEWAY, gatewayOptions, gatewayTopology, gatewayTraffic } from './gateway-http-topology.ts';
-import { trafficExpectations } from './dense-traffic.ts';
+import { trafficExpectations, type RolloutStep } from './dense-traffic.ts';
 
 export default defineScenario({
   id: 'gateway-rollout-http',
@@ -19,13 +19,14 @@ export default defineScenario({
   },
   build: (profile, o) => {
     const setup = gatewayTopology(profile, o);
-    const loads = gatewayTraffic({ ...o, keepAlive: true }, setup, { rollout: { step: 'rollout', workload: GATEWAY, pods: o.gateways } });
+    const rollout: RolloutStep = { id: 'rollout', when: { atMs: o.rolloutAtMs }, action: { kind: 'rollout-restart', workload: GATEWAY } };
+    const loads = gatewayTraffic({ ...o, keepAlive: true }, setup, { rollout, pods: o.gateways });
     return {
       id: 'gateway-rollout-http',
       profile: profile.name,
       topology: setup.topology,
       loads,
-      steps: [{ id: 'rollout', when: { atMs: o.rolloutAtMs }, action: { kind: 'rollout-restart', workload: GATEWAY } }],
+      steps: [rollout],
       end: { rolloutComplete: GATEWAY, settleMs: o.settleMs },
       maxDurationMs: o.rolloutAtMs + o.gateways * (setup.graceSeconds * 1000 + 10_000) + o.settleMs + 15_000,
       expectations: [

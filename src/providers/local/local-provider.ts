@@ -24,6 +24,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { podTcpAddress } from '../pod-address.ts';
 import { AddressPool } from './addresses.ts';
 import { LocalApiServer } from './api-server.ts';
 import { ServiceBalancer, type BalancerFault } from './balancer.ts';
@@ -200,11 +201,8 @@ export class LocalProvider implements Provider {
   }
 
   podAddress(service: string, pod: string): ServiceAddress | undefined {
-    const state = this.services.get(service);
-    const spec = state?.service;
-    const ip = spec ? this.pods(spec.selector).find((p) => p.name === pod)?.ip : undefined;
-    const port = spec?.ports.find((p) => p.protocol === 'TCP')?.targetPort;
-    return ip && port !== undefined ? { host: ip, port } : undefined;
+    const spec = this.services.get(service)?.service;
+    return spec && podTcpAddress(spec, this.pods(spec.selector), pod);
   }
 
   pods(workload: string): PodInfo[] {

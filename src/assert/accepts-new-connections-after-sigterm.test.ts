@@ -51,6 +51,14 @@ describe('acceptsNewConnectionsAfterSigterm', () => {
     expect(r.message).toMatch(/^1 of 28 requests on new connections to backend-2 in the 0\.400 s after SIGTERM \(t=1\.000\.\.1\.400 s\) failed \(1 timeout\); first at t=1\.300 s/);
   });
 
+  it("tells a lagging node's refused request by where it went, not by the balancer's state", () => {
+    const b = drainScenario('correct');
+    b.request({ start: 2100, end: 2101, connectionStart: 2100, pod: 'backend-2', outcome: 'refused', load: 'lagging-node', direct: true, newConnection: true });
+    const r = evaluateOne(expectation, b.build());
+    expect(r.verdict).toBe('fail');
+    expect(r.message).toMatch(/first at t=2\.100 s, 0\.100 s after SIGTERM, phase "after exit of backend-2, sent straight to the pod \(a node not yet deprogrammed\)"$/);
+  });
+
   it('is inconclusive when nothing reached the pod in the window', () => {
     const r = evaluateOne(expectation, drainScenario('correct').build());
     expect(r).toMatchObject({

@@ -68,8 +68,10 @@ export function acceptsNewConnectionsAfterSigterm(
         `${count(badRequests.length)} of ${plural(requests.length, 'request')} ${badConnections.length > 0 ? 'on them' : `on new connections to ${pod} ${window}`} failed (${tally(badRequests.map((r) => r.outcome)).text})`,
       );
     }
-    const first = badRequests.reduce((m, r) => Math.min(m, r.connectionStart ?? r.start), badConnections[0]?.open ?? Infinity);
-    parts.push(`first at ${at(first)}, ${secs(first - sigterm)} after SIGTERM, phase "${phaseAt(ctx.timeline, pod, first).label}"`);
+    const firstRequest = badRequests.reduce<(typeof badRequests)[number] | undefined>((m, r) => (m === undefined || (r.connectionStart ?? r.start) < (m.connectionStart ?? m.start) ? r : m), undefined);
+    const requestFirst = firstRequest !== undefined && (firstRequest.connectionStart ?? firstRequest.start) < (badConnections[0]?.open ?? Infinity);
+    const first = requestFirst ? (firstRequest.connectionStart ?? firstRequest.start) : badConnections[0]!.open;
+    parts.push(`first at ${at(first)}, ${secs(first - sigterm)} after SIGTERM, phase "${phaseAt(ctx.timeline, pod, first, undefined, requestFirst && firstRequest.direct === true).label}"`);
     return { verdict: 'fail', message: parts.join('; '), details };
   });
 }

@@ -180,7 +180,7 @@ export class FailureDescriber {
       if (c?.upstream === 'no-endpoint') reason = 'no pod (balancer had no endpoint)';
       else if (c) reason = 'no pod (balancer did not say which)';
     }
-    return phaseAt(this.timeline, r.pod, failureTime(r), reason);
+    return phaseAt(this.timeline, r.pod, failureTime(r), reason, r.direct === true);
   }
 
   row(r: RequestRecord): FailureRow {

@@ -426,7 +426,10 @@ class Exchange implements InFlightRequest {
       rec.status = response.status!;
       attributeResponse(rec, response.pod, response.gateway);
     }
-    if (sink.pod !== undefined) rec.pod = sink.pod;
+    if (sink.pod !== undefined) {
+      rec.pod = sink.pod;
+      rec.direct = true;
+    }
     if (conn?.localPort !== undefined) {
       rec.localPort = conn.localPort;
       rec.connectionStart = conn.openedAt;

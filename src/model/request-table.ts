@@ -15,12 +15,14 @@ const MASK = CHUNK_ROWS - 1;
 export const OUTCOMES: readonly Outcome[] = ['ok', 'status', 'refused', 'reset', 'timeout', 'eof', 'goaway', 'lost', 'out-of-order', 'duplicate', 'error'];
 const OUTCOME_CODE = new Map<Outcome, number>(OUTCOMES.map((o, i) => [o, i]));
 
-/** Bits of the `flags` column: newConnection, and whether each optional number is present. */
+/** Bits of the `flags` column: newConnection, direct, and whether each optional number is present. */
 export const FLAG_NEW_CONNECTION = 1;
 export const FLAG_STATUS = 2;
 export const FLAG_LOCAL_PORT = 4;
 export const FLAG_STREAM_ID = 8;
 export const FLAG_CONNECTION_START = 16;
+/** RequestRecord.direct: sent straight to its pod, past the Service's balancer. */
+export const FLAG_DIRECT = 32;
 
 /** The string fields, each stored as an index into the table's names (0: undefined). */
 export const STRING_FIELDS = ['load', 'path', 'service', 'pod', 'gateway', 'backendPod', 'error'] as const;
@@ -111,6 +113,9 @@ export class RequestView {
   }
   get streamId(): number | undefined {
     return ((this.c.flags[this.o] as number) & FLAG_STREAM_ID) !== 0 ? (this.c.streamId[this.o] as number) : undefined;
+  }
+  get direct(): true | undefined {
+    return ((this.c.flags[this.o] as number) & FLAG_DIRECT) !== 0 ? true : undefined;
   }
   get connectionStart(): number | undefined {
     return ((this.c.flags[this.o] as number) & FLAG_CONNECTION_START) !== 0 ? (this.c.connectionStart[this.o] as number) : undefined;
@@ -213,7 +218,7 @@ export class RequestTable implements Iterable<RequestRecord> {
     chunk.end[o] = r.end;
     chunk.outcome[o] = outcomeCode(r.outcome);
     if (r.outcome === 'ok') this.oks++;
-    let flags = r.newConnection ? FLAG_NEW_CONNECTION : 0;
+    let flags = (r.newConnection ? FLAG_NEW_CONNECTION : 0) | (r.direct ? FLAG_DIRECT : 0);
     if (r.status !== undefined) {
       flags |= FLAG_STATUS;
       chunk.status[o] = r.status;
@@ -262,6 +267,7 @@ export class RequestTable implements Iterable<RequestRecord> {
     set('gateway', v.gateway);
     set('backendPod', v.backendPod);
     set('streamId', v.streamId);
+    set('direct', v.direct);
     return r;
   }
 

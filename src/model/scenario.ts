@@ -103,10 +103,10 @@ export type Expectation =
   | { assert: 'exitsPromptlyWhenIdle'; pod: PodRef; withinMs: number }
   | { assert: 'acceptsNewConnectionsAfterSigterm'; pod: PodRef; windowMs: number }
   /**
-   * No new connection reaches the pod once the Service's balancer deprogrammed it. `exceptLoads`
-   * are not the balancer's: a lagging node's (LaggingNodeSpec), sent straight to the pod by design.
+   * No new connection reaches the pod once the Service's balancer deprogrammed it. Requests sent
+   * straight to the pod (a lagging node's, LaggingNodeSpec) are not the balancer's and not judged.
    */
-  | { assert: 'noNewConnectionsAfterDeprogram'; pod: PodRef; exceptLoads?: string[] }
+  | { assert: 'noNewConnectionsAfterDeprogram'; pod: PodRef }
   | { assert: 'completesInFlight'; load: string }
   /**
    * Every configuration reload of the run's pods took: its command exited 0 (its signal was sent),

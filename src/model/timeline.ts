@@ -93,6 +93,11 @@ export interface RequestRecord {
   backendPod?: string;
   /** HTTP/2: the stream id the request was sent on. */
   streamId?: number;
+  /**
+   * Sent straight to `pod`, past the Service's balancer (a lagging node's, src/load/lagging-node.ts):
+   * what it says of the pod holds, but it says nothing of what the balancer routed.
+   */
+  direct?: true;
 }
 
 /** One client connection as the Service's load balancer saw it. */

@@ -129,6 +129,12 @@ describe('phaseAt', () => {
     expect(phaseAt(correct, 'backend-2', 1500).programmed).toBe(false);
   });
 
+  it("tells a request sent straight to the pod (a lagging node's) without the balancer, which did not route it", () => {
+    expect(phaseAt(correct, 'backend-2', 2010, undefined, true).label).toBe('after SIGTERM of backend-2, sent straight to the pod (a node not yet deprogrammed)');
+    expect(phaseAt(correct, 'backend-2', 1010, undefined, true).label).toBe('terminating (preStop) of backend-2, sent straight to the pod (a node not yet deprogrammed)');
+    expect(phaseAt(correct, 'backend-2', 500, undefined, true).label).toBe('before delete of backend-2');
+  });
+
   it('places a refusal after SIGTERM before the slow deprogram', () => {
     const tl = drainScenario('refuse-after-sigterm').build();
     expect(phaseAt(tl, 'backend-2', 1200).label).toBe('after SIGTERM of backend-2, before load balancer deprogrammed');

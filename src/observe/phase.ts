@@ -181,7 +181,10 @@ function lifecycleAt(lc: PodLifecycle, t: number): Lifecycle {
   return 'unknown';
 }
 
-function describe(lc: PodLifecycle, lifecycle: Lifecycle, programmed: boolean | undefined, t: number): string {
+/** What reached the pod past the Service's balancer (a lagging node's request) is told without it: the balancer did not route it. */
+const DIRECT = 'sent straight to the pod (a node not yet deprogrammed)';
+
+function describe(lc: PodLifecycle, lifecycle: Lifecycle, programmed: boolean | undefined, t: number, direct: boolean): string {
   const pod = lc.pod;
   let head: string;
   switch (lifecycle) {
@@ -200,6 +203,7 @@ function describe(lc: PodLifecycle, lifecycle: Lifecycle, programmed: boolean | 
     default:
       head = `${lifecycle} of ${pod}`;
   }
+  if (direct) return `${head}, ${DIRECT}`;
   if (lc.deprogrammed !== undefined && lc.deprogrammed <= t) return `${head}, after load balancer deprogrammed`;
   if (programmed === true) return `${head}, before load balancer deprogrammed`;
   return head;
@@ -209,16 +213,18 @@ function describe(lc: PodLifecycle, lifecycle: Lifecycle, programmed: boolean | 
  * The phase of `pod` at `t`. With no pod (the request failed before any pod answered or the balancer
  * had none to route to), the moment is attributed to the pod most recently deleted at or before `t`:
  * `no pod (balancer had no endpoint); 0.812 s after delete of backend-2`. `noPodReason` is the part
- * before the semicolon (default `no pod known`).
+ * before the semicolon (default `no pod known`). `direct`: what happened at `t` reached the pod past
+ * the Service's balancer (RequestRecord.direct), so the balancer's state is not its phase.
  */
-export function phaseAt(timeline: Timeline, pod: string | undefined, t: number, noPodReason = 'no pod known'): Phase {
+export function phaseAt(timeline: Timeline, pod: string | undefined, t: number, noPodReason = 'no pod known', direct = false): Phase {
   if (pod !== undefined) {
     const lc = podLifecycle(timeline, pod);
     const lifecycle = lifecycleAt(lc, t);
     const programmed = programmedAt(timeline, pod, t);
     const reload = reloadPhase(timeline, pod, t);
+    const told = describe(lc, lifecycle, programmed, t, direct);
     // A pod reloaded and never deleted is told by its reload alone ("before delete" says nothing).
-    const label = reload === undefined ? describe(lc, lifecycle, programmed, t) : lifecycle === 'ready' ? reload : `${describe(lc, lifecycle, programmed, t)}, ${reload}`;
+    const label = reload === undefined ? told : lifecycle === 'ready' ? reload : `${told}, ${reload}`;
     return { pod, lifecycle, programmed, label };
   }
   // A pod reloaded (not deleted) is where a failure with no pod known most likely met its end.

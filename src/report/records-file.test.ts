@@ -26,6 +26,7 @@ function requests(n: number): RequestRecord[] {
     if (outcome !== 'ok') r.error = `E${outcome.toUpperCase()} at ${i}`;
     if (i % 9 !== 0) r.path = '/';
     if (i % 19 !== 0) r.service = 'gateway';
+    if (i % 23 === 0) r.direct = true;
     return r;
   });
 }

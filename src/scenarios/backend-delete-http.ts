@@ -27,8 +27,7 @@ export default defineScenario({
       maxDurationMs: o.deleteAtMs + o.graceSeconds * 1000 + o.settleMs + 10_000,
       expectations: [
         ...trafficExpectations(loads, o),
-        // A lagging node's connections reach the pod after the harness's balancer deprogrammed it, by design.
-        { assert: 'noNewConnectionsAfterDeprogram', pod: { step: 'delete' }, exceptLoads: loads.filter((l) => l.spec.kind === 'lagging-node').map((l) => l.id) },
+        { assert: 'noNewConnectionsAfterDeprogram', pod: { step: 'delete' } },
         { assert: 'podExitWithin', pod: { step: 'delete' }, from: 'delete', minMs: o.preStopSeconds * 1000, maxMs: o.graceSeconds * 1000 },
         { assert: 'notKilled', pod: { step: 'delete' } },
       ],

@@ -5,7 +5,7 @@ import { ensureKindCluster, PUBLISHED_NODE_PORTS } from './kind/kind.ts';
 import { startK3s } from './k3s/k3s.ts';
 import { loadClusterConfig } from './cluster/cluster.ts';
 import { KubeClient, serverVersion } from './kube/client.ts';
-import { KubeProvider, type Exposure } from './kube/kube-provider.ts';
+import { KubeProvider, type Exposure, type KubeProviderOptions } from './kube/kube-provider.ts';
 import { namespaceFor } from './kube/manifests.ts';
 import { keepsContainerStopSignal, kindKeepsContainerStopSignal } from './kube/stop-signal-probe.ts';
 import { newRunId, type ProviderName, type ProviderSession, type ProviderSettings } from './index.ts';
@@ -40,6 +40,8 @@ export function kubeSession(
     charts?: NetnsCharts;
     /** netns: the host routes to the pod ranges, so the harness reaches pods directly (Provider.podAddress). */
     podNetworkReachable?: boolean;
+    /** netns: which pod kube-proxy sends each connection to (KubeProviderOptions.routeWatch). */
+    routeWatch?: KubeProviderOptions['routeWatch'];
     /** The API server's /version gitVersion (serverVersion). */
     kubernetesVersion?: string | undefined;
   },
@@ -83,6 +85,7 @@ export function kubeSession(
         ...(gatewayClass && profile === classProfile ? { gatewayClass } : {}),
         ...(opts.charts ? { helmInstall: opts.charts.install } : {}),
         ...(opts.podNetworkReachable ? { podNetworkReachable: true } : {}),
+        ...(opts.routeWatch ? { routeWatch: opts.routeWatch } : {}),
       });
     },
     [Symbol.asyncDispose]: async () => {
@@ -204,7 +207,7 @@ export async function netnsSession(
   log: (line: string) => void,
   opts: { system?: ClusterSystemSettings; onDispose?: () => Promise<void> } = {},
 ): Promise<ProviderSession> {
-  const { netnsExposure } = await import('./netns/cluster.ts');
+  const { netnsExposure, netnsRouteWatch } = await import('./netns/cluster.ts');
   const { netnsCharts, gatewayClassStandIn } = await import('./netns/chart-stand-ins.ts');
   const { cachedHelm } = await import('./netns/helm-binary.ts');
   const client = new KubeClient(cluster.kubeConfig());
@@ -215,6 +218,7 @@ export async function netnsSession(
       // Never built by a run (minutes of CPU beside a measurement): `npm run helm:build` does that.
       charts: await netnsCharts(cluster.kubectl, log, await cachedHelm()),
       podNetworkReachable: true,
+      ...netnsRouteWatch(cluster, log),
       allowNodeOperations: true,
       multiNode: cluster.nodes.length > 1,
       containerStopSignals: await keepsContainerStopSignal(client, log),

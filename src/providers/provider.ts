@@ -167,6 +167,13 @@ export interface Provider extends AsyncDisposable {
   statedDrain?(workload: string): StatedDrain | undefined;
 
   /**
+   * Called once the loads have stopped, before the verdicts: adds to the run's records what the
+   * provider learns only after the fact (a netns cluster: the pod kube-proxy sent each connection to,
+   * for the connections no response named).
+   */
+  completeRecords?(): Promise<void>;
+
+  /**
    * Stops everything at once: no preStop, no grace; kills every process, closes every listener,
    * removes temporary files. Safe to call twice and from a signal handler.
    */

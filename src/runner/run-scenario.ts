@@ -162,6 +162,7 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
   signal.throwIfAborted();
 
   progress('evaluating');
+  await provider.completeRecords?.();
   joinRequestsToConnections(recorder.timeline);
   const assertions = [
     ...evaluate(scenario.expectations, recorder.timeline),

@@ -54,6 +54,10 @@ const CASES: { scenario: string; profile: string; expect: 'pass' | string[]; ove
   // stop signal without a preStop meets on a real cluster, every run.
   { scenario: 'backend-sigterm-keeps-accepting', profile: 'reference', expect: 'pass' },
   { scenario: 'backend-sigterm-keeps-accepting', profile: 'mutant-refuse-after-sigterm', expect: ['acceptsNewConnectionsAfterSigterm', 'noFailedRequests'] },
+  // The control: a force delete cuts the long requests in flight on the pod (SIGKILL 2 s after its
+  // SIGTERM). They die with no response (EOF), so only the node's conntrack says which pod kube-proxy
+  // had sent them to: each is placed on the deleted pod (without conntrack: "no pod").
+  { scenario: 'force-delete', profile: 'reference', expect: ['noFailedRequests', 'notKilled'], phase: /first at t=\S+ s on (backend-\S+), phase "after SIG(TERM|KILL) of \1, / },
   // STUNner #138 on STUNner itself: 0.18.0 (legacy Endpoints) loses the terminating, serving backend;
   // coturn, which checks no peer against discovered backends, relays to it to the end, and so does
   // the same STUNner 0.18.0 whose route also names a StaticService of the cluster's pod ranges.

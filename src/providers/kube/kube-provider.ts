@@ -7,6 +7,8 @@ import type { ClusterProviderName } from '../kube-session.ts';
 import type { Topology } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
 import type { Scenario } from '../../model/scenario.ts';
+import { podTcpAddress } from '../pod-address.ts';
+import { placeRoutedConnections, type RouteWatch } from '../../observe/routed-connections.ts';
 import { type DeleteOptions, type DrainNodeOptions, type PodInfo, type Provider, type ProviderCapabilities, type ServiceAddress, type StatedDrain } from '../provider.ts';
 import type { GatewayClassSettings } from '../cluster-system.ts';
 import { moveRoute, openGatewayClassRun, probeTcp, waitForGatewayClass, workloadResource, workloadSettled, type GatewayClassRun, type GatewayEndpoint, type OwningWorkload } from './gateway-class.ts';
@@ -83,6 +85,12 @@ export interface KubeProviderOptions {
   gatewayProbe?: (endpoint: GatewayEndpoint) => Promise<void>;
   /** The host routes to the cluster's pod ranges (a netns cluster): podAddress answers. */
   podNetworkReachable?: boolean;
+  /**
+   * Watches which pod the cluster's proxy sends each of the harness's connections to, from the end
+   * of deploy until completeRecords (a netns cluster: conntrack on the node the harness reaches
+   * Services through, netns/conntrack-watch.ts). `originEpochMs`: the run clock's zero.
+   */
+  routeWatch?: (originEpochMs: number, onProblem: (message: string) => void) => RouteWatch;
 }
 
 /** The class's dataplane as deployed: the flow's result and the observers of its pods. */
@@ -148,6 +156,7 @@ export class KubeProvider implements Provider {
   private dataplane?: ClassDataplane;
   /** The replicas the class's owning workload had before this run first scaled it. */
   private classReplicasFound?: number | undefined;
+  private routes?: RouteWatch;
 
   constructor(opts: KubeProviderOptions) {
     this.opts = opts;
@@ -284,6 +293,24 @@ export class KubeProvider implements Provider {
     }, { timeoutMs, signal, what: 'every Service to accept connections from the harness' });
     const settle = dataplane.programmingBoundMs - (performance.now() - endpointsReady);
     if (settle > 0) await sleep(settle, undefined, signal ? { signal } : {});
+    this.routes = this.opts.routeWatch?.(this.recorder.clock.originEpochMs, (message) => this.recorder.event('note', { message }));
+  }
+
+  async completeRecords(): Promise<void> {
+    const routes = this.routes;
+    this.routes = undefined;
+    if (!routes) return;
+    const routed = await routes.stop();
+    const services = new Map<string, string>();
+    for (const [service, ports] of this.addresses) for (const a of ports.values()) services.set(`${a.host}:${a.port}`, service);
+    const pods = [...(this.observers?.pods.pods.values() ?? []), ...(this.dataplane?.observers.pods.pods.values() ?? [])].map((p) => p.info);
+    placeRoutedConnections(
+      this.recorder.timeline,
+      routed,
+      (to) => services.get(`${to.host}:${to.port}`),
+      // A pod's address is its own while it exists; a later pod may get it again.
+      (ip, t) => pods.filter((p) => p.ip === ip && p.createdAt <= t).sort((a, b) => b.createdAt - a.createdAt)[0]?.name,
+    );
   }
 
   serviceAddress(service: string, port?: string): ServiceAddress {
@@ -306,9 +333,7 @@ export class KubeProvider implements Provider {
     const spec = this.deployed?.services.find((s) => s.name === service);
     // A chart's or a class's dataplane listens where its own manifests say, not where the topology does.
     if (!spec || this.charted.has(spec.selector) || this.dataplane?.workload === spec.selector) return undefined;
-    const ip = this.pods(spec.selector).find((p) => p.name === pod)?.ip;
-    const port = spec.ports.find((p) => p.protocol === 'TCP')?.targetPort;
-    return ip && port !== undefined ? { host: ip, port } : undefined;
+    return podTcpAddress(spec, this.pods(spec.selector), pod);
   }
 
   pods(workload: string): PodInfo[] {
@@ -426,6 +451,9 @@ export class KubeProvider implements Provider {
 
   private async stopAll(): Promise<void> {
     this.stopping.abort(new Error(`${this.name} provider torn down`));
+    const routes = this.routes;
+    this.routes = undefined;
+    await routes?.stop();
     // Let the watches and log streams close (bounded: a watch still waiting for its response
     // headers only notices the abort at client-node's own request timeout).
     let timer: NodeJS.Timeout | undefined;

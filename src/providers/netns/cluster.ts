@@ -16,7 +16,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { siblingModule } from '../../paths.ts';
 import { KubeClient, serverVersion } from '../kube/client.ts';
-import type { Exposure } from '../kube/kube-provider.ts';
+import type { Exposure, KubeProviderOptions } from '../kube/kube-provider.ts';
+import { onPath } from '../../profiles/requirements.ts';
+import { watchRoutedConnections } from './conntrack-watch.ts';
 import { PUBLISHED_NODE_PORTS, STATIC_NODE_PORT_BAND } from '../kind/kind.ts';
 import type { AddressPlan } from './address-plan.ts';
 import { adminKubeconfig, makeCertificates, type ClusterCertificates } from './certificates.ts';
@@ -306,6 +308,22 @@ async function waitFor(what: string, ready: () => Promise<boolean>, dir: string,
  * kind publishes: the session rotates the run's Services through them (rotatedExposure). The last
  * stays kind's last, the port a GatewayClass's Service holds (traefik-install.ts).
  */
+/**
+ * Which pod kube-proxy sends each of the harness's connections to, watched by conntrack on the node
+ * the harness reaches Services through (conntrack-watch.ts). Without conntrack-tools, failures of
+ * connections no response named stay on no pod, and the session says so once.
+ */
+export function netnsRouteWatch(cluster: NetnsCluster, log: (line: string) => void): { routeWatch?: KubeProviderOptions['routeWatch'] } {
+  if (!onPath('conntrack', process.env['PATH'] ?? '')) {
+    log('conntrack not found on PATH: a failed request that got no response is placed on no pod (install: apt-get install conntrack)');
+    return {};
+  }
+  const entry = cluster.nodes[0]!;
+  return {
+    routeWatch: (originEpochMs, onProblem) => watchRoutedConnections({ netns: entry.netns, client: cluster.plan.host, to: entry.ip, originEpochMs, onProblem }),
+  };
+}
+
 export function netnsExposure(cluster: NetnsCluster): Exposure {
   const reserved = PUBLISHED_NODE_PORTS[PUBLISHED_NODE_PORTS.length - 1]!.nodePort;
   const band = Array.from({ length: STATIC_NODE_PORT_BAND.last - STATIC_NODE_PORT_BAND.first + 1 }, (_, i) => STATIC_NODE_PORT_BAND.first + i).filter((p) => p !== reserved);

@@ -19,6 +19,11 @@ export interface RoutedConnection {
 
 /** A watch of the routes a cluster's proxy picks, from its start until stopped. */
 export interface RouteWatch {
+  /**
+   * Whether it has seen a connection yet. A watch reports only what happens once it listens, and
+   * says nothing when it starts to: the first connection it sees is the sign it listens.
+   */
+  seenAny(): boolean;
   /** Ends the watch and gives what it saw. */
   stop(): Promise<RoutedConnection[]>;
 }

@@ -28,7 +28,7 @@ describe('KubeProvider against a fake API server', () => {
     await fake.close();
   });
 
-  async function setup(opts: { allowNodeOperations?: boolean; exposure?: Exposure; dataplaneReady?: KubeProviderOptions['dataplaneReady'] } = {}) {
+  async function setup(opts: { allowNodeOperations?: boolean; exposure?: Exposure; dataplaneReady?: KubeProviderOptions['dataplaneReady']; routeWatch?: KubeProviderOptions['routeWatch'] } = {}) {
     fake = await new FakeApiServer().listen();
     for (const p of [PODS, SLICES, `/api/v1/namespaces/${NS}/events`]) fake.serve(p);
     const deployment = { generation: 1, observed: 1, replicas: 3, updated: 3 };
@@ -84,6 +84,7 @@ describe('KubeProvider against a fake API server', () => {
       pollMs: 20,
       minDeployTimeoutMs: 0,
       dataplaneReady: opts.dataplaneReady ?? { probe: async () => {}, programmingBoundMs: 0 },
+      ...(opts.routeWatch ? { routeWatch: opts.routeWatch } : {}),
     });
     const def = catalog.find((d) => d.id === 'backend-delete-http');
     if (!def) throw new Error('catalog changed');
@@ -124,6 +125,21 @@ describe('KubeProvider against a fake API server', () => {
     expect(probed).toHaveLength(4);
     expect(new Set(probed)).toEqual(new Set([`127.0.0.1:${PUBLISHED_NODE_PORTS[0]?.hostPort}`]));
     expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+    await provider.teardown();
+  });
+
+  it('returns from deploy only once the route watch has seen a connection, probing again until it has', async () => {
+    // A watch that listens late (conntrack still subscribing) missed every connection a load opened
+    // as deploy returned: the watch starts before the probes, and deploy probes on until it hears one.
+    // It hears the fourth probe: the first three went out before it listened.
+    let probes = 0;
+    const { provider, recorder, topology } = await setup({
+      dataplaneReady: { probe: async () => void probes++, programmingBoundMs: 0 },
+      routeWatch: () => ({ seenAny: () => probes >= 4, stop: async () => [] }),
+    });
+    await provider.deploy(topology, { timeoutMs: 5000 });
+    expect(probes).toBe(4);
+    expect(recorder.timeline.events.filter((e) => e.kind === 'note' && /route watch/.test(e.message ?? ''))).toEqual([]);
     await provider.teardown();
   });
 

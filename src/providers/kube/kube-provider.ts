@@ -102,6 +102,8 @@ interface ClassDataplane {
 }
 
 const DEFAULT_DEPLOY_TIMEOUT_MS = 180_000;
+/** How long deploy waits for the route watch to show it listens (KubeProviderOptions.routeWatch). */
+const ROUTE_WATCH_START_MS = 5_000;
 /**
  * A cluster deploy includes pulling images on first use and scheduling across nodes: callers' short
  * local timeouts (the runner's 30 s) are raised to this floor.
@@ -276,6 +278,8 @@ export class KubeProvider implements Provider {
     // cluster). Each TCP port must accept a connection from the harness, and every node's kube-proxy
     // must have had its bound since the last endpoint became ready.
     const dataplane = this.opts.dataplaneReady ?? { probe: probeTcp, programmingBoundMs: KUBE_PROXY_PROGRAMMING_BOUND_MS };
+    // Started before the probes, whose connections show that it listens (routesListening).
+    this.routes = this.opts.routeWatch?.(this.recorder.clock.originEpochMs, (message) => this.recorder.event('note', { message }));
     await this.pollUntil(async () => {
       for (const service of topology.services) {
         for (const port of service.ports) {
@@ -293,7 +297,30 @@ export class KubeProvider implements Provider {
     }, { timeoutMs, signal, what: 'every Service to accept connections from the harness' });
     const settle = dataplane.programmingBoundMs - (performance.now() - endpointsReady);
     if (settle > 0) await sleep(settle, undefined, signal ? { signal } : {});
-    this.routes = this.opts.routeWatch?.(this.recorder.clock.originEpochMs, (message) => this.recorder.event('note', { message }));
+    await this.routesListening(topology, dataplane.probe, signal);
+  }
+
+  /**
+   * Until the route watch has seen a connection (one of the probes' above, as a rule), one more
+   * probe every 100 ms for at most ROUTE_WATCH_START_MS: a watch reports only what happens once it
+   * listens, and the loads start as deploy returns. A watch still deaf then is said in a note.
+   */
+  private async routesListening(topology: Topology, probe: (endpoint: GatewayEndpoint, timeoutMs: number) => Promise<void>, signal: AbortSignal): Promise<void> {
+    const routes = this.routes;
+    if (!routes) return;
+    const service = topology.services.find((s) => s.ports.some((p) => p.protocol !== 'UDP'));
+    const port = service?.ports.find((p) => p.protocol !== 'UDP');
+    const address = service && port ? this.addresses.get(service.name)?.get(port.name) : undefined;
+    // No TCP Service, no connection to place.
+    if (!address) return;
+    const deadline = performance.now() + ROUTE_WATCH_START_MS;
+    while (!routes.seenAny() && performance.now() < deadline) {
+      await probe({ host: address.host, port: address.port, via: `Service ${service!.name}` }, 1_000).catch(() => undefined);
+      if (!routes.seenAny()) await sleep(100, undefined, { signal });
+    }
+    if (!routes.seenAny()) {
+      this.recorder.event('note', { message: `the route watch saw none of the harness's connections within ${ROUTE_WATCH_START_MS / 1000} s of deploy: a failed request that got no response is placed on no pod` });
+    }
   }
 
   async completeRecords(): Promise<void> {

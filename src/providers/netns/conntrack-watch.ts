@@ -42,7 +42,7 @@ export function watchRoutedConnections(opts: { netns: string; client: string; to
     );
   } catch (error) {
     opts.onProblem?.(`conntrack could not start: ${(error as Error).message}`);
-    return { stop: () => Promise.resolve([]) };
+    return { seenAny: () => false, stop: () => Promise.resolve([]) };
   }
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
@@ -61,6 +61,7 @@ export function watchRoutedConnections(opts: { netns: string; client: string; to
     if (!stopped) opts.onProblem?.(`conntrack -E ended early (exit ${code ?? 'error'}): ${stderr.trim() || 'no message'}`);
   });
   return {
+    seenAny: () => seen.length > 0,
     async stop() {
       stopped = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

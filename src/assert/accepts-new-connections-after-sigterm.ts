@@ -68,10 +68,10 @@ export function acceptsNewConnectionsAfterSigterm(
         `${count(badRequests.length)} of ${plural(requests.length, 'request')} ${badConnections.length > 0 ? 'on them' : `on new connections to ${pod} ${window}`} failed (${tally(badRequests.map((r) => r.outcome)).text})`,
       );
     }
-    const firstRequest = badRequests.reduce<(typeof badRequests)[number] | undefined>((m, r) => (m === undefined || (r.connectionStart ?? r.start) < (m.connectionStart ?? m.start) ? r : m), undefined);
-    const requestFirst = firstRequest !== undefined && (firstRequest.connectionStart ?? firstRequest.start) < (badConnections[0]?.open ?? Infinity);
-    const first = requestFirst ? (firstRequest.connectionStart ?? firstRequest.start) : badConnections[0]!.open;
-    parts.push(`first at ${at(first)}, ${secs(first - sigterm)} after SIGTERM, phase "${phaseAt(ctx.timeline, pod, first, undefined, requestFirst && firstRequest.direct === true).label}"`);
+    // The earliest failure, the balancer's record first on a tie; a lagging node's request is told as sent straight to the pod.
+    const firsts = [...badConnections.slice(0, 1).map((c) => ({ t: c.open, direct: false })), ...badRequests.map((r) => ({ t: r.connectionStart ?? r.start, direct: r.direct === true }))];
+    const first = firsts.reduce((a, b) => (b.t < a.t ? b : a));
+    parts.push(`first at ${at(first.t)}, ${secs(first.t - sigterm)} after SIGTERM, phase "${phaseAt(ctx.timeline, pod, first.t, undefined, first.direct).label}"`);
     return { verdict: 'fail', message: parts.join('; '), details };
   });
 }

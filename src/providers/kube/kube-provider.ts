@@ -86,9 +86,10 @@ export interface KubeProviderOptions {
   /** The host routes to the cluster's pod ranges (a netns cluster): podAddress answers. */
   podNetworkReachable?: boolean;
   /**
-   * Watches which pod the cluster's proxy sends each of the harness's connections to, from the end
-   * of deploy until completeRecords (a netns cluster: conntrack on the node the harness reaches
-   * Services through, netns/conntrack-watch.ts). `originEpochMs`: the run clock's zero.
+   * Watches which pod the cluster's proxy sends each of the harness's connections to, from deploy's
+   * TCP probes (deploy returns once it has seen one) until completeRecords (a netns cluster: conntrack
+   * on the node the harness reaches Services through, netns/conntrack-watch.ts). `originEpochMs`: the
+   * run clock's zero.
    */
   routeWatch?: (originEpochMs: number, onProblem: (message: string) => void) => RouteWatch;
 }

@@ -145,4 +145,44 @@ describe('startHttp2Load', () => {
     for (const r of failed) expect(['reset', 'eof']).toContain(r.outcome);
     expect(recorder.timeline.events.filter((e) => e.kind === 'goaway')).toEqual([]);
   });
+
+  it('records its own connections where asked (a provider without balancer records): one per session, named by its first response, closed with it', async () => {
+    const server = await h2Server((stream) => respond(stream));
+    const recorder = new Recorder();
+    const load = startHttp2Load('h2', spec(), { host: '127.0.0.1', port: server.port }, recorder, { clientConnections: { service: 'gateway' } });
+    await delay(300);
+    await load.stop();
+    const { connections, requests } = recorder.timeline;
+    expect(requests.length).toBeGreaterThan(4);
+    expect(connections).toHaveLength(2);
+    for (const c of connections) {
+      expect(c).toMatchObject({ service: 'gateway', pod: 'gw-1', upstream: 'ok' });
+      expect(c.close).toBeGreaterThanOrEqual(c.open);
+    }
+    expect(new Set(connections.map((c) => c.clientPort))).toEqual(new Set(requests.map((r) => r.localPort)));
+  });
+
+  it('closes the record of a connection cut before any response as answered by no pod', async () => {
+    const server = await h2Server((stream, session, _n, cut) => cut(session));
+    const recorder = new Recorder();
+    const load = startHttp2Load('h2', spec({ sessions: 1, streamsPerSession: 1, ratePerStream: 5 }), { host: '127.0.0.1', port: server.port }, recorder, { clientConnections: { service: 'gateway' } });
+    await delay(300);
+    await load.stop();
+    const { connections } = recorder.timeline;
+    expect(connections.length).toBeGreaterThan(0);
+    for (const c of connections) {
+      expect(c.upstream).toBe('error');
+      expect(c.pod).toBeUndefined();
+      expect(c.close).toBeDefined();
+    }
+  });
+
+  it('records no connection unless asked (the local balancer keeps its own)', async () => {
+    const server = await h2Server((stream) => respond(stream));
+    const recorder = new Recorder();
+    const load = startHttp2Load('h2', spec(), { host: '127.0.0.1', port: server.port }, recorder);
+    await delay(150);
+    await load.stop();
+    expect(recorder.timeline.connections).toHaveLength(0);
+  });
 });

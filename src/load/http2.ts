@@ -10,7 +10,7 @@
 
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import type { Http2LoadSpec } from '../model/load.ts';
-import type { Outcome } from '../model/timeline.ts';
+import type { ConnectionRecord, Outcome } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { attributeResponse, type HttpLoadOptions, type LoadHandle, type LoadSummary, type LoadTarget } from './http.ts';
 import { DEFAULT_NAME_HEADERS, type NameHeaders } from './http1-response.ts';
@@ -33,6 +33,8 @@ interface Session {
   /** The pod that answered on it last (gateway header first). */
   pod?: string;
   closed: boolean;
+  /** The load's own record of this connection (HttpLoadOptions.clientConnections). */
+  record?: ConnectionRecord;
 }
 
 export interface Goaway {
@@ -81,11 +83,13 @@ class Http2Load extends RequestLoad {
   private readonly pool: (Session | undefined)[];
   private readonly names: NameHeaders;
   private readonly all = new Set<Session>();
+  private readonly clientConnections: { service: string } | undefined;
 
   constructor(id: string, spec: Http2LoadSpec, target: LoadTarget, recorder: Recorder, opts: HttpLoadOptions) {
     super(id, target, recorder, opts);
     this.spec = spec;
     this.names = opts.names ?? DEFAULT_NAME_HEADERS;
+    this.clientConnections = opts.clientConnections;
     this.pool = new Array<Session | undefined>(spec.sessions).fill(undefined);
   }
 
@@ -133,6 +137,11 @@ class Http2Load extends RequestLoad {
     session.once('connect', () => {
       s.openedAt = this.recorder.now();
       s.localPort = session.socket?.localPort;
+      const own = this.clientConnections;
+      if (own !== undefined && s.localPort !== undefined) {
+        s.record = this.recorder.openConnection({ service: own.service, clientPort: s.localPort });
+        s.record.open = s.openedAt;
+      }
     });
     session.on('goaway', (errorCode: number, lastStreamId: number) => recordGoaway(this.recorder, this.id, s, errorCode, lastStreamId));
     // Errors reach the streams that were on the session; the session's own event only closes it.
@@ -140,6 +149,12 @@ class Http2Load extends RequestLoad {
     session.once('close', () => {
       s.closed = true;
       this.all.delete(s);
+      const record = s.record;
+      if (record !== undefined && record.close === undefined) {
+        record.close = this.recorder.now();
+        // Never answered: which pod it reached (if any) is unknown, and it counts for none.
+        if (record.upstream === 'open') record.upstream = 'error';
+      }
     });
     return s;
   }
@@ -241,6 +256,11 @@ class Http2Load extends RequestLoad {
       gateway = this.names.gateway === undefined ? undefined : headerValue(headers[this.names.gateway]);
       const who = gateway ?? pod;
       if (who !== undefined) s.pod = who;
+      // A connection goes to one pod for its life: the first response names it.
+      if (s.record !== undefined && s.record.upstream === 'open') {
+        s.record.upstream = 'ok';
+        if (who !== undefined) s.record.pod = who;
+      }
     });
     // HEADERS (frame type 1) not sent: the request never left this process.
     stream.on('frameError', (type: number) => {

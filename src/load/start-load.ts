@@ -70,7 +70,7 @@ export function startLoad(
       return startTurnLoad(id, spec, { address: server.host, port: server.port }, peers, recorder, { signal });
     }
     case 'http2':
-      return startHttp2Load(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names });
+      return startHttp2Load(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...names, ...ownConnections(provider, spec.service) });
     case 'tcp-stream':
       return startTcpStreamLoad(id, spec, provider.serviceAddress(spec.service), recorder, { signal, ...ownConnections(provider, spec.service) });
     case 'websocket':

@@ -14,6 +14,14 @@ export class Clock {
     this.originEpochMs = Date.now() - (performance.timeOrigin + performance.now() - this.origin);
   }
 
+  /**
+   * The run-clock time of a wall-clock time read on this machine (a node agent's Event, a log line's
+   * timestamp, a conntrack entry): what a process beside the harness stamped when it acted.
+   */
+  fromWallTime(epochMs: number): number {
+    return epochMs - this.originEpochMs;
+  }
+
   /** Milliseconds since the run's origin. */
   now(): number {
     return performance.timeOrigin + performance.now() - this.origin;

@@ -309,14 +309,15 @@ export class KubeProvider implements Provider {
   private async routesListening(topology: Topology, probe: (endpoint: GatewayEndpoint, timeoutMs: number) => Promise<void>, signal: AbortSignal): Promise<void> {
     const routes = this.routes;
     if (!routes) return;
-    const service = topology.services.find((s) => s.ports.some((p) => p.protocol !== 'UDP'));
-    const port = service?.ports.find((p) => p.protocol !== 'UDP');
-    const address = service && port ? this.addresses.get(service.name)?.get(port.name) : undefined;
+    const target = topology.services
+      .flatMap((service) => service.ports.filter((p) => p.protocol !== 'UDP').map((port) => ({ via: `Service ${service.name}`, address: this.addresses.get(service.name)?.get(port.name) })))
+      .find((t) => t.address !== undefined);
     // No TCP Service, no connection to place.
-    if (!address) return;
+    if (target?.address === undefined) return;
+    const endpoint = { host: target.address.host, port: target.address.port, via: target.via };
     const deadline = performance.now() + ROUTE_WATCH_START_MS;
     while (!routes.seenAny() && performance.now() < deadline) {
-      await probe({ host: address.host, port: address.port, via: `Service ${service!.name}` }, 1_000).catch(() => undefined);
+      await probe(endpoint, 1_000).catch(() => undefined);
       if (!routes.seenAny()) await sleep(100, undefined, { signal });
     }
     if (!routes.seenAny()) {

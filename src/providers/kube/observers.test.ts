@@ -66,6 +66,22 @@ const show = (e: TimelineEvent) => {
   return e.kind === 'endpoint-changed' ? `${e.kind} ${e.pod} ${conds}` : `${e.kind} ${e.pod ?? ''}`.trim();
 };
 
+/** An Event about pod gw-1's container, as zerodrop's node agent writes it unless `component` says otherwise. */
+function event(name: string, reason: string, message: string, opts: { container?: string; component?: string; eventTime?: string } = {}) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name },
+    reason,
+    message,
+    type: 'Normal',
+    involvedObject: { kind: 'Pod', name: 'gw-1', fieldPath: `spec.containers{${opts.container ?? 'main'}}` },
+    source: { component: opts.component ?? 'zerodrop-node-agent' },
+    reportingComponent: opts.component ?? 'zerodrop-node-agent',
+    ...(opts.eventTime !== undefined ? { eventTime: opts.eventTime } : {}),
+  };
+}
+
 describe('observers against a list/watch API server', () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -275,17 +291,6 @@ describe('observers against a list/watch API server', () => {
     const { fake, recorder } = await setup();
     fake.put(PODS, { ...pod('gw-1', { running: true }), spec: { containers: [{ name: 'linkerd-proxy' }, { name: 'main' }] } });
     await until(() => recorder.timeline.events.some((e) => e.kind === 'pod-created'), 'the pod');
-    const event = (name: string, reason: string, message: string, opts: { container?: string; component?: string } = {}) => ({
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name },
-      reason,
-      message,
-      type: 'Normal',
-      involvedObject: { kind: 'Pod', name: 'gw-1', fieldPath: `spec.containers{${opts.container ?? 'main'}}` },
-      source: { component: opts.component ?? 'zerodrop-node-agent' },
-      reportingComponent: opts.component ?? 'zerodrop-node-agent',
-    });
     // Written as the node agent writes them (the messages of lifecycle-events.ts).
     fake.put(EVENTS, event('e1', 'PreStopStarted', lifecycleMessage.PreStopStarted('main')));
     fake.put(EVENTS, event('e2', 'PreStopTimedOut', lifecycleMessage.PreStopTimedOut('main')));
@@ -304,6 +309,23 @@ describe('observers against a list/watch API server', () => {
       ['sigkill', 'gw-1', { observed: 'node-agent', signal: 'SIGKILL' }],
       ['prestop-end', 'gw-1', { observed: 'node-agent' }],
     ]);
+  });
+
+  it("stamps a lifecycle Event when the node agent acted (its eventTime), not when the watch brought it", async () => {
+    const { fake, recorder } = await setup();
+    fake.put(PODS, { ...pod('gw-1', { running: true }), spec: { containers: [{ name: 'main' }] } });
+    await until(() => recorder.timeline.events.some((e) => e.kind === 'pod-created'), 'the pod');
+    const at = (ms: number) => new Date(recorder.clock.originEpochMs + ms).toISOString().replace(/Z$/, '000Z');
+    const acted = recorder.now() - 40;
+    fake.put(EVENTS, event('e1', 'StopSignalSent', lifecycleMessage.StopSignalSent('main', 'SIGTERM'), { eventTime: at(acted) }));
+    // A time the harness cannot trust (a minute ago, or ahead of it): stamped when seen.
+    fake.put(EVENTS, event('e2', 'ContainerKilled', lifecycleMessage.ContainerKilled('main'), { eventTime: at(acted - 60_000) }));
+    fake.put(EVENTS, event('e3', 'PreStopStarted', lifecycleMessage.PreStopStarted('main'), { eventTime: at(recorder.now() + 60_000) }));
+    await until(() => recorder.timeline.events.some((e) => e.kind === 'prestop-start'), 'the events');
+    const t = (kind: string) => recorder.timeline.events.find((e) => e.kind === kind)!.t;
+    expect(Math.abs(t('sigterm') - acted)).toBeLessThan(1.5);
+    expect(t('sigkill')).toBeGreaterThan(acted);
+    expect(t('prestop-start')).toBeLessThanOrEqual(recorder.now());
   });
 
   it('records Kubernetes events about pods as notes', async () => {

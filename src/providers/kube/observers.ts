@@ -29,7 +29,7 @@ import type { KubeClient } from './client.ts';
 import { CollectionMissing, ListWatch, type Change, type KubeObject } from './list-watch.ts';
 import { LIFECYCLE_EVENT_COMPONENT, LIFECYCLE_EVENT_REASONS, lifecycleDetail, type LifecycleEventReason } from './lifecycle-events.ts';
 import { LABELS, MAIN_CONTAINER } from './manifests.ts';
-import { PodLogs } from './pod-logs.ts';
+import { PodLogs, wallTimeMs } from './pod-logs.ts';
 
 export interface PodObject extends KubeObject {
   metadata: KubeObject['metadata'] & {
@@ -85,6 +85,27 @@ export interface EventObject extends KubeObject {
   involvedObject?: { kind?: string; name?: string; fieldPath?: string };
   source?: { component?: string };
   reportingComponent?: string;
+  /** MicroTime: when the reporter acted (zerodrop's node agent sets it on its lifecycle Events). */
+  eventTime?: string;
+}
+
+/** How long before it is seen a node agent's Event may say it happened; beyond it, it is stamped when seen. */
+const ACTED_WITHIN_MS = 1_000;
+
+/**
+ * When the node agent did what its lifecycle Event says, on the run clock: its eventTime, where it
+ * has one. The Event is seen a few to tens of milliseconds after the act (its POST, etcd, the watch),
+ * and a stop signal and the resets it causes are as far apart. The node agent runs on this machine
+ * (the netns cluster), so its clock is the harness's; a time after now or more than ACTED_WITHIN_MS
+ * before it is not trusted, and the Event is stamped when seen. A repeat (MODIFIED: its count went
+ * up) keeps the first one's eventTime, so the caller passes none for it.
+ */
+export function actedAt(recorder: Pick<Recorder, 'clock' | 'now'>, eventTime: string | undefined): number | undefined {
+  const wall = wallTimeMs(eventTime);
+  if (wall === undefined) return undefined;
+  const t = recorder.clock.fromWallTime(wall);
+  const now = recorder.now();
+  return t <= now && t >= now - ACTED_WITHIN_MS ? t : undefined;
 }
 
 /**
@@ -486,8 +507,9 @@ export async function observeNamespace(
       if (only && workload === undefined) return;
       const lifecycle = pod === undefined ? undefined : lifecycleEventKind(e, pods.containerOf(pod));
       if (lifecycle !== undefined) {
-        // Stamped when seen, as every observed event is: a few milliseconds after the node agent acted.
+        const t = actedAt(recorder, c.type === 'ADDED' ? e.eventTime : undefined);
         recorder.event(lifecycle, {
+          ...(t !== undefined ? { t } : {}),
           pod,
           ...(workload ? { workload } : {}),
           message: e.message ?? '',

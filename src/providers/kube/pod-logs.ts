@@ -27,6 +27,12 @@ export function timestampNanos(ts: string): bigint | undefined {
   return BigInt(seconds) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'));
 }
 
+/** Milliseconds since the epoch of an RFC 3339 timestamp (a log line's, an Event's eventTime), to its full precision. */
+export function wallTimeMs(ts: string | undefined): number | undefined {
+  const nanos = ts === undefined ? undefined : timestampNanos(ts);
+  return nanos === undefined ? undefined : Number(nanos) / 1e6;
+}
+
 /** Resumes of one pod's follow before it is given up (each one is a note on the Timeline). */
 const MAX_RESUMES = 5;
 

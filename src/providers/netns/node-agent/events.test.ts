@@ -18,11 +18,14 @@ describe('events', () => {
       count: 1,
       firstTimestamp: '2026-01-01T00:00:01Z',
     });
+    expect(e).not.toHaveProperty('eventTime');
   });
 
   it("writes the lifecycle Events no kubelet writes from the node agent's own component", () => {
     const e = eventObject('node-1', pod, 'spec.containers{main}', 'Normal', 'StopSignalSent', 'Sent SIGQUIT to container main', new Date('2026-01-01T00:00:01.5Z'), LIFECYCLE_EVENT_COMPONENT);
     expect(e).toMatchObject({ source: { component: 'zerodrop-node-agent', host: 'node-1' }, reportingComponent: 'zerodrop-node-agent', reason: 'StopSignalSent' });
+    // When it acted, to the millisecond, as MicroTime; the API server wants an action beside it.
+    expect(e).toMatchObject({ eventTime: '2026-01-01T00:00:01.500000Z', action: 'StopSignalSent', reportingInstance: 'node-1' });
   });
 
   it('counts identical events on one object', async () => {

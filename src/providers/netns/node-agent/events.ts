@@ -37,6 +37,10 @@ export function eventObject(nodeName: string, pod: Pod, fieldPath: string | unde
     source: { component, host: nodeName },
     reportingComponent: component,
     reportingInstance: nodeName,
+    // The kubelet's Events carry seconds only. The lifecycle Events say when the node agent acted,
+    // to the millisecond (a stop signal and the resets it causes are milliseconds apart): eventTime,
+    // which the API server accepts on a core/v1 Event with an action beside it.
+    ...(component === 'kubelet' ? {} : { eventTime: now.toISOString().replace(/Z$/, '000Z'), action: reason }),
     firstTimestamp: ts,
     lastTimestamp: ts,
     count: 1,

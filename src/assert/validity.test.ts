@@ -46,4 +46,15 @@ describe('harnessResponsive', () => {
     });
     expect(harnessResponsive(tl, { maxLoopDelayMs: 300 }).verdict).toBe('pass');
   });
+
+  it('says what the harness did while its loop lagged', () => {
+    const lagged = (spent: { windowMs: number; cpuMs: number; gcMs: number }) =>
+      harnessResponsive(new TimelineBuilder().harness(1000, 12).harness(2000, 130, spent).build()).message;
+    expect(lagged({ windowMs: 230, cpuMs: 150, gcMs: 110 })).toBe(
+      'the harness event loop lagged 130 ms at t=2.000 s (limit 100 ms; 1 sample of 2 over); the harness used 150 ms of CPU in that 230 ms window, 110 ms of it garbage collection: mostly its own garbage collection: measurements are not trustworthy',
+    );
+    // Less CPU than the lag: the loop cannot have been busy all that time.
+    expect(lagged({ windowMs: 230, cpuMs: 30, gcMs: 0 })).toContain('off the CPU for at least 100 ms of the lag (the cores busy with other processes, or a blocking call)');
+    expect(lagged({ windowMs: 230, cpuMs: 190, gcMs: 5 })).toContain('5 ms of it garbage collection: busy with its own work');
+  });
 });

@@ -2,7 +2,7 @@
 // generator could not hold its target rate, or the harness's own event loop lagged, what was measured
 // is not the system under test, so the verdict is inconclusive, never pass.
 
-import type { Timeline } from '../model/timeline.ts';
+import type { HarnessSample, Timeline } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
 import { at, plural } from './common.ts';
 
@@ -41,6 +41,21 @@ export function loadHeld(summaries: readonly LoadSummary[], options: { minRatio?
   return { name, verdict: 'pass', message: fine.join('; '), details };
 }
 
+/**
+ * What the harness did while its loop lagged, from the sample's CPU time and GC pauses. A loop kept
+ * busy by the harness's own work for L ms costs at least L ms of CPU; less than that means the loop
+ * was off the CPU for the rest (a core held by other processes, or a blocking call).
+ */
+function lagCause(s: HarnessSample): string | undefined {
+  if (s.cpuMs === undefined || s.windowMs === undefined) return undefined;
+  const gc = s.gcMs ?? 0;
+  const facts = `the harness used ${s.cpuMs.toFixed(0)} ms of CPU in that ${s.windowMs.toFixed(0)} ms window, ${gc.toFixed(0)} ms of it garbage collection`;
+  if (gc >= s.loopDelayMaxMs / 2) return `${facts}: mostly its own garbage collection`;
+  const offCpu = s.loopDelayMaxMs - s.cpuMs;
+  if (offCpu >= s.loopDelayMaxMs / 2) return `${facts}: off the CPU for at least ${offCpu.toFixed(0)} ms of the lag (the cores busy with other processes, or a blocking call)`;
+  return `${facts}: busy with its own work`;
+}
+
 export function harnessResponsive(timeline: Timeline, options: { maxLoopDelayMs?: number } = {}): AssertionResult {
   const name = 'harnessResponsive';
   const { maxLoopDelayMs = 100 } = options;
@@ -52,11 +67,12 @@ export function harnessResponsive(timeline: Timeline, options: { maxLoopDelayMs?
   const over = samples.filter((s) => s.loopDelayMaxMs > maxLoopDelayMs).length;
   const details = { samples: samples.length, over, worstMs: worst.loopDelayMaxMs, worstAt: worst.t, maxLoopDelayMs };
   if (over > 0) {
+    const cause = lagCause(worst);
     return {
       name,
       verdict: 'inconclusive',
-      message: `the harness event loop lagged ${worst.loopDelayMaxMs.toFixed(0)} ms at ${at(worst.t)} (limit ${maxLoopDelayMs} ms; ${plural(over, 'sample')} of ${samples.length} over): measurements are not trustworthy`,
-      details,
+      message: `the harness event loop lagged ${worst.loopDelayMaxMs.toFixed(0)} ms at ${at(worst.t)} (limit ${maxLoopDelayMs} ms; ${plural(over, 'sample')} of ${samples.length} over)${cause === undefined ? '' : `; ${cause}`}: measurements are not trustworthy`,
+      details: { ...details, ...(worst.cpuMs !== undefined ? { worstCpuMs: worst.cpuMs, worstGcMs: worst.gcMs ?? 0, worstWindowMs: worst.windowMs } : {}) },
     };
   }
   return {

@@ -37,7 +37,7 @@ import { attributeResponse, type HttpLoadOptions, type LoadSummary, type LoadTar
 import { DEFAULT_NAME_HEADERS } from './http1-response.ts';
 import { recordGoaway, type Goaway } from './http2.ts';
 import { nextDue, RequestLoad, requestRecord } from './request-load.ts';
-import { recordStreamConnection } from './stream-load.ts';
+import { recordOwnStream, type OwnConnections } from './own-connection.ts';
 
 export const GRPC_PROTO = 'fixtures/drain.proto';
 const SERVICE = 'zerodrop.drain.v1.Drain';
@@ -141,7 +141,7 @@ class GrpcLoad extends RequestLoad {
   private readonly tag = `${process.pid}-${++loads}`;
   private readonly podHeader: string | undefined;
   private readonly gatewayHeader: string | undefined;
-  private readonly clientConnections: { service: string } | undefined;
+  private readonly clientConnections: OwnConnections | undefined;
   private readonly wires = new Map<number, CallWire>();
   private readonly sessions = new WeakMap<Http2Session, SessionInfo>();
   private readonly openStreams = new Set<grpc.ClientReadableStream<unknown>>();
@@ -378,7 +378,7 @@ class GrpcLoad extends RequestLoad {
           record.error = `${record.status}: ${status.details}`;
         }
         this.recorder.stream(record);
-        recordStreamConnection(this.recorder, this.clientConnections, record);
+        recordOwnStream(this.recorder, this.clientConnections, record);
         resolve();
       });
     });

@@ -22,6 +22,7 @@ import type { ConnectionRecord, Outcome, RequestRecord } from '../model/timeline
 import type { Recorder } from '../observe/recorder.ts';
 import { classifyError, classifyStatus, harnessError } from './outcome.ts';
 import { DEFAULT_NAME_HEADERS, ResponseParser, type NameHeaders } from './http1-response.ts';
+import { closeOwnConnection, openOwnConnection, ownConnectionAnswered, type OwnConnections } from './own-connection.ts';
 import { nextDue, RequestLoad, requestRecord, type InFlightRequest } from './request-load.ts';
 
 export interface LoadTarget {
@@ -75,14 +76,12 @@ export interface HttpLoadOptions {
    */
   names?: NameHeaders;
   /**
-   * Where no Service load balancer of the harness's own records connections (a cluster, whose
-   * kube-proxy shows the harness none): the Service this load targets, and the load records each of
-   * its connections as the client saw it. Its pod is the one its responses named (the gateway
-   * first): conntrack keeps a connection on one pod, so the first response names it for all.
-   * Without these records, assertions about a pod's connections (drainTiming's idle moment) would
-   * see none where the pod had many.
+   * Where no Service load balancer of the harness's own records connections (a cluster): the
+   * Service this load targets, and the load records each of its connections as the client saw it
+   * (own-connection.ts). Its pod is the one its first response named (the gateway first): conntrack
+   * keeps a connection on one pod.
    */
-  clientConnections?: { service: string };
+  clientConnections?: OwnConnections;
   /**
    * Every request goes straight to this pod (a lagging node's, lagging-node.ts): each is its pod's
    * whether or not a response named it, and, without keep-alive, each was a new connection's attempt
@@ -173,7 +172,7 @@ interface WorkerSink {
   readonly readBuffer: Buffer;
   readonly keepAlive: boolean;
   readonly names: NameHeaders;
-  readonly clientConnections: { service: string } | undefined;
+  readonly clientConnections: OwnConnections | undefined;
   readonly pod: string | undefined;
   /** The exchange recorded its request: count it. */
   finished(outcome: Outcome): void;
@@ -275,12 +274,7 @@ class Worker {
     conn.usable = false;
     if (this.conn === conn) this.conn = undefined;
     conn.socket.destroy();
-    const record = conn.record;
-    if (record !== undefined && record.close === undefined) {
-      record.close = this.sink.recorder.now();
-      // Never answered: which pod it reached (if any) is unknown, and it counts for none.
-      if (record.upstream === 'open') record.upstream = 'error';
-    }
+    closeOwnConnection(conn.record, this.sink.recorder.now());
   }
 
   private write(conn: Connection, exchange: Exchange): void {
@@ -294,11 +288,7 @@ class Worker {
     conn.connected = true;
     conn.localPort = conn.socket.localPort;
     conn.openedAt = this.sink.recorder.now();
-    const own = this.sink.clientConnections;
-    if (own !== undefined && conn.localPort !== undefined) {
-      conn.record = this.sink.recorder.openConnection({ service: own.service, clientPort: conn.localPort });
-      conn.record.open = conn.openedAt;
-    }
+    conn.record = openOwnConnection(this.sink.recorder, this.sink.clientConnections, conn.localPort, conn.openedAt);
     const exchange = this.exchange;
     if (exchange !== undefined && this.conn === conn) this.write(conn, exchange);
   }
@@ -320,10 +310,7 @@ class Worker {
     }
     conn.lastPod = this.parser.gateway ?? this.parser.pod;
     // Before the drop below, which closes the record of a connection that carries no more requests.
-    if (conn.record !== undefined && conn.record.upstream === 'open') {
-      conn.record.upstream = 'ok';
-      if (conn.lastPod !== undefined) conn.record.pod = conn.lastPod;
-    }
+    ownConnectionAnswered(conn.record, conn.lastPod);
     if (!this.sink.keepAlive || !this.parser.keepAlive || this.parser.trailing) this.drop(conn);
     conn.idleSince = this.sink.recorder.now();
     this.finish({ outcome: classifyStatus(this.parser.status ?? 0, this.sink.spec.okStatus) });
@@ -347,11 +334,7 @@ class Worker {
     const current = exchange !== undefined && exchange.conn === conn;
     if (!current) this.noteUnannouncedClose(conn, 'fin');
     // A response delimited by the close names its pod here, before the drop closes the record.
-    if (current && conn.record?.upstream === 'open' && this.parser.endOfStream()) {
-      conn.record.upstream = 'ok';
-      const pod = this.parser.gateway ?? this.parser.pod;
-      if (pod !== undefined) conn.record.pod = pod;
-    }
+    if (current && this.parser.endOfStream()) ownConnectionAnswered(conn.record, this.parser.gateway ?? this.parser.pod);
     this.drop(conn);
     if (!current) return;
     if (this.parser.endOfStream()) this.finish({ outcome: classifyStatus(this.parser.status ?? 0, this.sink.spec.okStatus) });
@@ -449,7 +432,7 @@ class HttpLoad extends RequestLoad implements WorkerSink {
   readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
   readonly keepAlive: boolean;
   readonly names: NameHeaders;
-  readonly clientConnections: { service: string } | undefined;
+  readonly clientConnections: OwnConnections | undefined;
   readonly pod: string | undefined;
   private readonly mode: LoadSummary['mode'];
 

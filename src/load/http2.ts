@@ -15,6 +15,7 @@ import type { Recorder } from '../observe/recorder.ts';
 import { attributeResponse, type HttpLoadOptions, type LoadHandle, type LoadSummary, type LoadTarget } from './http.ts';
 import { DEFAULT_NAME_HEADERS, type NameHeaders } from './http1-response.ts';
 import { classifyError, classifyStatus, harnessError } from './outcome.ts';
+import { closeOwnConnection, openOwnConnection, ownConnectionAnswered, type OwnConnections } from './own-connection.ts';
 import { headerValue, nextDue, RequestLoad, requestRecord } from './request-load.ts';
 
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
@@ -83,7 +84,7 @@ class Http2Load extends RequestLoad {
   private readonly pool: (Session | undefined)[];
   private readonly names: NameHeaders;
   private readonly all = new Set<Session>();
-  private readonly clientConnections: { service: string } | undefined;
+  private readonly clientConnections: OwnConnections | undefined;
 
   constructor(id: string, spec: Http2LoadSpec, target: LoadTarget, recorder: Recorder, opts: HttpLoadOptions) {
     super(id, target, recorder, opts);
@@ -137,11 +138,7 @@ class Http2Load extends RequestLoad {
     session.once('connect', () => {
       s.openedAt = this.recorder.now();
       s.localPort = session.socket?.localPort;
-      const own = this.clientConnections;
-      if (own !== undefined && s.localPort !== undefined) {
-        s.record = this.recorder.openConnection({ service: own.service, clientPort: s.localPort });
-        s.record.open = s.openedAt;
-      }
+      s.record = openOwnConnection(this.recorder, this.clientConnections, s.localPort, s.openedAt);
     });
     session.on('goaway', (errorCode: number, lastStreamId: number) => recordGoaway(this.recorder, this.id, s, errorCode, lastStreamId));
     // Errors reach the streams that were on the session; the session's own event only closes it.
@@ -149,12 +146,7 @@ class Http2Load extends RequestLoad {
     session.once('close', () => {
       s.closed = true;
       this.all.delete(s);
-      const record = s.record;
-      if (record !== undefined && record.close === undefined) {
-        record.close = this.recorder.now();
-        // Never answered: which pod it reached (if any) is unknown, and it counts for none.
-        if (record.upstream === 'open') record.upstream = 'error';
-      }
+      closeOwnConnection(s.record, this.recorder.now());
     });
     return s;
   }
@@ -256,11 +248,7 @@ class Http2Load extends RequestLoad {
       gateway = this.names.gateway === undefined ? undefined : headerValue(headers[this.names.gateway]);
       const who = gateway ?? pod;
       if (who !== undefined) s.pod = who;
-      // A connection goes to one pod for its life: the first response names it.
-      if (s.record !== undefined && s.record.upstream === 'open') {
-        s.record.upstream = 'ok';
-        if (who !== undefined) s.record.pod = who;
-      }
+      ownConnectionAnswered(s.record, who);
     });
     // HEADERS (frame type 1) not sent: the request never left this process.
     stream.on('frameError', (type: number) => {

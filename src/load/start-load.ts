@@ -12,6 +12,7 @@ import { startIperf3Load } from './external/iperf3.ts';
 import type { NameHeaders } from './http1-response.ts';
 import { startHttpLoad, type LoadSummary } from './http.ts';
 import { startLaggingNodeLoad } from './lagging-node.ts';
+import type { OwnConnections } from './own-connection.ts';
 import { startGrpcLoad } from './grpc.ts';
 import { startHttp2Load } from './http2.ts';
 import { startSseLoad } from './sse.ts';
@@ -88,6 +89,6 @@ export function startLoad(
 }
 
 /** A provider whose Service balancer records no connections (a cluster): the load records its own. */
-function ownConnections(provider: { readonly capabilities?: Pick<ProviderCapabilities, 'serviceConnectionRecords'> }, service: string): { clientConnections?: { service: string } } {
+function ownConnections(provider: { readonly capabilities?: Pick<ProviderCapabilities, 'serviceConnectionRecords'> }, service: string): { clientConnections?: OwnConnections } {
   return provider.capabilities !== undefined && provider.capabilities.serviceConnectionRecords !== true ? { clientConnections: { service } } : {};
 }

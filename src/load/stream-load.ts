@@ -15,32 +15,14 @@ import type { StreamLoadSpec } from '../model/load.ts';
 import type { StreamEnding, StreamRecord } from '../model/timeline.ts';
 import type { Recorder } from '../observe/recorder.ts';
 import { DEFAULT_MAX_DURATION_MS, LATE_THRESHOLD_MS, type LoadHandle, type LoadSummary } from './http.ts';
+import { recordOwnStream, type OwnConnections } from './own-connection.ts';
 
 export interface StreamLoadOptions {
   signal?: AbortSignal;
   /** The load stops by itself after this long. */
   maxDurationMs?: number;
-  /** Where no Service load balancer records connections (a cluster): see recordStreamConnection. */
-  clientConnections?: { service: string };
-}
-
-/**
- * Records a stream that has ended as a connection of the pod it went through (the gateway first),
- * as its client saw it, where no Service load balancer of the harness's own records connections (a
- * cluster, whose kube-proxy shows the harness none); the HTTP load does the same for its own
- * connections (HttpLoadOptions.clientConnections). Without these records, assertions about a pod's
- * connections would see none where the pod held streams: drainTiming would take a gateway that
- * kept its streams to their ends for one idle since its minimum drain, and fail it for exiting late.
- * A stream no response named a pod for is recorded with no pod, as a request never answered is.
- */
-export function recordStreamConnection(recorder: Recorder, own: { service: string } | undefined, record: StreamRecord): void {
-  if (own === undefined) return;
-  const connection = recorder.openConnection({ service: own.service, clientPort: record.localPort ?? 0 });
-  connection.open = record.start;
-  connection.close = record.end;
-  const pod = record.gateway ?? record.pod;
-  if (pod !== undefined) connection.pod = pod;
-  connection.upstream = pod === undefined ? 'error' : 'ok';
+  /** Where no Service load balancer records connections (a cluster): own-connection.ts. */
+  clientConnections?: OwnConnections;
 }
 
 /** Streams a load may open in all, counting replacements: bounds a reconnect loop against a pod that closes every stream at once. */
@@ -150,7 +132,7 @@ export class StreamLoad<S extends StreamHandle> implements LoadHandle {
     this.totals.echoed += record.echoed;
     this.totals.unanswered += record.unanswered;
     this.recorder.stream(record);
-    recordStreamConnection(this.recorder, this.opts.clientConnections, record);
+    recordOwnStream(this.recorder, this.opts.clientConnections, record);
     // A stream the load ended while still running was a bounded one that had sent all it had to.
     if (record.ending === 'stopped' && !this.stopping) return this.open(undefined);
     if (record.ending !== 'closed' || !this.spec.reopen) return;

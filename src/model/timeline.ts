@@ -287,6 +287,12 @@ export interface HarnessSample {
   t: number;
   /** Event loop delay observed in the preceding window, ms. */
   loopDelayMaxMs: number;
+  /** How long the window was, ms (the interval, plus the sampling timer's own lateness). */
+  windowMs?: number;
+  /** CPU time the harness process (all its threads) used in the window, ms. */
+  cpuMs?: number;
+  /** Garbage collection pauses that began in the window, ms in all. */
+  gcMs?: number;
 }
 
 export interface Timeline {

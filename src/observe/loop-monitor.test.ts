@@ -41,6 +41,35 @@ describe('startLoopMonitor', () => {
     expect(samples.at(-1)!.loopDelayMaxMs).toBeLessThan(100);
   });
 
+  it('records the CPU the blocked loop spent, and no more than its window', async () => {
+    const recorder = new Recorder();
+    const monitor = startLoopMonitor(recorder, { intervalMs: 100 });
+    await delay(150);
+    blockFor(200);
+    await delay(250);
+    monitor.stop();
+    const samples = recorder.timeline.harness;
+    const lagged = samples.find((s) => s.loopDelayMaxMs > 150)!;
+    // Busy on its own thread: at least most of the 200 ms on the CPU.
+    expect(lagged.cpuMs).toBeGreaterThan(150);
+    expect(lagged.windowMs).toBeGreaterThanOrEqual(lagged.loopDelayMaxMs);
+    for (const s of samples) expect(s.windowMs).toBeGreaterThan(0);
+  });
+
+  it('records garbage collection pauses in the window they began in', async () => {
+    const recorder = new Recorder();
+    const monitor = startLoopMonitor(recorder, { intervalMs: 50 });
+    await delay(60);
+    // Enough short-lived garbage for several young-generation collections.
+    let keep = 0;
+    for (let i = 0; i < 2_000_000; i++) keep += [i, { i }].length;
+    expect(keep).toBeGreaterThan(0);
+    await delay(200);
+    monitor.stop();
+    const gcMs = recorder.timeline.harness.reduce((sum, s) => sum + (s.gcMs ?? 0), 0);
+    expect(gcMs).toBeGreaterThan(0);
+  });
+
   it('stops recording after stop()', async () => {
     const recorder = new Recorder();
     const monitor = startLoopMonitor(recorder, { intervalMs: 20 });

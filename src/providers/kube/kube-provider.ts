@@ -6,6 +6,7 @@
 import type { ClusterProviderName } from '../kube-session.ts';
 import type { Topology } from '../../model/workload.ts';
 import type { Recorder } from '../../observe/recorder.ts';
+import type { Clock } from '../../observe/clock.ts';
 import type { Scenario } from '../../model/scenario.ts';
 import { podTcpAddress } from '../pod-address.ts';
 import { placeRoutedConnections, type RouteWatch } from '../../observe/routed-connections.ts';
@@ -88,10 +89,9 @@ export interface KubeProviderOptions {
   /**
    * Watches which pod the cluster's proxy sends each of the harness's connections to, from deploy's
    * TCP probes (deploy returns once it has seen one) until completeRecords (a netns cluster: conntrack
-   * on the node the harness reaches Services through, netns/conntrack-watch.ts). `originEpochMs`: the
-   * run clock's zero.
+   * on the node the harness reaches Services through, netns/conntrack-watch.ts), on the run's clock.
    */
-  routeWatch?: (originEpochMs: number, onProblem: (message: string) => void) => RouteWatch;
+  routeWatch?: (clock: Pick<Clock, 'fromWallTime'>, onProblem: (message: string) => void) => RouteWatch;
 }
 
 /** The class's dataplane as deployed: the flow's result and the observers of its pods. */
@@ -280,7 +280,7 @@ export class KubeProvider implements Provider {
     // must have had its bound since the last endpoint became ready.
     const dataplane = this.opts.dataplaneReady ?? { probe: probeTcp, programmingBoundMs: KUBE_PROXY_PROGRAMMING_BOUND_MS };
     // Started before the probes, whose connections show that it listens (routesListening).
-    this.routes = this.opts.routeWatch?.(this.recorder.clock.originEpochMs, (message) => this.recorder.event('note', { message }));
+    this.routes = this.opts.routeWatch?.(this.recorder.clock, (message) => this.recorder.event('note', { message }));
     await this.pollUntil(async () => {
       for (const service of topology.services) {
         for (const port of service.ports) {

@@ -320,7 +320,7 @@ export function netnsRouteWatch(cluster: NetnsCluster, log: (line: string) => vo
   }
   const entry = cluster.nodes[0]!;
   return {
-    routeWatch: (originEpochMs, onProblem) => watchRoutedConnections({ netns: entry.netns, client: cluster.plan.host, to: entry.ip, originEpochMs, onProblem }),
+    routeWatch: (clock, onProblem) => watchRoutedConnections({ netns: entry.netns, client: cluster.plan.host, to: entry.ip, clock, onProblem }),
   };
 }
 

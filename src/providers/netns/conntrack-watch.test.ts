@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { Clock } from '../../observe/clock.ts';
 import { onPath } from '../../profiles/requirements.ts';
 import { parseNewFlow, watchRoutedConnections } from './conntrack-watch.ts';
 
@@ -32,9 +33,10 @@ describe.skipIf(process.getuid?.() !== 0 || !onPath('conntrack', process.env['PA
       execFileSync('ip', ['netns', 'exec', netns, 'nft', '-f', '-'], {
         input: 'table ip t {\n chain out {\n  type nat hook output priority -100;\n  ip daddr 127.0.0.2 tcp dport 30080 dnat to 127.0.0.3:8080\n }\n}\n',
       });
-      const originEpochMs = Date.now() - 5000;
+      const clock = new Clock(performance.timeOrigin + performance.now() - 5000);
+      const originEpochMs = clock.originEpochMs;
       const problems: string[] = [];
-      const watch = watchRoutedConnections({ netns, client: '127.0.0.1', to: '127.0.0.2', originEpochMs, onProblem: (m) => problems.push(m) });
+      const watch = watchRoutedConnections({ netns, client: '127.0.0.1', to: '127.0.0.2', clock, onProblem: (m) => problems.push(m) });
       await sleep(300);
       const before = Date.now() - originEpochMs;
       // Refused (nothing listens on 127.0.0.3:8080): the entry is made all the same.

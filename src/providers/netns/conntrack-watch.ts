@@ -12,6 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { RoutedConnection, RouteWatch } from '../../observe/routed-connections.ts';
+import type { Clock } from '../../observe/clock.ts';
 
 /**
  * `[1795878576.395879]\t    [NEW] tcp      6 120 SYN_SENT src=A dst=B sport=X dport=Y [UNREPLIED] src=P dst=Q sport=R dport=S`
@@ -26,10 +27,10 @@ export function parseNewFlow(line: string): { wallMs: number; src: string; dst: 
 
 /**
  * Watches the new TCP connections from `client` to `to` in network namespace `netns` until stopped.
- * `originEpochMs` is the run clock's zero as wall time (Clock.originEpochMs). Where conntrack cannot
- * run (not installed), the watch sees nothing and says why once.
+ * conntrack stamps each entry with this machine's wall time; `clock` puts it on the run clock. Where
+ * conntrack cannot run (not installed), the watch sees nothing and says why once.
  */
-export function watchRoutedConnections(opts: { netns: string; client: string; to: string; originEpochMs: number; onProblem?: (message: string) => void }): RouteWatch {
+export function watchRoutedConnections(opts: { netns: string; client: string; to: string; clock: Pick<Clock, 'fromWallTime'>; onProblem?: (message: string) => void }): RouteWatch {
   const seen: RoutedConnection[] = [];
   let child: ChildProcess;
   try {
@@ -50,7 +51,7 @@ export function watchRoutedConnections(opts: { netns: string; client: string; to
   lines.on('line', (line) => {
     const flow = parseNewFlow(line);
     if (!flow) return;
-    seen.push({ t: flow.wallMs - opts.originEpochMs, clientPort: flow.sport, to: { host: flow.dst, port: flow.dport }, podIp: flow.replySrc });
+    seen.push({ t: opts.clock.fromWallTime(flow.wallMs), clientPort: flow.sport, to: { host: flow.dst, port: flow.dport }, podIp: flow.replySrc });
   });
   const exited = new Promise<number | null>((resolve) => {
     child.on('error', () => resolve(null));

@@ -204,7 +204,7 @@ export class TimelineBuilder {
     return this;
   }
 
-  harness(t: number, loopDelayMaxMs: number, spent?: Pick<HarnessSample, 'windowMs' | 'cpuMs' | 'gcMs'>): this {
+  harness(t: number, loopDelayMaxMs: number, spent?: Omit<HarnessSample, 't' | 'loopDelayMaxMs'>): this {
     this.timeline.harness.push({ t, loopDelayMaxMs, ...spent });
     return this;
   }

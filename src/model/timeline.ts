@@ -293,6 +293,10 @@ export interface HarnessSample {
   cpuMs?: number;
   /** Garbage collection pauses that began in the window, ms in all. */
   gcMs?: number;
+  /** How long the harness's main thread was runnable but waited for a core in the window, ms (Linux). */
+  waitMs?: number;
+  /** CPU time the hypervisor took from the machine in the window, summed over its CPUs, ms (Linux, 10 ms steps). */
+  stealMs?: number;
 }
 
 export interface Timeline {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { startLoopMonitor } from './loop-monitor.ts';
@@ -68,6 +70,23 @@ describe('startLoopMonitor', () => {
     monitor.stop();
     const gcMs = recorder.timeline.harness.reduce((sum, s) => sum + (s.gcMs ?? 0), 0);
     expect(gcMs).toBeGreaterThan(0);
+  });
+
+  it.skipIf(process.platform !== 'linux')('records how long the main thread waited for a core while other processes held every one', async () => {
+    const recorder = new Recorder();
+    const monitor = startLoopMonitor(recorder, { intervalMs: 50 });
+    // More busy processes than cores, each for 600 ms: the loop's timer wakes find no core free.
+    const busy = Array.from({ length: availableParallelism() + 2 }, () =>
+      spawn(process.execPath, ['-e', 'const end = Date.now() + 600; while (Date.now() < end);'], { stdio: 'ignore' }),
+    );
+    await Promise.all(busy.map((child) => new Promise((resolve) => child.once('exit', resolve))));
+    monitor.stop();
+    const samples = recorder.timeline.harness;
+    for (const s of samples) {
+      expect(s.waitMs).toBeGreaterThanOrEqual(0);
+      expect(s.stealMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(samples.reduce((sum, s) => sum + s.waitMs!, 0)).toBeGreaterThan(0);
   });
 
   it('stops recording after stop()', async () => {

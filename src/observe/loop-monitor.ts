@@ -1,9 +1,11 @@
 // Watches the harness's own event loop. A load generator on a lagging loop starts requests late
 // and stamps times late, so a run whose loop lagged is inconclusive, never pass
 // (docs/architecture.md). One HarnessSample per interval: the worst loop delay seen in it, and
-// what the process did meanwhile (its CPU time and its garbage collection's pauses), so that an
-// inconclusive run says whether the harness was busy with itself or the machine kept it waiting.
+// what the process did meanwhile (its CPU time, its garbage collection's pauses, and on Linux how
+// long its main thread waited for a core and how much CPU the hypervisor took from the machine), so
+// that an inconclusive run says whether the harness was busy with itself or kept waiting, and by what.
 
+import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { HarnessSample } from '../model/timeline.ts';
 import type { Recorder } from './recorder.ts';
@@ -24,6 +26,8 @@ export function startLoopMonitor(recorder: Recorder, { intervalMs = 100 }: { int
   let windowStart = performance.now();
   let due = windowStart + intervalMs;
   let cpu = process.cpuUsage();
+  let waited = runQueueWaitNs();
+  let stolen = stealMs();
   // Windows on performance.now()'s axis (a gc entry's startTime is on it too), newest last.
   const recent: { from: number; to: number; sample: HarnessSample }[] = [];
   let pendingGcMs = 0;
@@ -51,6 +55,12 @@ export function startLoopMonitor(recorder: Recorder, { intervalMs = 100 }: { int
       cpuMs: round((used.user + used.system) / 1000),
       gcMs: round(pendingGcMs),
     };
+    const waitedNow = runQueueWaitNs();
+    if (waited !== undefined && waitedNow !== undefined) s.waitMs = round((waitedNow - waited) / 1e6);
+    waited = waitedNow;
+    const stolenNow = stealMs();
+    if (stolen !== undefined && stolenNow !== undefined) s.stealMs = stolenNow - stolen;
+    stolen = stolenNow;
     recorder.harness(s);
     recent.push({ from: windowStart, to: now, sample: s });
     if (recent.length > GC_LATE_WINDOWS) recent.shift();
@@ -74,6 +84,30 @@ export function startLoopMonitor(recorder: Recorder, { intervalMs = 100 }: { int
       gc.disconnect();
     },
   };
+}
+
+/**
+ * How long the calling thread (the main one: the monitor's timer runs on it) has been runnable but
+ * not running, ns: the second field of Linux's /proc/thread-self/schedstat. Undefined elsewhere.
+ */
+function runQueueWaitNs(): number | undefined {
+  try {
+    const wait = Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]);
+    return Number.isFinite(wait) ? wait : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time the hypervisor has taken from this machine, summed over its CPUs, ms (/proc/stat's steal, in USER_HZ ticks of 10 ms). */
+function stealMs(): number | undefined {
+  try {
+    const text = readFileSync('/proc/stat', 'utf8');
+    const steal = Number(text.slice(0, text.indexOf('\n')).split(/\s+/)[8]);
+    return Number.isFinite(steal) ? steal * 10 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function round(ms: number): number {

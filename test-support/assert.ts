@@ -10,7 +10,6 @@ import {
   emptyTimeline,
   type ConnectionRecord,
   type EventKind,
-  type HarnessSample,
   type RequestRecord,
   type Timeline,
   type TimelineEvent,
@@ -204,8 +203,8 @@ export class TimelineBuilder {
     return this;
   }
 
-  harness(t: number, loopDelayMaxMs: number, spent?: Omit<HarnessSample, 't' | 'loopDelayMaxMs'>): this {
-    this.timeline.harness.push({ t, loopDelayMaxMs, ...spent });
+  harness(t: number, loopDelayMaxMs: number): this {
+    this.timeline.harness.push({ t, loopDelayMaxMs });
     return this;
   }
 

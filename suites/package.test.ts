@@ -56,13 +56,23 @@ describe('the installed package', () => {
   });
 
   it('runs a scenario from the project directory and writes the reports there', async () => {
-    const r = await project.exec('npx', ['zerodrop', 'run', '--scenario', 'backend-delete-http']);
+    let r = await project.exec('npx', ['zerodrop', 'run', '--scenario', 'backend-delete-http']);
+    // As everywhere here: a run the harness could not measure (its own loop or load slipped on a busy
+    // machine) gave no verdict, and runs again, at most twice; a verdict is never run again.
+    const noVerdict = async () => {
+      const s = (await results('reports').catch(() => undefined))?.scenarios[0];
+      return s !== undefined && unmeasured(s);
+    };
+    for (let attempt = 2; r.code !== 0 && (await noVerdict()) && attempt <= 3; attempt++) {
+      console.warn('backend-delete-http [reference] gave no verdict (harness): running it again');
+      r = await project.exec('npx', ['zerodrop', 'run', '--scenario', 'backend-delete-http']);
+    }
     expect(r.code, show(r)).toBe(0);
     expect((await readdir(join(project.dir, 'reports'))).sort()).toEqual(['conformance.yaml', 'index.html', 'junit.xml', 'records', 'results.json']);
     const run = await results('reports');
     expect(run.tool.version).toBe(JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')).version);
     expect(run.scenarios.map((s) => [s.id, s.profile, s.verdict])).toEqual([['backend-delete-http', 'reference', 'pass']]);
-  }, 120_000);
+  }, 300_000);
 
   it('refuses a bad config file with exit 2, naming the field', async () => {
     await writeFile(join(project.dir, 'bad.config.ts'), `import { defineConfig } from 'zerodrop';\nexport default defineConfig({ profiles: ['reference'], workers: 0 });\n`);

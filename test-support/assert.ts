@@ -10,6 +10,7 @@ import {
   emptyTimeline,
   type ConnectionRecord,
   type EventKind,
+  type HarnessSample,
   type RequestRecord,
   type Timeline,
   type TimelineEvent,
@@ -203,8 +204,8 @@ export class TimelineBuilder {
     return this;
   }
 
-  harness(t: number, loopDelayMaxMs: number): this {
-    this.timeline.harness.push({ t, loopDelayMaxMs });
+  harness(t: number, loopDelayMaxMs: number, spent?: Omit<HarnessSample, 't' | 'loopDelayMaxMs'>): this {
+    this.timeline.harness.push({ t, loopDelayMaxMs, ...spent });
     return this;
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TimelineBuilder } from '../../test-support/assert.ts';
 import { harnessResponsive, loadHeld } from './validity.ts';
+import type { HarnessSample } from '../model/timeline.ts';
 
 describe('loadHeld', () => {
   it('passes a load that held its rate with no late starts', () => {
@@ -45,5 +46,20 @@ describe('harnessResponsive', () => {
       message: 'the harness event loop lagged 245 ms at t=2.500 s (limit 100 ms; 2 samples of 3 over): measurements are not trustworthy',
     });
     expect(harnessResponsive(tl, { maxLoopDelayMs: 300 }).verdict).toBe('pass');
+  });
+
+  it('says what the harness did while its loop lagged', () => {
+    const lagged = (spent: Pick<HarnessSample, 'windowMs' | 'cpuMs' | 'gcMs' | 'waitMs' | 'stealMs'>) =>
+      harnessResponsive(new TimelineBuilder().harness(1000, 12).harness(2000, 130, spent).build()).message;
+    expect(lagged({ windowMs: 230, cpuMs: 150, gcMs: 110 })).toBe(
+      'the harness event loop lagged 130 ms at t=2.000 s (limit 100 ms; 1 sample of 2 over); the harness used 150 ms of CPU in that 230 ms window, 110 ms of it garbage collection: mostly its own garbage collection: measurements are not trustworthy',
+    );
+    expect(lagged({ windowMs: 230, cpuMs: 190, gcMs: 5, waitMs: 3, stealMs: 0 })).toContain('5 ms of it garbage collection, its main thread waited 3 ms for a core, the hypervisor took 0 ms of the machine\'s CPU: busy with its own work');
+    // Less CPU than the lag: the loop cannot have been busy all that time. Where it was, Linux says.
+    expect(lagged({ windowMs: 230, cpuMs: 30, gcMs: 0 })).toContain('off the CPU for at least 100 ms of the lag (the cores busy with other processes, or a blocking call)');
+    expect(lagged({ windowMs: 230, cpuMs: 30, gcMs: 0, waitMs: 2, stealMs: 0 })).toContain('off the CPU for at least 100 ms of the lag without waiting for a core: blocked (a blocking call)');
+    // The process's CPU counts every thread: the main thread's wait for a core decides.
+    expect(lagged({ windowMs: 255, cpuMs: 78, gcMs: 6, waitMs: 165, stealMs: 20 })).toContain('its main thread waited 165 ms for a core, the hypervisor took 20 ms of the machine\'s CPU: runnable but off the CPU, waiting for a core (other processes, or the kernel, held them)');
+    expect(lagged({ windowMs: 230, cpuMs: 30, gcMs: 0, waitMs: 110, stealMs: 120 })).toContain(': off the CPU: the hypervisor ran something else on this machine\'s CPUs');
   });
 });

@@ -2,7 +2,7 @@
 // generator could not hold its target rate, or the harness's own event loop lagged, what was measured
 // is not the system under test, so the verdict is inconclusive, never pass.
 
-import type { Timeline } from '../model/timeline.ts';
+import type { HarnessSample, Timeline } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
 import { at, plural } from './common.ts';
 
@@ -41,6 +41,33 @@ export function loadHeld(summaries: readonly LoadSummary[], options: { minRatio?
   return { name, verdict: 'pass', message: fine.join('; '), details };
 }
 
+/**
+ * What the harness did while its loop lagged, from the sample's CPU time, GC pauses, the main
+ * thread's wait for a core and the hypervisor's steal. A loop kept busy by the harness's own work for
+ * L ms costs at least L ms of CPU; less than that means it was off the CPU for the rest: waiting for a
+ * core (other processes held them, or the hypervisor did), or not runnable at all (a blocking call).
+ */
+function lagCause(s: HarnessSample): string | undefined {
+  if (s.cpuMs === undefined || s.windowMs === undefined) return undefined;
+  const lag = s.loopDelayMaxMs;
+  const gc = s.gcMs ?? 0;
+  const ms = (n: number): string => `${n.toFixed(0)} ms`;
+  const facts = [`the harness used ${ms(s.cpuMs)} of CPU in that ${ms(s.windowMs)} window`, `${ms(gc)} of it garbage collection`];
+  if (s.waitMs !== undefined) facts.push(`its main thread waited ${ms(s.waitMs)} for a core`);
+  if (s.stealMs !== undefined) facts.push(`the hypervisor took ${ms(s.stealMs)} of the machine's CPU`);
+  // The process's CPU time counts all its threads; the wait is the main thread's own, so it comes first.
+  const because = ((): string => {
+    if (gc >= lag / 2) return 'mostly its own garbage collection';
+    if (s.stealMs !== undefined && s.stealMs >= lag / 2) return 'off the CPU: the hypervisor ran something else on this machine\'s CPUs';
+    if (s.waitMs !== undefined && s.waitMs >= lag / 2) return 'runnable but off the CPU, waiting for a core (other processes, or the kernel, held them)';
+    const offCpu = lag - s.cpuMs;
+    if (offCpu < lag / 2) return 'busy with its own work';
+    if (s.waitMs !== undefined) return `off the CPU for at least ${ms(offCpu)} of the lag without waiting for a core: blocked (a blocking call)`;
+    return `off the CPU for at least ${ms(offCpu)} of the lag (the cores busy with other processes, or a blocking call)`;
+  })();
+  return `${facts.join(', ')}: ${because}`;
+}
+
 export function harnessResponsive(timeline: Timeline, options: { maxLoopDelayMs?: number } = {}): AssertionResult {
   const name = 'harnessResponsive';
   const { maxLoopDelayMs = 100 } = options;
@@ -50,12 +77,14 @@ export function harnessResponsive(timeline: Timeline, options: { maxLoopDelayMs?
   }
   const worst = samples.reduce((a, b) => (b.loopDelayMaxMs > a.loopDelayMaxMs ? b : a));
   const over = samples.filter((s) => s.loopDelayMaxMs > maxLoopDelayMs).length;
-  const details = { samples: samples.length, over, worstMs: worst.loopDelayMaxMs, worstAt: worst.t, maxLoopDelayMs };
+  const spent = worst.cpuMs !== undefined ? { worstCpuMs: worst.cpuMs, worstGcMs: worst.gcMs ?? 0, worstWindowMs: worst.windowMs, worstWaitMs: worst.waitMs, worstStealMs: worst.stealMs } : {};
+  const details = { samples: samples.length, over, worstMs: worst.loopDelayMaxMs, worstAt: worst.t, maxLoopDelayMs, ...spent };
   if (over > 0) {
+    const cause = lagCause(worst);
     return {
       name,
       verdict: 'inconclusive',
-      message: `the harness event loop lagged ${worst.loopDelayMaxMs.toFixed(0)} ms at ${at(worst.t)} (limit ${maxLoopDelayMs} ms; ${plural(over, 'sample')} of ${samples.length} over): measurements are not trustworthy`,
+      message: `the harness event loop lagged ${worst.loopDelayMaxMs.toFixed(0)} ms at ${at(worst.t)} (limit ${maxLoopDelayMs} ms; ${plural(over, 'sample')} of ${samples.length} over)${cause === undefined ? '' : `; ${cause}`}: measurements are not trustworthy`,
       details,
     };
   }

@@ -287,6 +287,16 @@ export interface HarnessSample {
   t: number;
   /** Event loop delay observed in the preceding window, ms. */
   loopDelayMaxMs: number;
+  /** How long the window was, ms (the interval, plus the sampling timer's own lateness). */
+  windowMs?: number;
+  /** CPU time the harness process (all its threads) used in the window, ms. */
+  cpuMs?: number;
+  /** Garbage collection pauses that began in the window, ms in all. */
+  gcMs?: number;
+  /** How long the harness's main thread was runnable but waited for a core in the window, ms (Linux). */
+  waitMs?: number;
+  /** CPU time the hypervisor took from the machine in the window, summed over its CPUs, ms (Linux, 10 ms steps). */
+  stealMs?: number;
 }
 
 export interface Timeline {

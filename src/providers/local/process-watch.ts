@@ -4,8 +4,10 @@
 // from /proc (its children's children too), and each one's appearance and end is recorded
 // (process-started, process-exited) with its pid, parent and command line: the old workers'
 // lifetimes and the new ones' on the Timeline, as a pod's. Linux only; elsewhere nothing is recorded.
+// A look reads /proc off the event loop (proc-stat.ts says why) and gathers everything before it
+// records anything, so a look is never half applied; one look at a time.
 
-import { childrenOf, readCommandLine, readProcStat, runs } from '../../state/proc-stat.ts';
+import { childrenOf, readCommandLine, readProcStatAsync, runs } from '../../state/proc-stat.ts';
 
 /** Once the pod reloads: often enough to place a worker's start and end within a request's duration. */
 export const PROCESS_POLL_MS = 20;
@@ -37,6 +39,8 @@ export class ProcessWatch {
   private readonly seen = new Map<number, Seen>();
   private timer?: NodeJS.Timeout;
   private intervalMs = PROCESS_IDLE_POLL_MS;
+  /** A look is reading /proc: the next tick skips rather than overlaps it. */
+  private looking = false;
 
   private readonly mainPid: number;
   private readonly record: RecordProcess;
@@ -49,21 +53,21 @@ export class ProcessWatch {
   }
 
   start(intervalMs = PROCESS_IDLE_POLL_MS): void {
-    this.look();
     this.every(intervalMs);
+    void this.look();
   }
 
   /** Looks every PROCESS_POLL_MS from now on (a reload is under way), starting with one at once. */
   quicken(): void {
     if (this.timer === undefined || this.intervalMs === PROCESS_POLL_MS) return;
-    this.look();
     this.every(PROCESS_POLL_MS);
+    void this.look();
   }
 
   private every(intervalMs: number): void {
     clearInterval(this.timer);
     this.intervalMs = intervalMs;
-    this.timer = setInterval(() => this.look(), intervalMs);
+    this.timer = setInterval(() => void this.look(), intervalMs);
     this.timer.unref();
   }
 
@@ -73,48 +77,60 @@ export class ProcessWatch {
     this.timer = undefined;
   }
 
-  /** One last look (what ended with the main process), then no more. */
+  /** One last look (what ended with the main process), then no more; a look still reading is dropped. */
   stop(): void {
     if (this.timer === undefined) return;
     clearInterval(this.timer);
     this.timer = undefined;
-    this.look(true);
+    this.apply(new Map(), new Map());
   }
 
-  private look(final = false): void {
-    const now = new Map<number, number>();
-    if (!final) {
-      const queue = [this.mainPid];
-      while (queue.length > 0) {
-        const parent = queue.shift()!;
-        for (const child of childrenOf(parent)) {
-          if (!runs(readProcStat(child))) continue;
-          now.set(child, parent);
-          queue.push(child);
+  private async look(): Promise<void> {
+    if (this.looking) return;
+    this.looking = true;
+    try {
+      const t = this.now();
+      const tree = new Map<number, number>();
+      for (let parents = [this.mainPid]; parents.length > 0; ) {
+        const level = await Promise.all(parents.map(async (parent) => (await childrenOf(parent)).map((child) => [child, parent] as const)));
+        const found = level.flat();
+        const running = await Promise.all(found.map(async ([child]) => runs(await readProcStatAsync(child))));
+        parents = [];
+        for (const [i, [child, parent]] of found.entries()) {
+          if (!running[i]) continue;
+          tree.set(child, parent);
+          parents.push(child);
         }
       }
+      // Kept up to date: a forked worker names itself a moment after the fork (nginx's "worker
+      // process"), and the last title tells what it was doing when it ended ("is shutting down").
+      const named = new Set([...tree.keys(), ...[...tree].filter(([pid]) => !this.seen.has(pid)).map(([, ppid]) => ppid)]);
+      const commands = new Map(await Promise.all([...named].map(async (pid) => [pid, await readCommandLine(pid)] as const)));
+      if (this.timer === undefined) return; // stopped or cancelled while this look read
+      this.apply(tree, commands, t);
+    } finally {
+      this.looking = false;
     }
+  }
+
+  /** Records what changed since the last look: `tree` maps each process found to its parent, `t` is when the look began. */
+  private apply(tree: ReadonlyMap<number, number>, commands: ReadonlyMap<number, string | undefined>, t = this.now()): void {
     for (const [pid, was] of this.seen) {
-      if (now.has(pid)) {
-        // Kept up to date: a forked worker names itself a moment after the fork (nginx's "worker
-        // process"), and the last title tells what it was doing when it ended ("is shutting down").
-        const command = readCommandLine(pid);
-        if (command !== undefined && command !== '') was.command = command;
-      }
+      const command = commands.get(pid);
+      if (tree.has(pid) && command !== undefined && command !== '') was.command = command;
       was.looks++;
       const named = was.command !== was.parentCommand || was.looks >= NAMING_LOOKS;
-      if (!was.recorded && (named || !now.has(pid))) {
+      if (!was.recorded && (named || !tree.has(pid))) {
         was.recorded = true;
         this.record('process-started', { pid, ppid: was.ppid, command: was.command }, was.since);
       }
-      if (now.has(pid)) continue;
+      if (tree.has(pid)) continue;
       this.seen.delete(pid);
       this.record('process-exited', { pid, ppid: was.ppid, command: was.command });
     }
-    const t = this.now();
-    for (const [pid, ppid] of now) {
+    for (const [pid, ppid] of tree) {
       if (this.seen.has(pid)) continue;
-      this.seen.set(pid, { ppid, command: readCommandLine(pid) ?? '', since: t, recorded: false, looks: 0, parentCommand: readCommandLine(ppid) ?? '' });
+      this.seen.set(pid, { ppid, command: commands.get(pid) ?? '', since: t, recorded: false, looks: 0, parentCommand: commands.get(ppid) ?? '' });
     }
   }
 }

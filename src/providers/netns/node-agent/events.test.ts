@@ -46,4 +46,23 @@ describe('events', () => {
     expect(calls[1]!.path).toBe(`/api/v1/namespaces/n/events/${name}`);
     expect(calls[1]!.body).toMatchObject({ count: 2 });
   });
+
+  it('writes each lifecycle Event as an object of its own, however alike: each is a moment', async () => {
+    const calls: { method: string; body: unknown }[] = [];
+    const client = {
+      request: (method: string, _path: string, opts: { body?: unknown }) => {
+        calls.push({ method, body: opts.body });
+        return Promise.resolve({ status: 201, body: {} });
+      },
+    } as unknown as KubeClient;
+    const sink = kubeEvents(client, 'node-1', () => undefined);
+    // A container stopped by its liveness probe, restarted, then stopped by the pod's delete.
+    sink.emit(pod, 'spec.containers{main}', 'Normal', 'StopSignalSent', 'Sent SIGTERM to container main', LIFECYCLE_EVENT_COMPONENT);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    sink.emit(pod, 'spec.containers{main}', 'Normal', 'StopSignalSent', 'Sent SIGTERM to container main', LIFECYCLE_EVENT_COMPONENT);
+    await Promise.resolve();
+    expect(calls.map((c) => c.method)).toEqual(['POST', 'POST']);
+    const times = calls.map((c) => (c.body as { eventTime: string }).eventTime);
+    expect(times[1]! > times[0]!).toBe(true);
+  });
 });

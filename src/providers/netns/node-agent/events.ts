@@ -53,7 +53,9 @@ export const CORRELATION_WINDOW_MS = 10 * 60_000;
 /**
  * Identical events (same pod, container, reason and message) within the window are one Event whose
  * count and lastTimestamp go up, as client-go's EventCorrelator aggregates them: a readiness probe
- * failing every second for a minute is one object with count 60, not 60 objects.
+ * failing every second for a minute is one object with count 60, not 60 objects. The lifecycle
+ * Events are never counted on an earlier one: each stands for a moment (its eventTime), and a
+ * container stopped twice (a liveness probe's restart, then the pod's delete) stops at two.
  */
 export function kubeEvents(client: KubeClient, nodeName: string, log: (message: string) => void): EventSink {
   const seen = new Map<string, { name: string; count: number; at: number }>();
@@ -63,7 +65,7 @@ export function kubeEvents(client: KubeClient, nodeName: string, log: (message: 
       const now = new Date();
       const key = `${pod.metadata.uid ?? ''}/${fieldPath ?? ''}/${type}/${reason}/${message}/${component ?? ''}`;
       const fail = (err: unknown) => log(`event ${reason} for ${pod.metadata.name} not written: ${(err as Error).message}`);
-      const last = seen.get(key);
+      const last = component === undefined || component === 'kubelet' ? seen.get(key) : undefined;
       if (last && now.getTime() - last.at < CORRELATION_WINDOW_MS) {
         last.count++;
         last.at = now.getTime();

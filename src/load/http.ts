@@ -90,7 +90,13 @@ export interface HttpLoadOptions {
   pod?: string;
 }
 
-/** A request starting later than this after its scheduled time is `late` (open mode). */
+/**
+ * A request starting later than this after its scheduled time is `late` (open mode). Tighter than
+ * harnessResponsive's 100 ms on purpose: a late start leaves a hole in the probing as long as the
+ * stall (the requests due in it go out together after it), and a window that drops connections can
+ * be that short: HAProxy without a preStop refused new connections for the 55 to 70 ms between its
+ * stop signal and kube-proxy deprogramming it (docs/campaign.md). A 100 ms hole could hide it.
+ */
 export const LATE_THRESHOLD_MS = 50;
 export { DEFAULT_MAX_DURATION_MS, DEFAULT_MAX_REQUESTS } from './request-load.ts';
 

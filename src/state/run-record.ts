@@ -9,9 +9,10 @@
 // closing brace; the spaces after it are allowed). A rename over the old record, which ext4 follows
 // with a flush of the new file's data, held the harness's event loop for up to 1.7 s on a busy disk
 // (a netns cluster's etcd beside it: 9 of 1,630 over 100 ms); the write in place, 2.5 ms at most.
-// A run that ends by itself, interrupted or not, has torn everything down and deletes its record. Each process is recorded with its start time (field 22 of /proc/<pid>/stat, clock
-// ticks since boot; proc(5)) so that a process id the kernel has since given to another program is
-// never taken for ours.
+// A run that ends by itself, interrupted or not, has torn everything down and deletes its record.
+// Each process is recorded with its start time (field 22 of /proc/<pid>/stat, clock ticks since
+// boot; proc(5)) so that a process id the kernel has since given to another program is never taken
+// for ours.
 
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';

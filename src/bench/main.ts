@@ -162,7 +162,7 @@ export async function runBench(s: BenchSettings, signal: AbortSignal): Promise<{
     });
     await section('scale', 'MB', () => {
       progress(`scale: ${s.scaleSeconds} s through the gateway topology at ${s.scaleRate} req/s, on the local provider then on a netns cluster, then the generator alone at 5,000 req/s`);
-      return scaleBench({ host, seconds: s.scaleSeconds, gatewayRate: s.scaleRate, generatorRate: 5_000, cwd: packageRoot, signal, onProgress: progress });
+      return scaleBench({ host, seconds: s.scaleSeconds, gatewayRate: s.scaleRate, generatorRate: 5_000, cwd: packageRoot, signal, onProgress: progress, failedReportsDir: join(dirname(s.out), 'bench-failed') });
     });
     await section('model', 'ms', async () => {
       const missing = await netnsBenchMissing();

@@ -1,11 +1,15 @@
 // The `scale` bench section with a short run (seconds, not the default 300): every row is there and
 // measured, and its figures are the ones the targets in docs/benchmarks.md are about.
 
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AddressPool } from '../providers/local/addresses.ts';
 import { packageRoot } from '../paths.ts';
 import { parseBenchArgs } from './main.ts';
-import { gatewayOverrides, heldRateOf, scaleBench } from './scale-bench.ts';
+import { gatewayOverrides, heldRateOf, keepIfFailed, scaleBench } from './scale-bench.ts';
 
 describe('scale bench', () => {
   it('takes its duration and rate as options, 300 s by default and 20 s with --quick', () => {
@@ -24,6 +28,31 @@ describe('scale bench', () => {
     ];
     expect(heldRateOf({ assertions: [{ name: 'loadHeld', verdict: 'inconclusive', message: '', details: { loads } }] })).toEqual({ clients: { achieved: 1300.5, target: 2000 }, all: { achieved: 1400, target: 2100 } });
     expect(heldRateOf({ assertions: [{ name: 'noFailedRequests', verdict: 'pass', message: '' }] })).toBeUndefined();
+  });
+
+  it('keeps a failed gateway run\'s reports beside the bench report, replacing an earlier one, and nothing of a run that passed', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'zerodrop-scale-keep-test-'));
+    try {
+      const run = async (verdict: string, text: string) => {
+        const dir = await mkdtemp(join(root, 'run-'));
+        await writeFile(join(dir, 'results.json'), text);
+        return { dir, note: await keepIfFailed({ failedReportsDir: join(root, 'bench-failed') }, 'local', verdict, dir) };
+      };
+      const passed = await run('pass', 'p');
+      expect(passed.note).toBe('');
+      expect(existsSync(join(root, 'bench-failed'))).toBe(false);
+      expect(await readFile(join(passed.dir, 'results.json'), 'utf8')).toBe('p');
+      const first = await run('fail', 'first');
+      expect(existsSync(first.dir)).toBe(false);
+      await writeFile(join(root, 'bench-failed', 'scale-local', 'only-in-the-first'), '');
+      const failed = await run('fail', 'second');
+      expect(failed.note).toBe(`; reports kept in ${join(root, 'bench-failed', 'scale-local')}`);
+      expect(await readFile(join(root, 'bench-failed', 'scale-local', 'results.json'), 'utf8')).toBe('second');
+      expect(existsSync(join(root, 'bench-failed', 'scale-local', 'only-in-the-first'))).toBe(false);
+      expect(await keepIfFailed({}, 'local', 'fail', passed.dir)).toBe('');
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('measures a gateway run and the generator alone beside the old format, in seconds', { timeout: 180_000 }, async () => {

@@ -8,7 +8,7 @@
 // records file (every request an object, every request in results.json), measured on the same
 // requests in the same run.
 
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluate, type LoadSummary } from '../assert/index.ts';
@@ -34,6 +34,11 @@ export interface ScaleBenchOptions {
   cwd: string;
   signal: AbortSignal;
   onProgress?: (message: string) => void;
+  /**
+   * Where a gateway run that failed keeps its reports, as scale-<provider>/ (its records say which
+   * requests failed, when and how: a failure at scale is rare and worth reading); undefined: removed.
+   */
+  failedReportsDir?: string;
   /** Why the netns gateway run cannot run here, or undefined (default: netnsBenchMissing, this machine's). */
   netnsMissing?: () => Promise<string | undefined>;
 }
@@ -217,13 +222,27 @@ function gatewayDetail(m: GatewayMeasured): Record<string, unknown> {
 
 const gatewayTarget = (o: Pick<ScaleBenchOptions, 'gatewayRate' | 'seconds'>, where = '') => `${SCENARIO} via ${PROFILE}${where}, ${f(o.gatewayRate)} req/s, ${o.seconds} s`;
 
+/**
+ * A failed gateway run's reports, moved out of `dir` (which is then removed) into
+ * `failedReportsDir`/scale-<provider>; the note's words saying where, or '' when nothing is kept.
+ */
+export async function keepIfFailed(o: Pick<ScaleBenchOptions, 'failedReportsDir'>, provider: GatewayProvider, verdict: string, dir: string): Promise<string> {
+  if (verdict !== 'fail' || o.failedReportsDir === undefined) return '';
+  const to = join(o.failedReportsDir, `scale-${provider}`);
+  await rm(to, { recursive: true, force: true });
+  await mkdir(o.failedReportsDir, { recursive: true });
+  // The temporary directory and the report's may be on different filesystems (EXDEV): copy then.
+  await rename(dir, to).catch(async () => cp(dir, to, { recursive: true }));
+  return `; reports kept in ${to}`;
+}
+
 /** (a) The gateway run on the local provider, beside the old format of the same requests. */
 async function gatewayRun(o: ScaleBenchOptions): Promise<{ rows: BenchRow[]; detail: Record<string, unknown> }> {
   const dir = await mkdtemp(join(tmpdir(), 'zerodrop-scale-gateway-'));
   try {
     const m = await measureGatewayRun(o, 'local', dir);
     const old = await oldFormat(dir, o);
-    const rows = rowsOf(gatewayTarget(o), m.overrides['clients'], m.fresh, old, gatewayExtra(m));
+    const rows = rowsOf(gatewayTarget(o), m.overrides['clients'], m.fresh, old, gatewayExtra(m) + (await keepIfFailed(o, 'local', m.result.verdict, dir)));
     rows[0]!.loss = gatewayLoss(m.result.counts);
     return { rows, detail: { ...gatewayDetail(m), old } };
   } finally {
@@ -257,7 +276,7 @@ async function netnsGatewayRun(o: ScaleBenchOptions): Promise<{ rows: BenchRow[]
       unit: 'MB',
       loss: gatewayLoss(m.result.counts),
       status: 'ok',
-      note: `peak RSS of the zerodrop process (the cluster's own processes not counted); ${f(fresh.memoryPerRequest, 1)} B/request in memory, ${f(fresh.diskPerRequest, 1)} B/request on disk (records file), results.json ${f(fresh.resultsJsonBytes / 1024)} KB; evaluate ${f(fresh.evaluateMs)} ms, reports ${f(fresh.reportsMs)} ms${gatewayExtra(m)}`,
+      note: `peak RSS of the zerodrop process (the cluster's own processes not counted); ${f(fresh.memoryPerRequest, 1)} B/request in memory, ${f(fresh.diskPerRequest, 1)} B/request on disk (records file), results.json ${f(fresh.resultsJsonBytes / 1024)} KB; evaluate ${f(fresh.evaluateMs)} ms, reports ${f(fresh.reportsMs)} ms${gatewayExtra(m)}${await keepIfFailed(o, 'netns', m.result.verdict, dir)}`,
     };
     return { rows: [row], detail: gatewayDetail(m) };
   } finally {

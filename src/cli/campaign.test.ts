@@ -7,7 +7,7 @@ import { defineProfile } from '../profiles/define.ts';
 import { definedProfiles } from '../config/config.ts';
 import { listCatalog } from './list.ts';
 import { HELP } from './help.ts';
-import { campaignExitCode, campaignRounds, formatCampaign, pairOf, pairsAcrossProviders, parseCampaignArgs, rowKey, tally, whyOf, type CampaignRow } from './campaign.ts';
+import { campaignExitCode, campaignRounds, formatCampaign, keepsReport, keptReportDir, pairOf, pairsAcrossProviders, parseCampaignArgs, rowKey, tally, whyOf, type CampaignRow } from './campaign.ts';
 import { UsageError } from '../config/usage-error.ts';
 import { catalog } from '../scenarios/index.ts';
 import { profiles } from '../profiles/index.ts';
@@ -90,6 +90,22 @@ describe('campaign tally', () => {
     const text = formatCampaign([...rows.values()], 2);
     expect(text).not.toMatch(/\[nginx\]/);
     expect(text).toContain(`skipped in every run: 1 pairs ("${why}")`);
+  });
+});
+
+describe('campaign kept reports', () => {
+  it('keeps a run whose verdict is not the expected one, or, with no expectation, not the first run\'s', () => {
+    expect(keepsReport('pass', 'pass', undefined)).toBe(false);
+    expect(keepsReport('fail', 'pass', undefined)).toBe(true);
+    expect(keepsReport('inconclusive', 'pass', 'pass')).toBe(true);
+    expect(keepsReport('pass', 'fail', 'fail')).toBe(true);
+    expect(keepsReport('fail', 'fail', 'pass')).toBe(false);
+    // No expectation: the first run sets what the others are held to; it is kept by nothing.
+    expect(keepsReport('pass', undefined, undefined)).toBe(false);
+    expect(keepsReport('fail', undefined, 'pass')).toBe(true);
+    expect(keepsReport('pass', undefined, 'pass')).toBe(false);
+    expect(keepsReport('skipped', 'pass', 'pass')).toBe(false);
+    expect(keptReportDir(3, 'netns', 'gateway-delete-http', 'nginx')).toBe(join('runs', '3', 'netns', 'gateway-delete-http.nginx'));
   });
 });
 

@@ -11,13 +11,14 @@
 // cluster does.
 
 import { mkdir, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Verdict } from '../model/verdict.ts';
 import { ablatedProfiles, profiles as allProfiles } from '../profiles/index.ts';
 import { isDefinedProfile } from '../profiles/define.ts';
 import { configFlag, definedProfiles, loadConfig, type ZerodropConfig } from '../config/config.ts';
 import { checkPrerequisites, openRun, planRun, type OpenRun, type RunPlan } from '../api/run.ts';
-import type { ScenarioResult } from '../report/results.ts';
+import type { RunResult, ScenarioResult } from '../report/results.ts';
+import { writeReports } from '../report/reporters/index.ts';
 import { catalog } from '../scenarios/index.ts';
 import { UsageError } from '../config/usage-error.ts';
 import { parseFlags } from '../config/flags.ts';
@@ -50,7 +51,7 @@ export interface CampaignRow {
   first?: Verdict;
   firstWhy?: string;
   /** Every run that judged the pair (pass, fail or inconclusive), with why when it was not a pass: the failures' counts run by run. */
-  runs: { run: number; verdict: Verdict; why?: string; seed?: number }[];
+  runs: { run: number; verdict: Verdict; why?: string; seed?: number; report?: string }[];
 }
 
 export interface CampaignPair {
@@ -74,7 +75,7 @@ export function tally(
   rows: Map<string, CampaignRow>,
   pair: CampaignPair,
   verdict: Verdict,
-  { run = 0, why = '', seed }: { run?: number; why?: string; seed?: number } = {},
+  { run = 0, why = '', seed, report }: { run?: number; why?: string; seed?: number; report?: string } = {},
 ): { run: number; verdict: Verdict; why: string; unexpected: boolean } | undefined {
   const key = rowKey(pair);
   let row = rows.get(key);
@@ -84,13 +85,30 @@ export function tally(
   }
   row.counts[verdict]++;
   // The seed replays the run's load balancer programming (zerodrop run --seed).
-  if (verdict !== 'skipped') row.runs.push({ run, verdict, ...(why !== '' && verdict !== 'pass' ? { why } : {}), ...(seed !== undefined ? { seed } : {}) });
+  if (verdict !== 'skipped') row.runs.push({ run, verdict, ...(why !== '' && verdict !== 'pass' ? { why } : {}), ...(seed !== undefined ? { seed } : {}), ...(report !== undefined ? { report } : {}) });
   row.disagreement = Object.values(row.counts).filter((n) => n > 0).length > 1;
   const unexpected = pair.expected !== undefined && (verdict === 'pass' || verdict === 'fail') && verdict !== pair.expected;
   if (unexpected) row.unexpected++;
   const outlier = verdict !== row.first;
   if (outlier) row.outliers.push({ run, verdict, why });
   return outlier || unexpected ? { run, verdict, why, unexpected } : undefined;
+}
+
+/**
+ * Whether a run's full report is kept: a verdict other than the pair's expected one (a false pass or
+ * fail, or no verdict where one was due), or, for a pair with no expectation, other than its first
+ * run's. Those are the runs a campaign exists to find, and their records (which request failed,
+ * when, on which pod in which phase) are what diagnosing one needs; the rest keep their verdicts only.
+ */
+export function keepsReport(verdict: Verdict, expected: JudgedVerdict | undefined, first: Verdict | undefined): boolean {
+  if (verdict === 'skipped') return false;
+  const due = expected ?? first;
+  return due !== undefined && verdict !== due;
+}
+
+/** Where a kept run's report goes, relative to the campaign's report directory. */
+export function keptReportDir(run: number, provider: string, scenario: string, profile: string): string {
+  return join('runs', String(run), provider, `${scenario}.${profile}`);
 }
 
 /**
@@ -420,20 +438,38 @@ async function rounds(args: CampaignArgs, plans: readonly RunPlan[], signal: Abo
       for (const open of opened) {
         const provider = open.plan.provider;
         const results: ScenarioResult[] = [];
+        const reports = new Map<ScenarioResult, string>();
+        // Each pair's Timeline is dropped as it ends unless its run is worth a report: a campaign
+        // holds no more than a few runs' records at a time, however long it is.
+        const keep = (s: ScenarioResult) => {
+          const pair = { ...pairOf(s.id, s.profile, scenarios, profiles, s.options), provider };
+          if (!keepsReport(s.verdict, pair.expected, rows.get(rowKey(pair))?.first)) delete s.timeline;
+        };
         for (const round of campaignRounds(args)) {
           const pairs = round.scenarios.flatMap((s) => round.profiles.map((p) => ({ scenario: s.id, profile: p.name })));
-          const run = await open.runPairs(pairs, { signal }, { keepTimeline: false });
+          const run = await open.runPairs(pairs, { signal, reporter: { onPairEnd: keep } }, { keepTimeline: true });
+          for (const s of run.scenarios.filter((x) => x.timeline !== undefined)) {
+            const dir = keptReportDir(i, provider, s.id, s.profile);
+            // A report that cannot be written (a full disk) costs the report, not the campaign's hours.
+            await writeReports({ ...run, scenarios: [s] } satisfies RunResult, resolve(reportDir, dir)).then(
+              () => reports.set(s, dir),
+              (error: unknown) => console.warn(`  run ${i}: ${s.id} [${s.profile}]: its report was not kept: ${(error as Error).message}`),
+            );
+            delete s.timeline;
+          }
           results.push(...run.scenarios);
         }
         for (const s of results) {
           const pair = { ...pairOf(s.id, s.profile, scenarios, profiles, s.options), provider };
-          const told = tally(rows, pair, s.verdict, { run: i, why: whyOf(s), ...(s.seed !== undefined ? { seed: s.seed } : {}) });
+          const report = reports.get(s);
+          const told = tally(rows, pair, s.verdict, { run: i, why: whyOf(s), ...(s.seed !== undefined ? { seed: s.seed } : {}), ...(report !== undefined ? { report } : {}) });
           if (told) {
             const row = rows.get(rowKey(pair));
             // A pass has no why of its own: the first run's says what this one differs from.
             const first = told.why === '' && row?.firstWhy ? ` (${row.firstWhy})` : '';
             const against = told.unexpected ? `expected ${row?.expected}` : `first run ${row?.first}${first}`;
-            console.log(`  run ${i}: ${s.id} [${s.profile}]${several ? ` on ${provider}` : ''} ${told.verdict}, ${against}${told.why === '' ? '' : `: ${told.why}`}`);
+            const where = report === undefined ? '' : ` [report: ${join(reportDir, report)}]`;
+            console.log(`  run ${i}: ${s.id} [${s.profile}]${several ? ` on ${provider}` : ''} ${told.verdict}, ${against}${told.why === '' ? '' : `: ${told.why}`}${where}`);
           }
         }
       }

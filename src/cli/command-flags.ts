@@ -10,7 +10,7 @@ const CONFIG = { type: 'string', value: 'FILE' } as const;
 
 export const CAMPAIGN_FLAGS = {
   runs: { type: 'string', default: '20', value: 'N', help: 'how many times (default 20)' },
-  'report-dir': { type: 'string', default: 'reports', value: 'DIR', help: 'where campaign.json goes, rewritten after every run (default: reports)' },
+  'report-dir': { type: 'string', default: 'reports', value: 'DIR', help: 'where campaign.json goes, rewritten after every run, and under runs/ the report of each run that was not the expected verdict (default: reports)' },
   scenario: { type: 'string', multiple: true, value: 'ID', help: "only this scenario, repeatable (default: the config's, else the whole catalog, controls included)" },
   profile: { type: 'string', multiple: true, value: 'NAME', help: "only this profile, repeatable (default: the config's, else every built-in, or with --gateway-class none but the class's; a missing binary is skipped)" },
   ablations: {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { findProfile } from '../profiles/index.ts';
 import { catalog, findScenario } from './index.ts';
 import { referenceProfile } from '../profiles/reference.ts';
+import { optionsFor } from '../runner/run-matrix.ts';
 
 const nginx = findProfile('nginx')!;
 const build = (id: string, set: Record<string, number> = {}) => {
@@ -47,6 +48,19 @@ describe('gateway traffic', () => {
       { assert: 'noFailedRequests', exceptLoads: ['overlong-1', 'overlong-2'] },
       { assert: 'keepAliveClosedPolitely', idleTimeoutMs: 1000 },
     ]);
+  });
+
+  it('gateway-delete-http: 12 overlong requests where the Service balancer picks at random, so that all missing the deleted pod is 1 run in thousands', () => {
+    const def = findScenario('gateway-delete-http')!;
+    const options = optionsFor(def, {}, false, { randomBalancer: true });
+    expect(options).toMatchObject({ overlongRequests: 12, gateways: 2 });
+    expect(0.5 ** Number(options['overlongRequests'])).toBeLessThan(1 / 1000);
+    const s = def.build(nginx, options);
+    expect(s.loads.filter((l) => l.id.startsWith('overlong-'))).toHaveLength(12);
+    // Round robin (the local provider) deals 2 over 2 pods: one reaches each.
+    expect(optionsFor(def, {}, false)).toMatchObject({ overlongRequests: 2 });
+    // The scenarios without overlong requests get none there either.
+    expect(optionsFor(findScenario('gateway-delete-http-no-keepalive')!, {}, false, { randomBalancer: true })).toMatchObject({ overlongRequests: 0 });
   });
 
   it('gateway-rollout-http: a batch of long requests for each old gateway pod, sent as its replacement turns ready (the controller stops an old pod then), ending halfway into its drain', () => {

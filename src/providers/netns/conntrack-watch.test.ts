@@ -28,6 +28,7 @@ describe.skipIf(process.getuid?.() !== 0 || !onPath('conntrack', process.env['PA
   it('reports each new connection to the watched address with its client port and where the node sent it', async () => {
     const netns = `zdtest-ct-${randomBytes(3).toString('hex')}`;
     execFileSync('ip', ['netns', 'add', netns]);
+    let watch: ReturnType<typeof watchRoutedConnections> | undefined;
     try {
       execFileSync('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
       execFileSync('ip', ['netns', 'exec', netns, 'nft', '-f', '-'], {
@@ -36,7 +37,7 @@ describe.skipIf(process.getuid?.() !== 0 || !onPath('conntrack', process.env['PA
       const clock = new Clock(performance.timeOrigin + performance.now() - 5000);
       const originEpochMs = clock.originEpochMs;
       const problems: string[] = [];
-      const watch = watchRoutedConnections({ netns, client: '127.0.0.1', to: '127.0.0.2', clock, onProblem: (m) => problems.push(m) });
+      watch = watchRoutedConnections({ netns, client: '127.0.0.1', to: '127.0.0.2', clock, onProblem: (m) => problems.push(m) });
       // Refused (nothing listens on 127.0.0.3:8080): the entry is made all the same.
       const connect = (host: string, port: number) => spawnSync('ip', ['netns', 'exec', netns, 'bash', '-c', `exec 3<>/dev/tcp/${host}/${port}`], { stdio: 'ignore' });
       // A watch reports only what happens once conntrack listens, which on a busy machine can take
@@ -54,7 +55,7 @@ describe.skipIf(process.getuid?.() !== 0 || !onPath('conntrack', process.env['PA
       await sleep(300);
       const routed = await watch.stop();
       expect(problems).toEqual([]);
-      // The probes' (one of which may have come before conntrack listened) and the one to 127.0.0.2; not 127.0.0.4's.
+      // The probes' (some of which may have come before conntrack listened) and the one to 127.0.0.2; not 127.0.0.4's.
       expect(routed.length).toBeGreaterThanOrEqual(2);
       expect(routed.length).toBeLessThanOrEqual(probes + 1);
       const last = routed.at(-1)!;
@@ -64,6 +65,8 @@ describe.skipIf(process.getuid?.() !== 0 || !onPath('conntrack', process.env['PA
       expect(last.t).toBeGreaterThanOrEqual(before - 5);
       expect(last.t).toBeLessThanOrEqual(after + 2000);
     } finally {
+      // A failed expectation must not leave its conntrack -E behind (stop() is safe twice).
+      await watch?.stop();
       spawnSync('ip', ['netns', 'del', netns], { stdio: 'ignore' });
     }
   });

@@ -65,7 +65,9 @@ export function kubeEvents(client: KubeClient, nodeName: string, log: (message: 
       const now = new Date();
       const key = `${pod.metadata.uid ?? ''}/${fieldPath ?? ''}/${type}/${reason}/${message}/${component ?? ''}`;
       const fail = (err: unknown) => log(`event ${reason} for ${pod.metadata.name} not written: ${(err as Error).message}`);
-      const last = component === undefined || component === 'kubelet' ? seen.get(key) : undefined;
+      // Only the kubelet's own Events aggregate; the lifecycle Events (a component of their own) never.
+      const isKubelet = component === undefined || component === 'kubelet';
+      const last = isKubelet ? seen.get(key) : undefined;
       if (last && now.getTime() - last.at < CORRELATION_WINDOW_MS) {
         last.count++;
         last.at = now.getTime();

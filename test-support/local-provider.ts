@@ -104,6 +104,21 @@ export function newProvider(balancerFault?: BalancerFault, seed?: number): { pro
   return { provider, recorder };
 }
 
+/**
+ * Waits until `pod` has printed a line that `matches` (its output is captured as it comes), and
+ * returns it. A pod started without a readiness probe counts as ready the moment it is spawned,
+ * before its program has run a line (installed its SIGTERM handler, printed a pid).
+ */
+export async function podLine(recorder: Recorder, pod: string, matches: (line: string) => boolean, timeoutMs = 5_000): Promise<string> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const found = recorder.timeline.podOutput[pod]?.find((l) => matches(l.line));
+    if (found) return found.line;
+    if (performance.now() > deadline) throw new Error(`pod ${pod} printed no matching line in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 export type Dialed = { pod: string; socket: net.Socket } | { error: string };
 
 /** Connects and reads the greeting line (the pod's name); or the error code the client saw. */

@@ -49,7 +49,7 @@ describe('harnessResponsive', () => {
   });
 
   it('says what the harness did while its loop lagged', () => {
-    const lagged = (spent: Pick<HarnessSample, 'windowMs' | 'cpuMs' | 'gcMs' | 'waitMs' | 'stealMs'>) =>
+    const lagged = (spent: Pick<HarnessSample, 'windowMs' | 'cpuMs' | 'gcMs' | 'waitMs' | 'stealMs' | 'longestCall'>) =>
       harnessResponsive(new TimelineBuilder().harness(1000, 12).harness(2000, 130, spent).build()).message;
     expect(lagged({ windowMs: 230, cpuMs: 150, gcMs: 110 })).toBe(
       'the harness event loop lagged 130 ms at t=2.000 s (limit 100 ms; 1 sample of 2 over); the harness used 150 ms of CPU in that 230 ms window, 110 ms of it garbage collection: mostly its own garbage collection: measurements are not trustworthy',
@@ -61,5 +61,13 @@ describe('harnessResponsive', () => {
     // The process's CPU counts every thread: the main thread's wait for a core decides.
     expect(lagged({ windowMs: 255, cpuMs: 78, gcMs: 6, waitMs: 165, stealMs: 20 })).toContain('its main thread waited 165 ms for a core, the hypervisor took 20 ms of the machine\'s CPU: runnable but off the CPU, waiting for a core (other processes, or the kernel, held them)');
     expect(lagged({ windowMs: 230, cpuMs: 30, gcMs: 0, waitMs: 110, stealMs: 120 })).toContain(': off the CPU: the hypervisor ran something else on this machine\'s CPUs');
+    // A call the harness timed held the thread for at least half the lag: it is named.
+    const starting = 'starting nginx (spawn returns once the new process has exec\'d)';
+    expect(lagged({ windowMs: 230, cpuMs: 8, gcMs: 0, waitMs: 2, stealMs: 0, longestCall: { what: starting, ms: 121 } })).toContain(
+      'its main thread waited 2 ms for a core, the hypervisor took 0 ms of the machine\'s CPU: blocked 121 ms in one call: starting nginx',
+    );
+    // A shorter one is not the cause, and a wait for a core still comes first.
+    expect(lagged({ windowMs: 230, cpuMs: 8, gcMs: 0, waitMs: 2, stealMs: 0, longestCall: { what: starting, ms: 40 } })).toContain('without waiting for a core: blocked (a blocking call)');
+    expect(lagged({ windowMs: 230, cpuMs: 8, gcMs: 0, waitMs: 120, stealMs: 0, longestCall: { what: starting, ms: 70 } })).toContain('waiting for a core');
   });
 });

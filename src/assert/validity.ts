@@ -61,6 +61,7 @@ function lagCause(s: HarnessSample): string | undefined {
     if (s.stealMs !== undefined && s.stealMs >= lag / 2) return 'off the CPU: the hypervisor ran something else on this machine\'s CPUs';
     if (s.waitMs !== undefined && s.waitMs >= lag / 2) return 'runnable but off the CPU, waiting for a core (other processes, or the kernel, held them)';
     const offCpu = lag - s.cpuMs;
+    if (s.longestCall !== undefined && s.longestCall.ms >= lag / 2) return `blocked ${ms(s.longestCall.ms)} in one call: ${s.longestCall.what}`;
     if (offCpu < lag / 2) return 'busy with its own work';
     if (s.waitMs !== undefined) return `off the CPU for at least ${ms(offCpu)} of the lag without waiting for a core: blocked (a blocking call)`;
     return `off the CPU for at least ${ms(offCpu)} of the lag (the cores busy with other processes, or a blocking call)`;
@@ -77,7 +78,7 @@ export function harnessResponsive(timeline: Timeline, options: { maxLoopDelayMs?
   }
   const worst = samples.reduce((a, b) => (b.loopDelayMaxMs > a.loopDelayMaxMs ? b : a));
   const over = samples.filter((s) => s.loopDelayMaxMs > maxLoopDelayMs).length;
-  const spent = worst.cpuMs !== undefined ? { worstCpuMs: worst.cpuMs, worstGcMs: worst.gcMs ?? 0, worstWindowMs: worst.windowMs, worstWaitMs: worst.waitMs, worstStealMs: worst.stealMs } : {};
+  const spent = worst.cpuMs !== undefined ? { worstCpuMs: worst.cpuMs, worstGcMs: worst.gcMs ?? 0, worstWindowMs: worst.windowMs, worstWaitMs: worst.waitMs, worstStealMs: worst.stealMs, ...(worst.longestCall ? { worstCall: worst.longestCall } : {}) } : {};
   const details = { samples: samples.length, over, worstMs: worst.loopDelayMaxMs, worstAt: worst.t, maxLoopDelayMs, ...spent };
   if (over > 0) {
     const cause = lagCause(worst);

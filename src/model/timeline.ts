@@ -297,6 +297,8 @@ export interface HarnessSample {
   waitMs?: number;
   /** CPU time the hypervisor took from the machine in the window, summed over its CPUs, ms (Linux, 10 ms steps). */
   stealMs?: number;
+  /** The longest synchronous call timed on the main thread that ended in the window (src/state/blocking-calls.ts). */
+  longestCall?: { what: string; ms: number };
 }
 
 export interface Timeline {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { timedBlockingCall } from '../state/blocking-calls.ts';
 import { startLoopMonitor } from './loop-monitor.ts';
 import { Recorder } from './recorder.ts';
 
@@ -95,6 +96,27 @@ describe('startLoopMonitor', () => {
       expect(s.stealMs).toBeGreaterThanOrEqual(0);
     }
     expect(samples.reduce((sum, s) => sum + s.waitMs!, 0)).toBeGreaterThan(0);
+  });
+
+  it('names the longest timed blocking call of the window the loop lagged in', async () => {
+    const recorder = new Recorder();
+    const monitor = startLoopMonitor(recorder, { intervalMs: 100 });
+    await delay(150);
+    timedBlockingCall('a short one', () => blockFor(10));
+    // Off the CPU, as spawn() waiting for its new process to exec is.
+    timedBlockingCall('sleeping', () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200));
+    await delay(250);
+    monitor.stop();
+    const samples = recorder.timeline.harness;
+    const lagged = samples.find((s) => s.loopDelayMaxMs > 150)!;
+    expect(lagged.longestCall?.what).toBe('sleeping');
+    expect(lagged.longestCall!.ms).toBeGreaterThanOrEqual(195);
+    expect(lagged.cpuMs).toBeLessThan(100);
+    // Named in its own window only.
+    expect(samples.filter((s) => s.longestCall !== undefined)).toEqual([lagged]);
+    // Without a monitor listening, nothing is kept.
+    timedBlockingCall('unheard', () => blockFor(10));
+    expect(samples.filter((s) => s.longestCall !== undefined)).toEqual([lagged]);
   });
 
   it('stops recording after stop()', async () => {

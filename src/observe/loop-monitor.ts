@@ -3,11 +3,13 @@
 // (docs/architecture.md). One HarnessSample per interval: the worst loop delay seen in it, and
 // what the process did meanwhile (its CPU time, its garbage collection's pauses, and on Linux how
 // long its main thread waited for a core and how much CPU the hypervisor took from the machine), so
-// that an inconclusive run says whether the harness was busy with itself or kept waiting, and by what.
+// that an inconclusive run says whether the harness was busy with itself or kept waiting, and by what;
+// and the longest synchronous call it timed in the window (src/state/blocking-calls.ts).
 
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { HarnessSample } from '../model/timeline.ts';
+import { onBlockingCall, type BlockingCall } from '../state/blocking-calls.ts';
 import type { Recorder } from './recorder.ts';
 
 export interface LoopMonitor {
@@ -39,6 +41,10 @@ export function startLoopMonitor(recorder: Recorder, { intervalMs = 100 }: { int
     }
   });
   gc.observe({ entryTypes: ['gc'] });
+  let longestCall: BlockingCall | undefined;
+  const stopHearing = onBlockingCall((call) => {
+    if (longestCall === undefined || call.ms > longestCall.ms) longestCall = call;
+  });
 
   const sample = (): void => {
     const now = performance.now();
@@ -61,6 +67,8 @@ export function startLoopMonitor(recorder: Recorder, { intervalMs = 100 }: { int
     const stolenNow = stealMs();
     if (stolen !== undefined && stolenNow !== undefined) s.stealMs = stolenNow - stolen;
     stolen = stolenNow;
+    if (longestCall !== undefined) s.longestCall = longestCall;
+    longestCall = undefined;
     recorder.harness(s);
     recent.push({ from: windowStart, to: now, sample: s });
     if (recent.length > GC_LATE_WINDOWS) recent.shift();
@@ -82,6 +90,7 @@ export function startLoopMonitor(recorder: Recorder, { intervalMs = 100 }: { int
       sample();
       histogram.disable();
       gc.disconnect();
+      stopHearing();
     },
   };
 }

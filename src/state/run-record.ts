@@ -18,6 +18,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { timedBlockingCall } from './blocking-calls.ts';
 import { readProcStat } from './proc-stat.ts';
 
 /** A process as the kernel knows it: its id and when it started. */
@@ -178,6 +179,10 @@ export class RunRecordFile implements LeftoverTracker {
   }
 
   private write(): void {
+    timedBlockingCall('writing the run\'s state record (a disk busy with other writes can hold it)', () => this.writeNow());
+  }
+
+  private writeNow(): void {
     if (this.closed) return;
     const text = Buffer.from(`${JSON.stringify(this.record, null, 2)}\n`);
     if (this.fd === undefined) {

@@ -11,7 +11,7 @@ import { eventsOf, firstEvent } from '../../model/timeline.ts';
 import type { Recorder } from '../../observe/recorder.ts';
 import type { BalancerFault } from './balancer.ts';
 import type { LocalProvider } from './local-provider.ts';
-import { alive, dial, newProvider, refuses, roundTrip, sleep, tcpService, tcpWorkload, whoServes } from '../../../test-support/local-provider.ts';
+import { alive, dial, newProvider, podLine, refuses, roundTrip, sleep, tcpService, tcpWorkload, whoServes } from '../../../test-support/local-provider.ts';
 
 let current: LocalProvider | undefined;
 afterEach(async () => {
@@ -149,13 +149,17 @@ describe('service load balancer', () => {
     const { provider, recorder } = setup();
     await provider.deploy(
       {
-        workloads: [tcpWorkload('solo', { preStop: { sleep: { seconds: 0.6 } }, terminationGracePeriodSeconds: 2 })],
+        // No readiness probe: a probe meeting the port closed by the exit, before the harness has
+        // handled the exit itself, would take it out of service first (see the deletion sequence test).
+        workloads: [tcpWorkload('solo', { preStop: { sleep: { seconds: 0.6 } }, terminationGracePeriodSeconds: 2, readinessProbe: undefined })],
         services: [tcpService('solo', 'solo')],
       },
       { timeoutMs: 10_000 },
     );
     const address = provider.serviceAddress('solo');
     const name = provider.pods('solo')[0]!.name;
+    // Ready at once without a probe: it serves once its program listens.
+    await podLine(recorder, name, (line) => line === 'listening');
     await provider.scale('solo', 0);
     expect(firstEvent(recorder.timeline, 'delete-issued', name)).toBeDefined();
     // No ready endpoint: the terminating, still serving pod keeps taking new connections (KEP-1669).
@@ -232,9 +236,7 @@ describe('teardown', () => {
     const podIps = provider.pods('web').map((p) => p.ip);
     await provider.deletePod('web-1');
     await recorder.waitFor((e) => e.kind === 'lb-programmed' && e.pod === 'web-3', { timeoutMs: 5_000, what: 'web-3' });
-    // Wait until the hook has printed its pid.
-    const hookLine = () => recorder.timeline.podOutput['web-1']?.find((l) => l.line.startsWith('hook '));
-    for (let i = 0; i < 100 && !hookLine(); i++) await sleep(20);
+    await podLine(recorder, 'web-1', (line) => line.startsWith('hook '));
     const pids = [
       ...eventsOf(recorder.timeline, 'pod-started').map((e) => e.detail?.pid as number),
       ...Object.values(recorder.timeline.podOutput)

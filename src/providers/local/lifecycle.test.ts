@@ -7,7 +7,7 @@ import { eventsOf, firstEvent, type TimelineEvent } from '../../model/timeline.t
 import { Recorder } from '../../observe/recorder.ts';
 import type { LeftoverTracker } from '../../state/run-record.ts';
 import { LocalProvider } from './local-provider.ts';
-import { alive, httpWorkload, newProvider, tcpService, tcpWorkload } from '../../../test-support/local-provider.ts';
+import { alive, httpWorkload, newProvider, podLine, tcpService, tcpWorkload } from '../../../test-support/local-provider.ts';
 import { watchLoop } from '../../../suites/helpers/loop-watch.ts';
 
 let current: LocalProvider | undefined;
@@ -83,6 +83,9 @@ describe('deletion sequence', () => {
     const [pod] = provider.pods('web');
     expect(pod?.ready).toBe(true);
     const name = pod!.name;
+    // Ready at once without a probe, before node has run the program: a delete sooner than its
+    // start-up (over 0.4 s on a loaded machine, once in CI) would meet no SIGTERM handler yet.
+    await podLine(recorder, name, (line) => line === 'listening');
     await provider.deletePod(name);
     expect(provider.pods('web').find((p) => p.name === name)?.phase).toBe('Terminating');
     // The ReplicaSet replaces a deleted pod at once, while the old one still drains.
@@ -139,9 +142,7 @@ describe('deletion sequence', () => {
       { timeoutMs: 10_000 },
     );
     const name = provider.pods('stubborn')[0]!.name;
-    const grandchild = Number(
-      recorder.timeline.podOutput[name]?.find((l) => l.line.startsWith('grandchild '))?.line.split(' ')[1],
-    );
+    const grandchild = Number((await podLine(recorder, name, (line) => line.startsWith('grandchild '))).split(' ')[1]);
     expect(alive(grandchild)).toBe(true);
     await provider.deletePod(name);
     await provider.waitForPodGone(name, { timeoutMs: 5_000 });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 import type { Workload } from '../../model/workload.ts';
+import { timedBlockingCall } from '../../state/blocking-calls.ts';
 import { runningProcesses } from '../../state/proc-stat.ts';
 
 /**
@@ -82,12 +83,14 @@ export function containerEnv(
  */
 export function spawnGroup(argv: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): ChildProcess {
   const { file, args } = resolveArgv(argv, opts.cwd);
-  return spawn(file, args, {
-    cwd: opts.cwd,
-    env: opts.env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return timedBlockingCall(`starting ${path.basename(file)} (spawn returns once the new process has exec'd, and it waits for a core like any other)`, () =>
+    spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
 }
 
 /** Sends `signal` to the process `pid` only. False when it no longer exists. */

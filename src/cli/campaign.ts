@@ -439,10 +439,16 @@ async function rounds(args: CampaignArgs, plans: readonly RunPlan[], signal: Abo
         const provider = open.plan.provider;
         const results: ScenarioResult[] = [];
         const reports = new Map<ScenarioResult, string>();
+        const pairByResult = new Map<ScenarioResult, CampaignPair>();
+        const pairFor = (s: ScenarioResult): CampaignPair => {
+          let pair = pairByResult.get(s);
+          if (pair === undefined) pairByResult.set(s, (pair = { ...pairOf(s.id, s.profile, scenarios, profiles, s.options), provider }));
+          return pair;
+        };
         // Each pair's Timeline is dropped as it ends unless its run is worth a report: a campaign
         // holds no more than a few runs' records at a time, however long it is.
         const keep = (s: ScenarioResult) => {
-          const pair = { ...pairOf(s.id, s.profile, scenarios, profiles, s.options), provider };
+          const pair = pairFor(s);
           if (!keepsReport(s.verdict, pair.expected, rows.get(rowKey(pair))?.first)) delete s.timeline;
         };
         for (const round of campaignRounds(args)) {
@@ -460,7 +466,7 @@ async function rounds(args: CampaignArgs, plans: readonly RunPlan[], signal: Abo
           results.push(...run.scenarios);
         }
         for (const s of results) {
-          const pair = { ...pairOf(s.id, s.profile, scenarios, profiles, s.options), provider };
+          const pair = pairFor(s);
           const report = reports.get(s);
           const told = tally(rows, pair, s.verdict, { run: i, why: whyOf(s), ...(s.seed !== undefined ? { seed: s.seed } : {}), ...(report !== undefined ? { report } : {}) });
           if (told) {

@@ -1,6 +1,7 @@
 // Configuration reloads under load, each gateway through its own `reload` (defineProfile): what each
 // one really does, measured. HAProxy's master-worker reload hands its listeners to the new worker
-// and passes both scenarios. nginx and Caddy pass with a new connection per request, and fail the
+// and passes both scenarios. nginx and Caddy pass with a new connection per request (Caddy but for
+// its own listener-swap race, below), and fail the
 // keep-alive scenario by keepAliveClosedPolitely: their reload closes idle keep-alive connections
 // unannounced (a known failure of the scenario, not of their configuration; a request that meets
 // one of those closes fails too, which is a race and not asserted either way). A restart
@@ -75,10 +76,24 @@ describe.skipIf(!onPath('nginx'))('nginx reloads (SIGHUP)', () => {
   });
 });
 
+/**
+ * Caddy binds a new listening socket at every reload and then closes the old one, and Linux resets the
+ * connections already queued on the socket it closes: a handshake completed in that moment fails
+ * (https://github.com/caddyserver/caddy/issues/5255; docs/campaign.md). Caddy's race, not the
+ * harness's, and rare (1 run in 60 at load average 1 to 4; once in a CI run): such a run fails by a
+ * few requests cut during the reload, and by nothing else.
+ */
+function expectPassOrListenerSwapRace(r: ScenarioResult): void {
+  if (r.verdict !== 'fail') return expectPass(r);
+  expect(r.assertions.filter((a) => a.verdict === 'fail').map((a) => a.name), describeResult(r)).toEqual(['noFailedRequests']);
+  const failed = r.assertions.find((a) => a.name === 'noFailedRequests')?.message;
+  expect(failed, describeResult(r)).toMatch(/^[1-3] of [\d,]+ requests failed \(\d+ (reset|eof)(, \d+ (reset|eof))?\); first at t=[\d.]+ s\b.* after reload of gateway-1/);
+}
+
 describe.skipIf(!onPath('caddy'))('Caddy reloads (POST /load on its admin socket)', () => {
-  it('passes gateway-reload-http-no-keepalive', async () => {
+  it('passes gateway-reload-http-no-keepalive (but for its own listener-swap race)', async () => {
     const r = await runCase('gateway-reload-http-no-keepalive', 'caddy');
-    expectPass(r);
+    expectPassOrListenerSwapRace(r);
     expectReloaded(r, false);
   });
 

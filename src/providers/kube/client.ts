@@ -4,8 +4,9 @@
 // every call the harness makes is visible in one place and testable against a fake API server:
 // a chaos step is a specific PATCH with a specific patch type, not whatever a generated client does.
 
-import { HttpMethod, KubeConfig, RequestContext, Watch } from '@kubernetes/client-node';
-import { fetch, getGlobalDispatcher, type Dispatcher } from 'undici';
+import type { AgentOptions } from 'node:https';
+import { HttpMethod, KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { Agent, fetch, getGlobalDispatcher, type Dispatcher } from 'undici';
 import { redact, registerSecret } from '../../observe/redact.ts';
 
 /** Patch types the API server accepts (https://kubernetes.io/docs/tasks/manage-kubernetes-objects/update-api-object-kubectl-patch/). */
@@ -66,21 +67,19 @@ export interface RawWatchEvent {
 
 export class KubeClient {
   readonly config: KubeConfig;
-  private readonly watcher: Watch;
   /**
-   * The connection pool every request shares, as client-go keeps one transport per config. client-node
-   * builds a new undici Agent at each authentication, so using each would open a new TLS connection
-   * per request (and leave it idle) in loops that poll every 250 ms.
+   * The connection pool every request and watch shares, as client-go keeps one transport per config.
+   * client-node builds a new undici Agent at each authentication, so using each would open a new TLS
+   * connection per request (and leave it idle) in loops that poll every 250 ms.
    */
-  private pool: { dispatcher: Dispatcher | undefined } | undefined;
+  private pool: Promise<Dispatcher | undefined> | undefined;
   /** The same pool for streams, without a body timeout (stream()). */
   private streamDispatcher: Dispatcher | undefined;
 
   /** `opts.dispatcher`: the pool to use instead of client-node's (tests: one with short timeouts). */
   constructor(config: KubeConfig, opts: { dispatcher?: Dispatcher } = {}) {
     this.config = config;
-    if (opts.dispatcher) this.pool = { dispatcher: opts.dispatcher };
-    this.watcher = new Watch(config);
+    if (opts.dispatcher) this.pool = Promise.resolve(opts.dispatcher);
     // Whatever authenticates this client is kept out of logs and reports (redact.ts).
     for (const user of config.users) {
       registerSecret(user.token);
@@ -101,10 +100,27 @@ export class KubeClient {
     return new KubeClient(config, opts);
   }
 
-  /** The first authenticated request's dispatcher (TLS settings come from the config, which does not change). */
-  private dispatcherOf(ctx: RequestContext): Dispatcher | undefined {
-    this.pool ??= { dispatcher: ctx.getDispatcher() as unknown as Dispatcher | undefined };
-    return this.pool.dispatcher;
+  /** The shared pool, built at the first request (TLS settings come from the config, which does not change). */
+  private dispatcherOf(ctx: RequestContext): Promise<Dispatcher | undefined> {
+    this.pool ??= this.buildPool(ctx);
+    return this.pool;
+  }
+
+  /**
+   * HTTP/1.1 only. undici 8 speaks HTTP/2 to any https origin that offers it (its `allowH2` now
+   * defaults to true), and its HTTP/2 client can let a connection's "other side closed" escape as an
+   * unhandled 'error' event on the socket, which ends the whole process (nodejs/undici#5525,
+   * forcedotcom/cli#3622): when a netns cluster's API server stopped under a Ctrl-C'd run, the run
+   * exited 1 with that error instead of 130. Its HTTP/1.1 client has no such path, and a watch or a
+   * followed log holding a connection of its own costs a local API server nothing.
+   */
+  private async buildPool(ctx: RequestContext): Promise<Dispatcher | undefined> {
+    const tls: AgentOptions = {};
+    await this.config.applyToHTTPSOptions(tls);
+    const options = this.config.createDispatcherOptions(this.config.getCurrentCluster(), tls);
+    if (options.type === 'agent') return new Agent({ connect: options.connect, allowH2: false });
+    // A proxy (client-node builds its tunnel) or plain http (undici's own pool).
+    return ctx.getDispatcher() as unknown as Dispatcher | undefined;
   }
 
   get server(): string {
@@ -125,7 +141,7 @@ export class KubeClient {
     const headers = ctx.getHeaders() as unknown as Record<string, string>;
     headers['accept'] = 'application/json';
     if (opts.body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
-    const dispatcher = this.dispatcherOf(ctx);
+    const dispatcher = await this.dispatcherOf(ctx);
     const response = await fetch(url, {
       method,
       headers,
@@ -158,7 +174,7 @@ export class KubeClient {
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     const ctx = new RequestContext(url.toString(), HttpMethod.GET);
     await this.config.applySecurityAuthentication(ctx);
-    this.streamDispatcher ??= (this.dispatcherOf(ctx) ?? getGlobalDispatcher()).compose((dispatch) => (opts, handler) => dispatch({ ...opts, bodyTimeout: 0 }, handler));
+    this.streamDispatcher ??= ((await this.dispatcherOf(ctx)) ?? getGlobalDispatcher()).compose((dispatch) => (opts, handler) => dispatch({ ...opts, bodyTimeout: 0 }, handler));
     const dispatcher = this.streamDispatcher;
     const response = await fetch(url, {
       headers: ctx.getHeaders() as unknown as Record<string, string>,
@@ -193,17 +209,37 @@ export class KubeClient {
   }
 
   /**
-   * Opens one watch request (client-node's Watch: newline-delimited JSON, one event a line).
-   * `done` is called once, when the stream ends or fails; a non-200 answer arrives there as an error
-   * with `statusCode`.
+   * Opens one watch request (`watch=true`: newline-delimited JSON, one event a line) on the shared
+   * pool, and hands back at once the controller that ends it. `done` is called once: with null when
+   * the stream ends or the controller aborts it, with the error when it fails; a non-200 answer
+   * arrives there as a KubeApiError (statusOf reads it).
+   * No inactivity timer: the caller's `timeoutSeconds` has the server end the watch.
    */
-  watch(path: string, query: Query, onEvent: (e: RawWatchEvent) => void, done: (err: unknown) => void): Promise<AbortController> {
-    return this.watcher.watch(
-      path,
-      query,
-      (type: string, object: Record<string, unknown>) => onEvent({ type, object }),
-      done,
+  async watch(path: string, query: Query, onEvent: (e: RawWatchEvent) => void, done: (err: unknown) => void): Promise<AbortController> {
+    const controller = new AbortController();
+    let ended = false;
+    const end = (err: unknown) => {
+      if (ended) return;
+      ended = true;
+      controller.abort();
+      done(err);
+    };
+    const onLine = (line: string) => {
+      if (ended || !line.trim()) return;
+      let event: { type?: unknown; object?: unknown };
+      try {
+        event = JSON.parse(line) as typeof event;
+      } catch {
+        return; // a line cut by the end of the stream
+      }
+      if (typeof event.type === 'string' && event.object && typeof event.object === 'object') onEvent({ type: event.type, object: event.object as Record<string, unknown> });
+    };
+    this.stream(path, { ...query, watch: true }, onLine, controller.signal).then(
+      () => end(null),
+      // Aborted by the caller: an end it asked for, not a failure (whether headers had come or not).
+      (err: unknown) => end(controller.signal.aborted ? null : err),
     );
+    return controller;
   }
 }
 

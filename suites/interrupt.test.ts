@@ -14,6 +14,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../src/paths.ts';
 import { onPath } from '../src/profiles/requirements.ts';
 import { leftoverProcesses } from './helpers/leftovers.ts';
 import { entries, processesGone, seededRandom, startMarked, stillListening, within } from './helpers/marked-process.ts';
@@ -131,6 +132,31 @@ describe(`interrupting zerodrop run at random moments (seed ${SEED})`, () => {
     expect(await entries(join(run.env.stateDir, 'runs'))).toEqual([]);
     // The records file it was writing as it went, too (removed at exit).
     expect(await partialFiles(join(root, 'twice', 'report'))).toEqual([]);
+  });
+
+  // A vitest worker running `zerodrop/vitest` tests is such a program: the terminal's Ctrl-C reaches
+  // it, but not the pods, which lead process groups of their own.
+  it.each(['SIGINT', 'SIGTERM'] as const)('a program that runs zerodrop through its API and leaves %s alone still ends by it, and leaves nothing', async (signal) => {
+    const dir = join(root, `embedded-${signal}`);
+    const profile = onPath('nginx') ? 'nginx' : 'reference';
+    const program = `
+      import { run } from ${JSON.stringify(join(packageRoot, 'src/index.ts'))};
+      await run({ scenarios: ['gateway-delete-http'], profiles: [${JSON.stringify(profile)}], reportDir: ${JSON.stringify(join(dir, 'report'))}, reporter: { onProgress: (p) => console.log('phase ' + p.phase) } });
+      console.log('the run ended by itself');`;
+    await using run = await startMarked(dir, ['--input-type=module', '-e', program]);
+    // Its load runs through its pods (the sampler sees the gateway listening) a second after the run
+    // reports its 'running' phase.
+    await within(30_000, 'the run starting its load', Promise.race([run.printed('phase running'), run.exited]));
+    await new Promise((r) => setTimeout(r, 1_000));
+    run.child.kill(signal);
+    const end = await within(EXIT_WITHIN_MS, `the program ending after ${signal}`, run.exited);
+    const held = await run.held();
+    expect(end, run.output()).toEqual({ code: null, signal });
+    expect(held.length, run.output()).toBeGreaterThan(0);
+    expect(await processesGone(run.env.mark, run.env.tmp), run.output()).toEqual([]);
+    expect(await stillListening(held), run.output()).toEqual([]);
+    expect((await entries(run.env.tmp)).filter((e) => e.startsWith('zerodrop-')), run.output()).toEqual([]);
+    expect(await entries(join(run.env.stateDir, 'runs')), run.output()).toEqual([]);
   });
 
   it('a SIGKILLed run leaves its pods and directory; `zerodrop clean` finds and removes them', async () => {

@@ -14,12 +14,13 @@
 // boot; proc(5)) so that a process id the kernel has since given to another program is never taken
 // for ours.
 
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { timedBlockingCall } from './blocking-calls.ts';
-import { readProcStat } from './proc-stat.ts';
+import { onExit } from './exit-hooks.ts';
+import { readProcStat, runningProcesses } from './proc-stat.ts';
 
 /** A process as the kernel knows it: its id and when it started. */
 export interface ProcessRef {
@@ -94,6 +95,9 @@ export interface LeftoverTracker {
   kindClusterDeleted(name: string): void;
 }
 
+/** How long the exit hook waits for the run's killed groups to be gone before it decides the record stays. */
+const EXIT_REAP_WAIT_MS = 1_000;
+
 /** The record of the running `zerodrop run`, kept on disk until `close()`. */
 export class RunRecordFile implements LeftoverTracker {
   readonly path: string;
@@ -104,6 +108,7 @@ export class RunRecordFile implements LeftoverTracker {
   private fd?: number;
   /** Bytes the file holds: each rewrite pads to this. */
   private size = 0;
+  private dropExitHook?: () => void;
 
   private constructor(path: string, record: RunRecord) {
     this.path = path;
@@ -125,6 +130,8 @@ export class RunRecordFile implements LeftoverTracker {
       kindClusters: [],
     });
     file.write();
+    // Registered before any pod exists, so it runs after the providers' hooks (exit-hooks.ts).
+    file.dropExitHook = onExit(() => file.closeIfNothingLeft());
     return file;
   }
 
@@ -172,10 +179,33 @@ export class RunRecordFile implements LeftoverTracker {
 
   /** The run is over and everything it started is gone: the record goes too. */
   close(): void {
+    this.dropExitHook?.();
     this.closed = true;
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     rmSync(this.path, { force: true });
+  }
+
+  /**
+   * As the process ends without its teardown (a signal, a crash), after the providers' exit hooks
+   * have SIGKILLed their pods and removed their directories: the record goes if nothing it lists
+   * is left, and stays for `zerodrop clean` otherwise (a namespace on a cluster always stays).
+   */
+  private closeIfNothingLeft(): void {
+    if (this.closed || this.record.namespaces.length > 0 || this.record.kindClusters.length > 0) return;
+    if (this.record.tempDirs.some((dir) => existsSync(dir))) return;
+    // A SIGKILL lands asynchronously: the pods just killed may run for a moment more.
+    const deadline = performance.now() + EXIT_REAP_WAIT_MS;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    while (this.groupsRunning() && performance.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+    if (!this.groupsRunning()) this.close();
+  }
+
+  /** True while a process of a listed group runs (zombies count as gone); true when /proc cannot tell. */
+  private groupsRunning(): boolean {
+    if (this.record.groups.length === 0) return false;
+    const running = runningProcesses();
+    return running === undefined || running.some((stat) => this.record.groups.some((g) => g.pid === stat.pgrp));
   }
 
   private write(): void {

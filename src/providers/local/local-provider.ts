@@ -34,6 +34,7 @@ import { EndpointStore } from './endpoints.ts';
 import { LocalPod } from './pod.ts';
 import { serviceEnv } from './processes.ts';
 import type { LeftoverTracker } from '../../state/run-record.ts';
+import { onExit } from '../../state/exit-hooks.ts';
 
 export interface LocalProviderOptions {
   recorder: Recorder;
@@ -111,7 +112,8 @@ export class LocalProvider implements Provider {
   private readonly allPods = new Map<string, LocalPod>();
   private readonly stopping = new AbortController();
   private teardownPromise?: Promise<void>;
-  private exitHookInstalled = false;
+  /** Takes the exit hook off once teardown has done its work; undefined until the first deploy. */
+  private dropExitHook?: () => void;
   /** Last resort if the harness exits without teardown: no pod may outlive it. */
   private readonly onProcessExit = (): void => {
     for (const pod of this.allPods.values()) void pod.kill();
@@ -136,10 +138,7 @@ export class LocalProvider implements Provider {
   async deploy(topology: Topology, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
     this.assertRunning();
     validate(topology, new Set(this.controllers.keys()), new Set(this.services.keys()));
-    if (!this.exitHookInstalled) {
-      process.on('exit', this.onProcessExit);
-      this.exitHookInstalled = true;
-    }
+    this.dropExitHook ??= onExit(this.onProcessExit);
     if (!this.addresses) {
       const pool = await AddressPool.create();
       if (this.stopping.signal.aborted) pool.close();
@@ -344,7 +343,7 @@ export class LocalProvider implements Provider {
         this.tracker?.tempDirRemoved(root);
         if (this.podDirRoot === root) this.podDirRoot = undefined;
       }
-      if (this.exitHookInstalled) process.off('exit', this.onProcessExit);
+      this.dropExitHook?.();
     });
   }
 

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 
 import type { Workload } from '../../model/workload.ts';
 import { timedBlockingCall } from '../../state/blocking-calls.ts';
+import { onExit } from '../../state/exit-hooks.ts';
 import { runningProcesses } from '../../state/proc-stat.ts';
 
 /**
@@ -115,8 +116,10 @@ export function signalGroup(pid: number, signal: NodeJS.Signals | 0 = 'SIGKILL')
 
 /** Groups to SIGKILL (and directories to remove) should this process exit while they still run. */
 const killOnExit = new Map<number, string | undefined>();
-let exitHookInstalled = false;
+/** Takes the exit hook off while no group is listed: registered anew after the run's record, it runs before the record's (exit-hooks.ts). */
+let dropExitHook: (() => void) | undefined;
 function killGroupsLeftRunning(): void {
+  dropExitHook = undefined;
   for (const pid of killOnExit.keys()) signalGroup(pid, 'SIGKILL');
   // SIGKILL lands asynchronously: a process of the group still running for a moment (nginx writing
   // its logs) could put a file back into its directory while it is being removed, and the removal
@@ -144,14 +147,14 @@ const EXIT_REAP_WAIT_MS = 1_000;
  */
 export function killGroupOnExit(pid: number, dir?: string): void {
   killOnExit.set(pid, dir);
-  if (!exitHookInstalled) {
-    process.on('exit', killGroupsLeftRunning);
-    exitHookInstalled = true;
-  }
+  dropExitHook ??= onExit(killGroupsLeftRunning);
 }
 
 export function forgetGroup(pid: number): void {
   killOnExit.delete(pid);
+  if (killOnExit.size > 0) return;
+  dropExitHook?.();
+  dropExitHook = undefined;
 }
 
 /**

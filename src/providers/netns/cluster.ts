@@ -29,6 +29,7 @@ import { controlPlanePrograms, type ControlPlanePrograms, type Program } from '.
 import { createClusterNetwork, netnsName, type ClusterNetwork } from './host-network.ts';
 import { forgetCluster, freePlan, ownerAlias, recordCluster, removeCluster, removeClusterSync } from './leftovers.ts';
 import { processRef } from '../../state/run-record.ts';
+import { onExit } from '../../state/exit-hooks.ts';
 import type { NodeAgentConfig } from './node-agent/config.ts';
 
 export interface NetnsClusterOptions {
@@ -83,9 +84,9 @@ export async function startNetnsCluster(opts: NetnsClusterOptions = {}): Promise
     removeClusterSync({ id, dir });
     forgetCluster(id);
   };
-  process.once('exit', atExit);
+  const dropExitHook = onExit(atExit);
   const dispose = async (): Promise<void> => {
-    process.off('exit', atExit);
+    dropExitHook();
     await stopAgents(processes);
     await removeCluster({ id, dir });
     forgetCluster(id);

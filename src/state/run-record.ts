@@ -95,9 +95,6 @@ export interface LeftoverTracker {
   kindClusterDeleted(name: string): void;
 }
 
-/** How long the exit hook waits for the run's killed groups to be gone before it decides the record stays. */
-const EXIT_REAP_WAIT_MS = 1_000;
-
 /** The record of the running `zerodrop run`, kept on disk until `close()`. */
 export class RunRecordFile implements LeftoverTracker {
   readonly path: string;
@@ -194,18 +191,10 @@ export class RunRecordFile implements LeftoverTracker {
   private closeIfNothingLeft(): void {
     if (this.closed || this.record.namespaces.length > 0 || this.record.kindClusters.length > 0) return;
     if (this.record.tempDirs.some((dir) => existsSync(dir))) return;
-    // A SIGKILL lands asynchronously: the pods just killed may run for a moment more.
-    const deadline = performance.now() + EXIT_REAP_WAIT_MS;
-    const pause = new Int32Array(new SharedArrayBuffer(4));
-    while (this.groupsRunning() && performance.now() < deadline) Atomics.wait(pause, 0, 0, 10);
-    if (!this.groupsRunning()) this.close();
-  }
-
-  /** True while a process of a listed group runs (zombies count as gone); true when /proc cannot tell. */
-  private groupsRunning(): boolean {
-    if (this.record.groups.length === 0) return false;
+    if (this.record.groups.length === 0) return this.close();
+    // The providers' hooks waited for the groups they killed; zombies count as gone.
     const running = runningProcesses();
-    return running === undefined || running.some((stat) => this.record.groups.some((g) => g.pid === stat.pgrp));
+    if (running !== undefined && !running.some((stat) => this.record.groups.some((g) => g.pid === stat.pgrp))) this.close();
   }
 
   private write(): void {

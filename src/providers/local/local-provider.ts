@@ -32,7 +32,7 @@ import { newSeed } from './programming-schedule.ts';
 import { DeploymentController } from './deployment.ts';
 import { EndpointStore } from './endpoints.ts';
 import { LocalPod } from './pod.ts';
-import { serviceEnv } from './processes.ts';
+import { EXIT_REAP_WAIT_MS, serviceEnv, waitForGroupsGoneSync } from './processes.ts';
 import type { LeftoverTracker } from '../../state/run-record.ts';
 import { onExit } from '../../state/exit-hooks.ts';
 
@@ -116,7 +116,10 @@ export class LocalProvider implements Provider {
   private dropExitHook?: () => void;
   /** Last resort if the harness exits without teardown: no pod may outlive it. */
   private readonly onProcessExit = (): void => {
+    const groups = [...this.allPods.values()].flatMap((pod) => pod.groups());
     for (const pod of this.allPods.values()) void pod.kill();
+    // As for the groups processes.ts kills at exit: a pod still dying could write into its directory.
+    waitForGroupsGoneSync(groups, EXIT_REAP_WAIT_MS);
     this.removePodDirs();
   };
   /**

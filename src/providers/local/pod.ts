@@ -223,6 +223,11 @@ export class LocalPod {
    * Teardown: kills every process of the pod now, records nothing more, and resolves once the main
    * process and any preStop hook have exited. Synchronous up to the returned promise.
    */
+  /** The process groups of its container and its running hooks. */
+  groups(): number[] {
+    return [...(this.pid === undefined ? [] : [this.pid]), ...this.hookGroups];
+  }
+
   kill(): Promise<void> {
     this.tornDown = true;
     this.prober?.stop();
@@ -448,7 +453,7 @@ export class LocalPod {
       this.event('exit', detail);
     }
     // The container is gone: nothing it started outlives it, preStop hook included.
-    const groups = [...(this.pid === undefined ? [] : [this.pid]), ...this.hookGroups];
+    const groups = this.groups();
     for (const group of groups) signalGroup(group, 'SIGKILL');
     if (!this.tornDown) {
       if (this.preStop === 'running') {

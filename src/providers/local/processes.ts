@@ -124,9 +124,7 @@ function killGroupsLeftRunning(): void {
   // SIGKILL lands asynchronously: a process of the group still running for a moment (nginx writing
   // its logs) could put a file back into its directory while it is being removed, and the removal
   // then fails with ENOTEMPTY. The directories go once their groups are gone (or after a bound).
-  const deadline = performance.now() + EXIT_REAP_WAIT_MS;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  while ([...killOnExit.keys()].some((pid) => groupAlive(pid)) && performance.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+  waitForGroupsGoneSync([...killOnExit.keys()], EXIT_REAP_WAIT_MS);
   for (const dir of killOnExit.values()) {
     if (dir === undefined) continue;
     try {
@@ -137,8 +135,8 @@ function killGroupsLeftRunning(): void {
   }
 }
 
-/** How long the exit hook waits for the killed groups to be gone before removing their directories. */
-const EXIT_REAP_WAIT_MS = 1_000;
+/** How long an exit hook waits for the groups it killed to be gone before removing their directories. */
+export const EXIT_REAP_WAIT_MS = 1_000;
 
 /**
  * SIGKILLs the group led by `pid` (and removes `dir`) if the harness exits while the group is still
@@ -186,6 +184,13 @@ export function captureLines(child: ChildProcess, onLine: (stream: 'stdout' | 's
  * Resolves once every process of these groups is gone (reaped), checking every few ms, or after
  * `timeoutMs`: processes killed with SIGKILL take a moment to die.
  */
+/** waitForGroupsGone for an exit hook, which cannot wait for the event loop: it blocks. */
+export function waitForGroupsGoneSync(pids: readonly number[], timeoutMs: number): void {
+  const deadline = performance.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (pids.some(groupAlive) && performance.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+}
+
 export async function waitForGroupsGone(pids: readonly number[], timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (pids.some(groupAlive) && performance.now() < deadline) {

@@ -124,6 +124,27 @@ describe.skipIf(skipReason !== '')(title('kubectl on a netns cluster'), () => {
     expect(lines).toContain('GET /followed');
   });
 
+  it("sets a pod's safe sysctls in its network namespace and rejects a pod asking for an unsafe one, as a kubelet does", async () => {
+    const sysctls = (list: { name: string; value: string }[]) => `--overrides=${JSON.stringify({ spec: { securityContext: { sysctls: list } } })}`;
+    const read = "console.log('range '+require('fs').readFileSync('/proc/sys/net/ipv4/ip_local_port_range','utf8').trim().split(/\\s+/).join('-'))";
+    await kubectl('run', 'sysctl-safe', '--image=node:24-alpine', '--restart=Never', sysctls([{ name: 'net.ipv4.ip_local_port_range', value: '1024 65535' }]), '--', 'node', '-e', read);
+    await kubectl('wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/sysctl-safe', '--timeout=60s');
+    expect(await kubectl('logs', 'sysctl-safe')).toContain('range 1024-65535');
+    // The node's own range is untouched: the value is the pod's namespace's.
+    const node = cluster.get().nodes[0]!.netns;
+    expect((await execa('ip', ['netns', 'exec', node, 'cat', '/proc/sys/net/ipv4/ip_local_port_range'])).stdout.split(/\s+/)).not.toEqual(['1024', '65535']);
+
+    // net.ipv4.tcp_tw_reuse is not on the kubelet's safe list, and no node here allows an unsafe one.
+    await kubectl('run', 'sysctl-unsafe', '--image=node:24-alpine', '--restart=Never', sysctls([{ name: 'net.ipv4.tcp_tw_reuse', value: '1' }]), '--', 'node', '-e', read);
+    await kubectl('wait', '--for=jsonpath={.status.phase}=Failed', 'pod/sysctl-unsafe', '--timeout=60s');
+    const rejected = await json<{ status: { reason?: string; message?: string; containerStatuses?: unknown[] } }>('get', 'pod', 'sysctl-unsafe');
+    expect(rejected.status.reason).toBe('SysctlForbidden');
+    expect(rejected.status.message).toBe('Pod was rejected: forbidden sysctl: "net.ipv4.tcp_tw_reuse" not allowlisted');
+    const events = await json<{ items: { type: string; message: string }[] }>('get', 'events', '--field-selector', 'involvedObject.name=sysctl-unsafe,reason=SysctlForbidden');
+    expect(events.items.map((e) => `${e.type} ${e.message}`)).toEqual(['Warning forbidden sysctl: "net.ipv4.tcp_tw_reuse" not allowlisted']);
+    await kubectl('delete', 'pod', 'sysctl-safe', 'sysctl-unsafe', '--wait=true', '--timeout=60s');
+  });
+
   it('a terminating pod stays in its EndpointSlice as ready:false, serving:true, terminating:true', async () => {
     await kubectl('patch', 'deployment', 'web', '--type=strategic', '-p', JSON.stringify({ spec: { template: { spec: { terminationGracePeriodSeconds: 10, containers: [{ name: 'node', lifecycle: { preStop: { sleep: { seconds: 4 } } } }] } } } }));
     await kubectl('rollout', 'status', 'deployment/web', '--timeout=120s');

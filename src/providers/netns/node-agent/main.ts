@@ -10,7 +10,7 @@ import path from 'node:path';
 
 import { KubeConfig } from '@kubernetes/client-node';
 
-import { KubeClient } from '../../kube/client.ts';
+import { KubeClient, PATCH } from '../../kube/client.ts';
 import { ListWatch } from '../../kube/list-watch.ts';
 import { apiObjects } from './api-objects.ts';
 import { loadConfig, type NodeAgentConfig } from './config.ts';
@@ -22,6 +22,7 @@ import { NodeRegistration } from './node-registration.ts';
 import { PodWorker } from './pod-worker.ts';
 import type { Pod } from './pod-types.ts';
 import { hostTopLevel } from './rootfs-script.ts';
+import { sysctlRejection } from './sysctls.ts';
 import { realClock } from './termination.ts';
 
 function log(message: string): void {
@@ -93,11 +94,26 @@ export async function runAgent(config: NodeAgentConfig): Promise<void> {
     worker.start();
   };
 
+  /** What the kubelet does to a pod it does not admit (kubelet.go, rejectPod): a Warning event, and phase Failed with the reason. */
+  const rejected = new Set<string>();
+  const rejectPod = async (pod: Pod, { reason, message }: { reason: string; message: string }) => {
+    log(`pod ${pod.metadata.namespace ?? 'default'}/${pod.metadata.name} rejected: ${message}`);
+    events.emit(pod, undefined, 'Warning', reason, message);
+    await client
+      .request('PATCH', `/api/v1/namespaces/${pod.metadata.namespace ?? 'default'}/pods/${pod.metadata.name}/status`, {
+        body: { metadata: { uid: pod.metadata.uid }, status: { phase: 'Failed', reason, message: `Pod was rejected: ${message}` } },
+        contentType: PATCH.merge,
+        allow: [404, 409],
+      })
+      .catch((err: unknown) => log(`status of rejected ${pod.metadata.name} failed: ${(err as Error).message}`));
+  };
+
   const onPod = (type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod) => {
     const uid = pod.metadata.uid;
     if (!uid) return;
     const worker = workers.get(uid);
     if (type === 'DELETED') {
+      rejected.delete(uid);
       worker?.vanished();
       return;
     }
@@ -121,8 +137,17 @@ export async function runAgent(config: NodeAgentConfig): Promise<void> {
       }
       return;
     }
+    const rejection = sysctlRejection(pod, kubeletMinor);
+    if (rejection) {
+      if (!rejected.has(uid)) {
+        rejected.add(uid);
+        void rejectPod(pod, rejection);
+      }
+      return;
+    }
     newWorker(pod);
   };
+
 
   const registration = new NodeRegistration(client, config, log);
   await retry('node registration', () => registration.register(), stop.signal);

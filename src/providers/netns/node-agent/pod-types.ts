@@ -135,6 +135,8 @@ export interface Pod {
     hostname?: string;
     subdomain?: string;
     hostNetwork?: boolean;
+    hostIPC?: boolean;
+    securityContext?: { sysctls?: { name: string; value: string }[]; [k: string]: unknown };
   };
   status?: { phase?: string; conditions?: PodCondition[]; podIP?: string; startTime?: string; [k: string]: unknown };
   [k: string]: unknown;

@@ -25,6 +25,7 @@ import type { IpPool } from './ip-pool.ts';
 import type { ContainerSpec, DataObject, Pod, ServiceObject } from './pod-types.ts';
 import { hostsFile, type RootfsMount } from './rootfs-script.ts';
 import { createSandbox, destroySandbox, sandboxNames, type SandboxNames } from './sandbox.ts';
+import { applySysctls, podSysctls } from './sysctls.ts';
 import { podStatus } from './status.ts';
 import type { Clock } from './termination.ts';
 import { setUpVolume } from './volumes.ts';
@@ -163,6 +164,7 @@ export class PodWorker {
       if (!this.podIP) this.podIP = this.deps.ips.allocate();
       mkdirSync(this.dir, { recursive: true });
       await createSandbox(this.names, this.podIP);
+      await applySysctls(this.names.netns, podSysctls(this.pod));
       if (this.terminating || this.shutDown) return this.maybeFinish();
       this.sandboxReady = true;
       this.markDirty();

@@ -138,10 +138,32 @@ describe('outcome classes', () => {
   it('refused: nothing listens on the port', async () => {
     const { record } = await one(await freePort(), '/');
     expect(record.outcome).toBe('refused');
-    expect(record.localPort).toBeUndefined();
+    // The port the connect left from, which places it by the balancer's or conntrack's record; it never opened.
+    expect(record.localPort).toBeGreaterThan(0);
     expect(record.connectionStart).toBeUndefined();
     expect(record.newConnection).toBe(false);
     expect(record.error).toMatch(/ECONNREFUSED/);
+  });
+
+  it("refused on the way to a new connection: the record carries no status and no pod of the previous request's response", async () => {
+    // The pod answers once, says Connection: close and stops listening: the client's next request
+    // needs a new connection, which is refused. That request was answered by nobody.
+    const server: TestServer = await startServer((_req, res) => {
+      res.setHeader('connection', 'close');
+      reply(res, 200, 'pod-before');
+      void server.close();
+    });
+    const recorder = new Recorder();
+    const load = track(startHttpLoad('ka', http11({ keepAlive: true }), { host: '127.0.0.1', port: server.port }, recorder, { maxRequests: 2 }));
+    await load.done;
+    const [first, second] = recorder.timeline.requests.toArray();
+    expect(first).toMatchObject({ outcome: 'ok', status: 200, pod: 'pod-before' });
+    expect(second).toMatchObject({ outcome: 'refused', newConnection: false });
+    expect(second?.status).toBeUndefined();
+    expect(second?.pod).toBeUndefined();
+    // Its own connect's port, not the first request's connection's: what places it (observe/join.ts).
+    expect(second?.localPort).toBeGreaterThan(0);
+    expect(second?.localPort).not.toBe(first?.localPort);
   });
 
   it('reset: the server resets the connection before responding', async () => {
@@ -219,7 +241,8 @@ describe('outcome classes', () => {
     const port = await unacceptingPort();
     const { record } = await one(port, '/', 300);
     expect(record).toMatchObject({ outcome: 'timeout', newConnection: false });
-    expect(record.localPort).toBeUndefined();
+    expect(record.localPort).toBeGreaterThan(0);
+    expect(record.connectionStart).toBeUndefined();
     expect(record.end - record.start).toBeLessThan(500);
 
     const recorder = new Recorder();
@@ -608,6 +631,20 @@ describe('connections recorded by the load itself (a provider without balancer r
       expect(c.close).toBeGreaterThanOrEqual(c.open);
     }
     expect(new Set(connections.map((c) => c.clientPort))).toEqual(new Set(requests.map((r) => r.localPort)));
+  });
+
+  it('a refused connect is a record too, from its port and the time the connect started, refused and placed on no pod yet', async () => {
+    const recorder = new Recorder();
+    const load = track(startHttpLoad('own', single('/'), { host: '127.0.0.1', port: await freePort() }, recorder, { clientConnections: { service: 'svc' } }));
+    await load.done;
+    const request = recorder.timeline.requests.at(0);
+    expect(request.outcome).toBe('refused');
+    expect(recorder.timeline.connections).toHaveLength(1);
+    const [c] = recorder.timeline.connections;
+    expect(c).toMatchObject({ service: 'svc', clientPort: request.localPort, upstream: 'refused' });
+    expect(c!.pod).toBeUndefined();
+    expect(c!.open).toBeGreaterThanOrEqual(request.start);
+    expect(c!.close).toBeLessThanOrEqual(request.end);
   });
 
   it('records nothing unless asked (the local balancer keeps its own)', async () => {

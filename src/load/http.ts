@@ -151,6 +151,8 @@ class Connection {
   /** False once the server closed it, it failed, or it must not carry another request. */
   usable = true;
   localPort: number | undefined;
+  /** Run-clock time the connect started. */
+  readonly startedAt: number;
   /** Run-clock time the TCP connection was established. */
   openedAt = 0;
   /** Requests written on this connection so far. */
@@ -161,8 +163,9 @@ class Connection {
   /** The load's own record of this connection (HttpLoadOptions.clientConnections). */
   record: ConnectionRecord | undefined;
 
-  constructor(socket: Socket) {
+  constructor(socket: Socket, startedAt: number) {
     this.socket = socket;
+    this.startedAt = startedAt;
   }
 }
 
@@ -215,10 +218,14 @@ class Worker {
 
   send(exchange: Exchange): void {
     this.exchange = exchange;
+    // The parser still holds the previous response: a request that fails before it is written (a
+    // refused or reset connect) must not carry that response's status and pod as its own.
+    this.parser.reset();
     this.timer ??= setTimeout(Worker.onTimer, this.sink.spec.timeoutMs, this);
     const conn = this.conn?.usable === true ? this.conn : this.connect();
     if (conn.connected) this.write(conn, exchange);
-    // else: written once connected (onConnect)
+    // else: written once connected (onConnect); until then the request waits on this connection
+    else exchange.connecting = conn;
   }
 
   /** Cancels the request in flight (timeout or abort): it is recorded with `err` and its connection closed. */
@@ -265,8 +272,12 @@ class Worker {
       },
     };
     const socket: Socket = net.connect({ host, port, noDelay: true, onread });
-    const conn: Connection = new Connection(socket);
+    const conn: Connection = new Connection(socket, this.sink.recorder.now());
     this.conn = conn;
+    // The kernel picks the local port as the connect starts (net.connect starts it on the next
+    // tick, queued before this one): kept now, a connect that is refused, reset or times out can
+    // still be joined by its port to the balancer's or conntrack's record of where it was sent.
+    process.nextTick(() => (conn.localPort ??= socket.localPort));
     socket.on('connect', () => this.onConnect(conn));
     socket.on('end', () => this.onClosed(conn, 'other side closed before a complete response'));
     socket.on('close', () => this.onClosed(conn, 'connection closed before a complete response'));
@@ -286,7 +297,6 @@ class Worker {
   private write(conn: Connection, exchange: Exchange): void {
     conn.uses++;
     exchange.onWire(conn, conn.uses === 1);
-    this.parser.reset();
     conn.socket.write(this.sink.request);
   }
 
@@ -348,6 +358,12 @@ class Worker {
   }
 
   private onError(conn: Connection, err: Error): void {
+    // A connect that failed is a connection too, where the load keeps its own records (a cluster):
+    // conntrack then tells which pod kube-proxy sent it to, and its request is placed there.
+    if (!conn.connected && conn.record === undefined) {
+      conn.record = openOwnConnection(this.sink.recorder, this.sink.clientConnections, conn.localPort, conn.startedAt);
+      if (conn.record !== undefined && (err as NodeJS.ErrnoException).code === 'ECONNREFUSED') conn.record.upstream = 'refused';
+    }
     const exchange = this.exchange;
     // A request waits on a connection that is still connecting, so a refused connect is its outcome.
     const current = exchange !== undefined && this.conn === conn;
@@ -378,6 +394,8 @@ class Exchange implements InFlightRequest {
   readonly start: number;
   /** The connection the request was written on (undefined while connecting). */
   conn: Connection | undefined;
+  /** The connection the request waits on while it connects (its local port places a failed connect). */
+  connecting: Connection | undefined;
   private newConnection = false;
   private over = false;
   private settle: (() => void) | undefined;
@@ -422,6 +440,9 @@ class Exchange implements InFlightRequest {
     if (conn?.localPort !== undefined) {
       rec.localPort = conn.localPort;
       rec.connectionStart = conn.openedAt;
+    } else if (this.connecting?.localPort !== undefined) {
+      // Never opened: the port the connect left from, and no connection start.
+      rec.localPort = this.connecting.localPort;
     }
     if (error !== undefined) rec.error = error;
     sink.recorder.request(rec);

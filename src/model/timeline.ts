@@ -74,7 +74,10 @@ export interface RequestRecord {
   status?: number;
   /** The pod that served it, as the response says (x-zerodrop-pod), or as the balancer routed it. */
   pod?: string;
-  /** Local port of the client's socket: joins the request to the balancer's connection record. */
+  /**
+   * Local port of the client's socket: joins the request to the balancer's connection record. Also
+   * set for a connect that never completed (refused, reset, timed out), which has no connectionStart.
+   */
   localPort?: number;
   /** True when this request opened its connection (first request on a fresh socket). */
   newConnection: boolean;

@@ -26,6 +26,14 @@ describe('joinRequestsToConnections', () => {
     expect(b.now(none).pod).toBeUndefined();
   });
 
+  it('places a refused connect, which has a port but never opened, on the pod the connection was sent to', () => {
+    const b = new TimelineBuilder();
+    const r = b.request({ start: 62_340, end: 62_367.8, localPort: 43_210, outcome: 'refused', error: 'connect ECONNREFUSED 198.18.0.10:30001' });
+    b.connection({ clientPort: 43_210, pod: 'gateway-2', open: 62_340.4, close: 62_367.8, upstream: 'refused' });
+    expect(joinRequestsToConnections(b.timeline)).toBe(1);
+    expect(b.now(r)).toMatchObject({ outcome: 'refused', pod: 'gateway-2' });
+  });
+
   it('keeps a reset on a connection the pod reset mid-way, but names the pod', () => {
     const b = new TimelineBuilder();
     const r = b.request({ start: 10, end: 30, localPort: 5, outcome: 'reset' });

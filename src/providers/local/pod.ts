@@ -219,15 +219,15 @@ export class LocalPod {
     else this.sendStopSignal();
   }
 
-  /**
-   * Teardown: kills every process of the pod now, records nothing more, and resolves once the main
-   * process and any preStop hook have exited. Synchronous up to the returned promise.
-   */
   /** The process groups of its container and its running hooks. */
   groups(): number[] {
     return [...(this.pid === undefined ? [] : [this.pid]), ...this.hookGroups];
   }
 
+  /**
+   * Teardown: kills every process of the pod now, records nothing more, and resolves once the main
+   * process and any preStop hook have exited. Synchronous up to the returned promise.
+   */
   kill(): Promise<void> {
     this.tornDown = true;
     this.prober?.stop();

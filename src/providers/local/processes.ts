@@ -180,10 +180,6 @@ export function captureLines(child: ChildProcess, onLine: (stream: 'stdout' | 's
   }
 }
 
-/**
- * Resolves once every process of these groups is gone (reaped), checking every few ms, or after
- * `timeoutMs`: processes killed with SIGKILL take a moment to die.
- */
 /** waitForGroupsGone for an exit hook, which cannot wait for the event loop: it blocks. */
 export function waitForGroupsGoneSync(pids: readonly number[], timeoutMs: number): void {
   const deadline = performance.now() + timeoutMs;
@@ -191,6 +187,10 @@ export function waitForGroupsGoneSync(pids: readonly number[], timeoutMs: number
   while (pids.some(groupAlive) && performance.now() < deadline) Atomics.wait(pause, 0, 0, 10);
 }
 
+/**
+ * Resolves once every process of these groups is gone (reaped), checking every few ms, or after
+ * `timeoutMs`: processes killed with SIGKILL take a moment to die.
+ */
 export async function waitForGroupsGone(pids: readonly number[], timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (pids.some(groupAlive) && performance.now() < deadline) {

@@ -20,7 +20,7 @@ import { IpPool } from './ip-pool.ts';
 import { startLogServer } from './log-server.ts';
 import { NodeRegistration } from './node-registration.ts';
 import { PodWorker } from './pod-worker.ts';
-import type { Pod } from './pod-types.ts';
+import { podKey, type Pod } from './pod-types.ts';
 import { hostTopLevel } from './rootfs-script.ts';
 import { sysctlRejection } from './sysctls.ts';
 import { realClock } from './termination.ts';
@@ -97,7 +97,7 @@ export async function runAgent(config: NodeAgentConfig): Promise<void> {
   /** What the kubelet does to a pod it does not admit (kubelet.go, rejectPod): a Warning event, and phase Failed with the reason. */
   const rejected = new Set<string>();
   const rejectPod = async (pod: Pod, { reason, message }: { reason: string; message: string }) => {
-    log(`pod ${pod.metadata.namespace ?? 'default'}/${pod.metadata.name} rejected: ${message}`);
+    log(`pod ${podKey(pod)} rejected: ${message}`);
     events.emit(pod, undefined, 'Warning', reason, message);
     await client
       .request('PATCH', `/api/v1/namespaces/${pod.metadata.namespace ?? 'default'}/pods/${pod.metadata.name}/status`, {
@@ -147,7 +147,6 @@ export async function runAgent(config: NodeAgentConfig): Promise<void> {
     }
     newWorker(pod);
   };
-
 
   const registration = new NodeRegistration(client, config, log);
   await retry('node registration', () => registration.register(), stop.signal);

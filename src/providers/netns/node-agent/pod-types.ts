@@ -108,6 +108,12 @@ export interface PodCondition {
   message?: string;
 }
 
+/** One of a pod's `spec.securityContext.sysctls`. */
+export interface Sysctl {
+  name: string;
+  value: string;
+}
+
 export interface Pod {
   apiVersion?: string;
   kind?: string;
@@ -136,7 +142,7 @@ export interface Pod {
     subdomain?: string;
     hostNetwork?: boolean;
     hostIPC?: boolean;
-    securityContext?: { sysctls?: { name: string; value: string }[]; [k: string]: unknown };
+    securityContext?: { sysctls?: Sysctl[]; [k: string]: unknown };
   };
   status?: { phase?: string; conditions?: PodCondition[]; podIP?: string; startTime?: string; [k: string]: unknown };
   [k: string]: unknown;

@@ -13,13 +13,8 @@
 // namespace, so it is written in the pod's; kernel.shm_rmid_forced belongs to the IPC namespace,
 // which this agent does not give a pod of its own, so a pod asking for it fails the same way.
 
-import type { Pod } from './pod-types.ts';
+import type { Pod, Sysctl } from './pod-types.ts';
 import { run } from './run-command.ts';
-
-export interface Sysctl {
-  name: string;
-  value: string;
-}
 
 const SAFE_SINCE_1_32 = [
   'kernel.shm_rmid_forced',

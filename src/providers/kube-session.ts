@@ -42,6 +42,8 @@ export function kubeSession(
     podNetworkReachable?: boolean;
     /** netns: which pod kube-proxy sends each connection to (KubeProviderOptions.routeWatch). */
     routeWatch?: KubeProviderOptions['routeWatch'];
+    /** netns: every node's kube-proxy rules, read (KubeProviderOptions.kubeProxyProgrammed). */
+    kubeProxyProgrammed?: KubeProviderOptions['kubeProxyProgrammed'];
     /** The API server's /version gitVersion (serverVersion). */
     kubernetesVersion?: string | undefined;
   },
@@ -86,6 +88,7 @@ export function kubeSession(
         ...(opts.charts ? { helmInstall: opts.charts.install } : {}),
         ...(opts.podNetworkReachable ? { podNetworkReachable: true } : {}),
         ...(opts.routeWatch ? { routeWatch: opts.routeWatch } : {}),
+        ...(opts.kubeProxyProgrammed ? { kubeProxyProgrammed: opts.kubeProxyProgrammed } : {}),
       });
     },
     [Symbol.asyncDispose]: async () => {
@@ -210,6 +213,7 @@ export async function netnsSession(
   const { netnsExposure, netnsRouteWatch } = await import('./netns/cluster.ts');
   const { netnsCharts, gatewayClassStandIn } = await import('./netns/chart-stand-ins.ts');
   const { cachedHelm } = await import('./netns/helm-binary.ts');
+  const { kubeProxyProgrammed } = await import('./netns/kube-proxy-rules.ts');
   const client = new KubeClient(cluster.kubeConfig());
   const className = opts.system?.gatewayClass?.name;
   try {
@@ -219,6 +223,7 @@ export async function netnsSession(
       charts: await netnsCharts(cluster.kubectl, log, await cachedHelm()),
       podNetworkReachable: true,
       ...netnsRouteWatch(cluster, log),
+      kubeProxyProgrammed: (services) => kubeProxyProgrammed(cluster.nodes.map((n) => n.netns), services),
       allowNodeOperations: true,
       multiNode: cluster.nodes.length > 1,
       containerStopSignals: await keepsContainerStopSignal(client, log),

@@ -12,6 +12,7 @@ import { execa } from 'execa';
 import { controlPlanePin, controlPlanePins, controlPlanePrograms } from '../../src/providers/netns/control-plane-binary.ts';
 import { describe, expect, it } from 'vitest';
 import { skipReason, title, useNetnsCluster } from './context.ts';
+import { kubeProxyProgrammed } from '../../src/providers/netns/kube-proxy-rules.ts';
 
 /** A one-line HTTP server on Node.js that answers with its pod's name and logs each request. */
 const SERVER = "require('http').createServer((q,s)=>{console.log('GET '+q.url);s.end(process.env.HOSTNAME)}).listen(8080,()=>console.log('listening'))";
@@ -83,6 +84,13 @@ describe.skipIf(skipReason !== '')(title('kubectl on a netns cluster'), () => {
     expect(names).toContain(/^answer (\S+)/m.exec(logs)![1]);
     // From the Service range the cluster was given (address-plan.ts).
     expect(inCidr(service.spec.clusterIP, cluster.get().plan.serviceCIDR), service.spec.clusterIP).toBe(true);
+    // What deploy waits for before a load starts, read from every node's kube-proxy rules as this
+    // release writes them: the Service sends to both pods, and not to an address no pod has.
+    const ips = (await json<{ items: { status: { podIP: string } }[] }>('get', 'pods', '-l', 'app=web')).items.map((p) => p.status.podIP);
+    const nodes = cluster.get().nodes.map((n) => n.netns);
+    expect(await kubeProxyProgrammed(nodes, [{ namespace: 'default', service: 'web', addresses: ips }])).toBe(true);
+    expect(await kubeProxyProgrammed(nodes, [{ namespace: 'default', service: 'web', addresses: [...ips, service.spec.clusterIP] }])).toBe(false);
+    expect(await kubeProxyProgrammed(nodes, [{ namespace: 'default', service: 'no-such-service', addresses: ips }])).toBe(false);
   });
 
   it('no namespace of the cluster has a route off the machine', async () => {

@@ -26,6 +26,7 @@ import { ProfileCannotPlay } from '../../profiles/profile.ts';
 import type { KubeObject } from './list-watch.ts';
 import { LABELS, namespaceFor, readFixtures, renderTopology, validateManifests } from './manifests.ts';
 import { KUBE_PROXY_PROGRAMMING_BOUND_MS, observeNamespace, type NamespaceObservers } from './observers.ts';
+import type { ServiceEndpoints } from '../netns/kube-proxy-rules.ts';
 
 /** How the harness reaches Services from the host. */
 export type Exposure =
@@ -82,6 +83,12 @@ export interface KubeProviderOptions {
    * fake API server pass a stand-in.
    */
   dataplaneReady?: { probe: (endpoint: GatewayEndpoint, timeoutMs: number) => Promise<void>; programmingBoundMs: number };
+  /**
+   * Whether every node's kube-proxy sends each Service to each of the given pod addresses (a netns
+   * cluster reads each node's rules, netns/kube-proxy-rules.ts). Where given, deploy waits for it
+   * before the load starts instead of waiting out KUBE_PROXY_PROGRAMMING_BOUND_MS.
+   */
+  kubeProxyProgrammed?: (services: readonly ServiceEndpoints[]) => Promise<boolean>;
   /** Checks that the host reaches the Gateway (default: a TCP connection, gateway-class.ts probeTcp); tests pass a stand-in. */
   gatewayProbe?: (endpoint: GatewayEndpoint) => Promise<void>;
   /** The host routes to the cluster's pod ranges (a netns cluster): podAddress answers. */
@@ -296,9 +303,25 @@ export class KubeProvider implements Provider {
       }
       return true;
     }, { timeoutMs, signal, what: 'every Service to accept connections from the harness' });
-    const settle = dataplane.programmingBoundMs - (performance.now() - endpointsReady);
-    if (settle > 0) await sleep(settle, undefined, signal ? { signal } : {});
+    // A class's dataplane Service is not among the topology's: the bound covers it.
+    const programmed = classWorkload ? undefined : this.opts.kubeProxyProgrammed;
+    if (programmed) {
+      await this.pollUntil(() => programmed(this.readyEndpoints(topology)), { timeoutMs, signal, what: "every node's kube-proxy to send each Service to its ready pods" });
+    } else {
+      const settle = dataplane.programmingBoundMs - (performance.now() - endpointsReady);
+      if (settle > 0) await sleep(settle, undefined, signal ? { signal } : {});
+    }
     await this.routesListening(topology, dataplane.probe, signal);
+  }
+
+  /** Each Service of the topology with the addresses of the pods its endpoints list as ready. */
+  private readyEndpoints(topology: Topology): ServiceEndpoints[] {
+    const observers = this.requireObservers();
+    return topology.services.map((s) => ({
+      namespace: this.namespace,
+      service: s.name,
+      addresses: observers.endpoints.readyPods(s.name).flatMap((pod) => observers.pods.pods.get(pod)?.info.ip || []),
+    }));
   }
 
   /**

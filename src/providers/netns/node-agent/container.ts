@@ -37,6 +37,10 @@ export interface ContainerHost {
   goPrograms: GoPrograms;
   kubeletMinor: string;
   clock: Clock;
+  /** Clock time the agent admitted the pod: the kubelet starts the pod's probe workers, and their tickers, then. */
+  admittedAt: number;
+  /** The kubelet syncs the pod: the readiness probe of each started container that is not ready runs now (prober.ts). */
+  syncPod(): void;
   events: EventSink;
   log(message: string): void;
   /** Something in the container's status changed: the pod status should be reported. */
@@ -58,6 +62,9 @@ export interface StartInputs {
 function rfc3339(date = new Date()): string {
   return date.toISOString().replace(/\.\d+Z$/, 'Z');
 }
+
+/** The kubelet's generic PLEG relist period (pkg/kubelet/kubelet.go, genericPlegRelistPeriod). */
+const RELIST_MS = 1000;
 
 function signalNumber(signal: NodeJS.Signals): number {
   return (constants.signals as Record<string, number>)[signal] ?? 15;
@@ -214,6 +221,9 @@ export class Container {
     this.event('Normal', 'Started', `Started container ${this.spec.name}`);
     if (!this.init && !this.stopping) this.startProbes();
     else if (!this.init) this.startReadinessOnly();
+    // The kubelet's generic PLEG relists containers every second: the pod is synced when it sees
+    // this one running, not at the moment it started.
+    if (!this.init) this.host.clock.setTimeout(() => this.host.syncPod(), RELIST_MS - (this.host.clock.now() % RELIST_MS));
     // Without a readiness probe a started container is ready at once.
     if (!this.init && !this.spec.readinessProbe && this.startupDone) this.record.ready = true;
     this.host.changed();
@@ -223,7 +233,12 @@ export class Container {
     if (!this.spec.readinessProbe) return;
     const p = this.makeProber('readiness', this.spec.readinessProbe);
     this.probers.push(p);
-    p.start(this.startedAtMs);
+    p.start(this.startedAtMs, this.host.admittedAt);
+  }
+
+  /** A sync of the pod: the readiness probe runs now if the container is started and not ready. */
+  triggerReadiness(): void {
+    for (const p of this.probers) if (p.kind === 'readiness') p.trigger();
   }
 
   /** The pod is deleted (or G shortened): stop this run as the kubelet does. */
@@ -334,6 +349,7 @@ export class Container {
           runProbe(spec, { podIP: this.host.podIP(), pid: this.pid ?? 0, env: this.env ?? new Map(), ports: this.spec.ports ?? [], userAgent: `kube-probe/${this.host.kubeletMinor}` }, timeoutMs),
         changed: (ok) => this.probeChanged(kind, ok),
         failed: (message) => this.event('Warning', 'Unhealthy', `${kind[0]!.toUpperCase()}${kind.slice(1)} probe failed: ${message}`),
+        firstSeen: () => this.host.syncPod(),
       },
       this.host.clock,
     );
@@ -343,7 +359,7 @@ export class Container {
     if (this.spec.startupProbe) {
       const p = this.makeProber('startup', this.spec.startupProbe);
       this.probers.push(p);
-      p.start(this.startedAtMs);
+      p.start(this.startedAtMs, this.host.admittedAt);
     } else this.startAfterStartup();
   }
 
@@ -353,7 +369,7 @@ export class Container {
       if (!spec) continue;
       const p = this.makeProber(kind, spec);
       this.probers.push(p);
-      p.start(this.startedAtMs);
+      p.start(this.startedAtMs, this.host.admittedAt);
     }
   }
 
@@ -362,6 +378,7 @@ export class Container {
     if (kind === 'readiness') {
       this.record.ready = ok;
       this.host.changed();
+      this.host.syncPod();
       return;
     }
     if (kind === 'startup' && ok) {
@@ -370,6 +387,7 @@ export class Container {
       if (!this.spec.readinessProbe) this.record.ready = true;
       this.startAfterStartup();
       this.host.changed();
+      this.host.syncPod();
       return;
     }
     // Liveness or startup failed: the container is killed and restarted (the kubelet's

@@ -121,6 +121,7 @@ export class PodWorker {
     this.uid = pod.metadata.uid ?? '';
     this.names = sandboxNames(deps.clusterId, this.uid);
     this.dir = path.join(deps.dir, 'pods', this.uid);
+    const admittedAt = deps.clock.now();
     const host = (spec: ContainerSpec): ContainerHost => {
       return {
         pod: () => this.pod,
@@ -131,6 +132,10 @@ export class PodWorker {
         goPrograms: deps.goPrograms,
         kubeletMinor: deps.kubeletMinor,
         clock: deps.clock,
+        admittedAt,
+        syncPod: () => {
+          for (const c of this.containers) c.triggerReadiness();
+        },
         events: deps.events,
         log: (m) => deps.log(`${this.key} ${spec.name}: ${m}`),
         changed: () => this.markDirty(),

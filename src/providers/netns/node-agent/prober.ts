@@ -1,8 +1,14 @@
-// A container's probe worker, as the kubelet's (pkg/kubelet/prober/worker.go,
+// A container's probe worker, as the kubelet's (pkg/kubelet/prober/worker.go and prober_manager.go,
 // https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/):
-//  - one worker per probe of a running container; the first attempt once initialDelaySeconds
-//    have passed since the container started, then one every periodSeconds (start to start; an
-//    attempt that takes longer delays the next one);
+//  - the kubelet starts one worker per probe when it admits the pod, and its ticker runs from then:
+//    attempts come every periodSeconds on that grid, not counted from the container's start; one
+//    that would come before initialDelaySeconds since the start is skipped (not a failure);
+//  - while a container is started but not ready, every sync of its pod runs its readiness probe at
+//    once and restarts the ticker from then (prober_manager.go UpdatePodStatus, the worker's
+//    manualTriggerCh; https://github.com/kubernetes/kubernetes/issues/118815: "the ReadinessProbe
+//    may be executed at times other than the configured periodSeconds interval"). A pod is synced when the kubelet's 1 s relist sees its
+//    container start, and when a readiness or startup result is first set or changes; a trigger
+//    that comes while an attempt runs waits for it (the trigger channel holds one);
 //  - the result starts as: readiness failure (not ready), liveness success, startup unknown;
 //  - it changes only after successThreshold consecutive successes or failureThreshold consecutive
 //    failures (successThreshold must be 1 for liveness and startup, the API server checks);
@@ -60,6 +66,8 @@ export interface ProberHooks {
   /** The probe's result changed (readiness: ready or not; liveness/startup: false = restart, true = started). */
   changed(ok: boolean): void;
   failed(message: string): void;
+  /** The worker saw its container for the first time and set its initial result: the kubelet syncs the pod for a readiness or startup worker. */
+  firstSeen(): void;
 }
 
 export class Prober {
@@ -70,6 +78,13 @@ export class Prober {
   private readonly clock: Clock;
   private timer: unknown;
   private stopped = false;
+  private probing = false;
+  /** A manual run asked for while an attempt ran. */
+  private manualPending = false;
+  /** The ticker's phase: attempts at anchor + k x periodSeconds. */
+  private anchor = 0;
+  private startedAt = 0;
+  private seen = false;
 
   constructor(kind: ProbeKind, spec: ProbeSpec, hooks: ProberHooks, clock: Clock) {
     this.kind = kind;
@@ -79,34 +94,80 @@ export class Prober {
     this.clock = clock;
   }
 
-  /** Starts probing; `startedAt` is the clock time the container started. */
-  start(startedAt: number): void {
-    this.schedule(Math.max(0, startedAt + this.timing.initialDelayMs - this.clock.now()));
+  /**
+   * Starts probing the container that started at `startedAt`, on the ticker the kubelet started at
+   * `origin` (when it admitted the pod). Its first attempt is the next tick, or a pod sync's.
+   */
+  start(startedAt: number, origin: number): void {
+    this.startedAt = startedAt;
+    this.anchor = origin;
+    this.scheduleTick();
+  }
+
+  /** A sync of the pod: a readiness worker whose container is not ready runs now. */
+  trigger(): void {
+    if (this.stopped || this.kind !== 'readiness' || this.counter.result === true) return;
+    if (this.probing) this.manualPending = true;
+    else this.runManual();
   }
 
   stop(): void {
     this.stopped = true;
+    this.clearTimer();
+  }
+
+  private clearTimer(): void {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = this.clock.setTimeout(() => void this.tick(), ms);
+  private runManual(): void {
+    this.clearTimer();
+    this.anchor = this.clock.now();
+    void this.attempt();
   }
 
-  private async tick(): Promise<void> {
-    this.timer = undefined;
-    const began = this.clock.now();
-    const result = await this.hooks.check(this.timing.timeoutMs);
+  /** The next tick after now; a tick that fell while an attempt ran comes at once (the ticker holds one). */
+  private scheduleTick(lastAttemptAt?: number): void {
     if (this.stopped) return;
-    if (!result.ok) this.hooks.failed(result.message ?? 'probe failed');
-    const changed = this.counter.record(result.ok);
+    const now = this.clock.now();
+    const period = this.timing.periodMs;
+    const after = lastAttemptAt ?? now;
+    const next = this.anchor + (Math.floor((after - this.anchor) / period) + 1) * period;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.attempt();
+    }, Math.max(0, next - now));
+  }
+
+  private async attempt(): Promise<void> {
+    if (this.stopped) return;
+    const began = this.clock.now();
+    this.probing = true;
+    if (!this.seen) {
+      this.seen = true;
+      if (this.kind !== 'liveness') this.hooks.firstSeen();
+    }
+    let changed: boolean | undefined;
+    if (began - this.startedAt >= this.timing.initialDelayMs) {
+      const result = await this.hooks.check(this.timing.timeoutMs);
+      if (this.stopped) return;
+      if (!result.ok) this.hooks.failed(result.message ?? 'probe failed');
+      changed = this.counter.record(result.ok);
+    }
+    this.probing = false;
     if (changed !== undefined) {
       this.hooks.changed(changed);
       // A liveness failure restarts the container; a startup probe is done once it passed or failed.
-      if ((this.kind === 'liveness' && !changed) || this.kind === 'startup') return;
+      if ((this.kind === 'liveness' && !changed) || this.kind === 'startup' || this.stopped) return;
     }
-    this.schedule(Math.max(0, this.timing.periodMs - (this.clock.now() - began)));
+    if (this.manualPending) {
+      this.manualPending = false;
+      if (this.counter.result !== true) {
+        this.runManual();
+        return;
+      }
+    }
+    this.scheduleTick(began);
   }
 }

@@ -1,34 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { ContainerTermination, type Clock } from './termination.ts';
-
-class FakeClock implements Clock {
-  t = 0;
-  private timers = new Map<number, { at: number; fn: () => void }>();
-  private next = 1;
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.next++;
-    this.timers.set(id, { at: this.t + ms, fn });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
-  }
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      const due = [...this.timers.entries()].filter(([, x]) => x.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.timers.delete(due[0]);
-      this.t = due[1].at;
-      due[1].fn();
-    }
-    this.t = end;
-  }
-}
+import { ContainerTermination } from './termination.ts';
+import { FakeClock } from '../../../../test-support/fake-clock.ts';
 
 function setup(hasPreStop: boolean) {
   const clock = new FakeClock();

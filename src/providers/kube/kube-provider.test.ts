@@ -28,7 +28,9 @@ describe('KubeProvider against a fake API server', () => {
     await fake.close();
   });
 
-  async function setup(opts: { allowNodeOperations?: boolean; exposure?: Exposure; dataplaneReady?: KubeProviderOptions['dataplaneReady']; routeWatch?: KubeProviderOptions['routeWatch'] } = {}) {
+  async function setup(
+    opts: { allowNodeOperations?: boolean; exposure?: Exposure; dataplaneReady?: KubeProviderOptions['dataplaneReady']; routeWatch?: KubeProviderOptions['routeWatch']; kubeProxyProgrammed?: KubeProviderOptions['kubeProxyProgrammed'] } = {},
+  ) {
     fake = await new FakeApiServer().listen();
     for (const p of [PODS, SLICES, `/api/v1/namespaces/${NS}/events`]) fake.serve(p);
     const deployment = { generation: 1, observed: 1, replicas: 3, updated: 3 };
@@ -85,6 +87,7 @@ describe('KubeProvider against a fake API server', () => {
       minDeployTimeoutMs: 0,
       dataplaneReady: opts.dataplaneReady ?? { probe: async () => {}, programmingBoundMs: 0 },
       ...(opts.routeWatch ? { routeWatch: opts.routeWatch } : {}),
+      ...(opts.kubeProxyProgrammed ? { kubeProxyProgrammed: opts.kubeProxyProgrammed } : {}),
     });
     const def = catalog.find((d) => d.id === 'backend-delete-http');
     if (!def) throw new Error('catalog changed');
@@ -124,6 +127,30 @@ describe('KubeProvider against a fake API server', () => {
     await provider.deploy(topology, { timeoutMs: 5000 });
     expect(probed).toHaveLength(4);
     expect(new Set(probed)).toEqual(new Set([`127.0.0.1:${PUBLISHED_NODE_PORTS[0]?.hostPort}`]));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+    await provider.teardown();
+  });
+
+  it('where kube-proxy\'s rules can be read, starts the load once they send the Service to every ready pod, without waiting out the bound', async () => {
+    const asked: unknown[] = [];
+    const { provider, topology } = await setup({
+      dataplaneReady: { probe: async () => {}, programmingBoundMs: 60_000 },
+      // Programmed at the third look.
+      kubeProxyProgrammed: async (services) => asked.push(services) >= 3,
+    });
+    await provider.deploy(topology, { timeoutMs: 5000 });
+    expect(asked).toHaveLength(3);
+    expect(asked[0]).toEqual([{ namespace: NS, service: 'backend', addresses: ['10.244.0.1', '10.244.0.2', '10.244.0.3'] }]);
+    await provider.teardown();
+  });
+
+  it('starts the load at the bound when the rules never show every ready pod (a Service programmed only partly on some nodes)', async () => {
+    const { provider, topology } = await setup({
+      dataplaneReady: { probe: async () => {}, programmingBoundMs: 300 },
+      kubeProxyProgrammed: async () => false,
+    });
+    const started = performance.now();
+    await provider.deploy(topology, { timeoutMs: 5000 });
     expect(performance.now() - started).toBeGreaterThanOrEqual(300);
     await provider.teardown();
   });

@@ -85,8 +85,8 @@ export interface KubeProviderOptions {
   dataplaneReady?: { probe: (endpoint: GatewayEndpoint, timeoutMs: number) => Promise<void>; programmingBoundMs: number };
   /**
    * Whether every node's kube-proxy sends each Service to each of the given pod addresses (a netns
-   * cluster reads each node's rules, netns/kube-proxy-rules.ts). Where given, deploy waits for it
-   * before the load starts instead of waiting out KUBE_PROXY_PROGRAMMING_BOUND_MS.
+   * cluster reads each node's rules, netns/kube-proxy-rules.ts). Where given, the load starts once
+   * it holds, or once KUBE_PROXY_PROGRAMMING_BOUND_MS has passed, whichever comes first.
    */
   kubeProxyProgrammed?: (services: readonly ServiceEndpoints[]) => Promise<boolean>;
   /** Checks that the host reaches the Gateway (default: a TCP connection, gateway-class.ts probeTcp); tests pass a stand-in. */
@@ -303,10 +303,14 @@ export class KubeProvider implements Provider {
       }
       return true;
     }, { timeoutMs, signal, what: 'every Service to accept connections from the harness' });
-    // A class's dataplane Service is not among the topology's: the bound covers it.
+    // Where the rules can be read, the load starts once they show every ready pod, and no later than
+    // the bound: a Service kube-proxy programs only partly on some nodes (internalTrafficPolicy:
+    // Local) must not hold the deploy. A class's dataplane Service is not among the topology's: the
+    // bound covers it.
     const programmed = classWorkload ? undefined : this.opts.kubeProxyProgrammed;
+    const boundPassed = () => performance.now() - endpointsReady >= dataplane.programmingBoundMs;
     if (programmed) {
-      await this.pollUntil(() => programmed(this.readyEndpoints(topology)), { timeoutMs, signal, what: "every node's kube-proxy to send each Service to its ready pods" });
+      await this.pollUntil(async () => boundPassed() || (await programmed(this.readyEndpoints(topology))), { timeoutMs, signal, what: "every node's kube-proxy to send each Service to its ready pods" });
     } else {
       const settle = dataplane.programmingBoundMs - (performance.now() - endpointsReady);
       if (settle > 0) await sleep(settle, undefined, signal ? { signal } : {});

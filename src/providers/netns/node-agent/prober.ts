@@ -5,8 +5,9 @@
 //    that would come before initialDelaySeconds since the start is skipped (not a failure);
 //  - while a container is started but not ready, every sync of its pod runs its readiness probe at
 //    once and restarts the ticker from then (prober_manager.go UpdatePodStatus, the worker's
-//    manualTriggerCh; https://github.com/kubernetes/kubernetes/issues/118815: "the ReadinessProbe
-//    may be executed at times other than the configured periodSeconds interval"). A pod is synced when the kubelet's 1 s relist sees its
+//    manualTriggerCh; https://github.com/kubernetes/kubernetes/issues/118815, and the docs since
+//    https://github.com/kubernetes/website/pull/47727: while a container is not Ready, its
+//    readiness probe may run at times other than periodSeconds). A pod is synced when the kubelet's 1 s relist sees its
 //    container start, and when a readiness or startup result is first set or changes; a trigger
 //    that comes while an attempt runs waits for it (the trigger channel holds one);
 //  - the result starts as: readiness failure (not ready), liveness success, startup unknown;

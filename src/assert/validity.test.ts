@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TimelineBuilder } from '../../test-support/assert.ts';
-import { harnessResponsive, loadHeld } from './validity.ts';
-import type { HarnessSample } from '../model/timeline.ts';
+import { harnessResponsive, loadHeld, slowConnects } from './validity.ts';
+import { RequestTable } from '../model/request-table.ts';
+import type { HarnessSample, RequestRecord } from '../model/timeline.ts';
 
 describe('loadHeld', () => {
   it('passes a load that held its rate with no late starts', () => {
@@ -19,6 +20,48 @@ describe('loadHeld', () => {
       message: 'load "http" achieved 180.0/s, 90.0% of the 200/s it must hold, below 95%',
     });
     expect(loadHeld([{ load: 'http', targetRate: 200, achievedRate: 190, late: 0 }]).verdict).toBe('pass');
+  });
+
+  it('counts the connects of a load that took the 1 s SYN retransmission, and says so beside a rate not held', () => {
+    // start: the request began (its connect first); connectionStart: the socket connected.
+    const req = (id: number, load: string, start: number, connectedAfter: number | undefined, newConnection = true): RequestRecord => ({
+      id,
+      load,
+      start,
+      end: start + (connectedAfter ?? 0) + 1,
+      outcome: 'ok',
+      newConnection,
+      ...(connectedAfter === undefined ? {} : { connectionStart: start + connectedAfter }),
+    });
+    const slow = slowConnects(
+      RequestTable.from([
+        req(1, 'fresh', 0, 1031),
+        req(2, 'fresh', 10, 2),
+        req(3, 'fresh', 20, 999),
+        req(4, 'http', 30, 1000),
+        // Reused connections and connects that never completed say nothing of a connect's time.
+        req(5, 'http', 40, 5000, false),
+        req(6, 'http', 50, undefined),
+      ]),
+    );
+    expect([...slow]).toEqual([
+      ['fresh', 1],
+      ['http', 1],
+    ]);
+    const r = loadHeld(
+      [
+        { load: 'fresh', targetRate: 1000, achievedRate: 423.5, late: 0 },
+        { load: 'http', targetRate: 5000, achievedRate: 4990, late: 0 },
+      ],
+      { slowConnects: slow },
+    );
+    expect(r.verdict).toBe('inconclusive');
+    expect(r.message).toBe(
+      "load \"fresh\" achieved 423.5/s, 42.4% of the 1000/s it must hold, below 95% (1 of its connections took 1 s or more to open: a SYN or its answer was dropped and the client's kernel waited to send it again: a wait in the system or on its path)",
+    );
+    expect(r.details?.['loads']).toMatchObject([{ load: 'fresh', slowConnects: 1 }, { load: 'http', slowConnects: 1 }]);
+    // A load that held its rate is not explained, whatever its connects took.
+    expect(loadHeld([{ load: 'http', targetRate: 5000, achievedRate: 4990, late: 0 }], { slowConnects: slow }).message).not.toContain('to open');
   });
 
   it('is inconclusive with late starts, naming the load', () => {

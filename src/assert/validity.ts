@@ -2,6 +2,7 @@
 // generator could not hold its target rate, or the harness's own event loop lagged, what was measured
 // is not the system under test, so the verdict is inconclusive, never pass.
 
+import type { RequestTable } from '../model/request-table.ts';
 import type { HarnessSample, Timeline } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
 import { at, plural } from './common.ts';
@@ -16,7 +17,26 @@ export interface LoadSummary {
   late: number;
 }
 
-export function loadHeld(summaries: readonly LoadSummary[], options: { minRatio?: number } = {}): AssertionResult {
+/**
+ * A connect that took this long waited out the client kernel's retransmission timeout for its SYN
+ * (Linux's initial one is 1 s, RFC 6298): the SYN, or the answer to it, was dropped on the way.
+ */
+export const SYN_RETRANSMIT_MS = 1000;
+
+/**
+ * Per load, the connections its requests opened that took SYN_RETRANSMIT_MS or more to connect. A
+ * closed loop waits out each such connect, so a few of them can keep it from its rate, and they are
+ * the system's (or its path's) doing: loadHeld says so beside the rate.
+ */
+export function slowConnects(requests: RequestTable): Map<string, number> {
+  const slow = new Map<string, number>();
+  requests.scan((r) => {
+    if (r.newConnection && r.connectionStart !== undefined && r.connectionStart - r.start >= SYN_RETRANSMIT_MS) slow.set(r.load, (slow.get(r.load) ?? 0) + 1);
+  });
+  return slow;
+}
+
+export function loadHeld(summaries: readonly LoadSummary[], options: { minRatio?: number; slowConnects?: ReadonlyMap<string, number> } = {}): AssertionResult {
   const name = 'loadHeld';
   const { minRatio = 0.95 } = options;
   if (summaries.length === 0) return { name, verdict: 'pass', message: 'no load ran: nothing to hold' };
@@ -31,12 +51,16 @@ export function loadHeld(summaries: readonly LoadSummary[], options: { minRatio?
     // above it): said so, so that 145% does not read like a miscount.
     const rateText = rate ? `${rate.achieved.toFixed(1)}/s, ${(rate.ratio * 100).toFixed(1)}% of the ${rate.target}/s it must hold` : '';
     const own: string[] = [];
-    if (rate && rate.ratio < minRatio) own.push(`achieved ${rateText}, below ${(minRatio * 100).toFixed(0)}%`);
+    if (rate && rate.ratio < minRatio) {
+      const slow = options.slowConnects?.get(s.load) ?? 0;
+      const why = slow > 0 ? ` (${plural(slow, 'of its connections', 'of its connections')} took ${SYN_RETRANSMIT_MS / 1000} s or more to open: a SYN or its answer was dropped and the client's kernel waited to send it again: a wait in the system or on its path)` : '';
+      own.push(`achieved ${rateText}, below ${(minRatio * 100).toFixed(0)}%${why}`);
+    }
     if (s.late > 0) own.push(`had ${plural(s.late, 'late start')}`);
     if (own.length > 0) problems.push(`load "${s.load}" ${own.join(' and ')}`);
     else fine.push(`load "${s.load}" held${rate ? ` ${rateText},` : ''} with no late starts`);
   }
-  const details = { loads: summaries.map((s) => ({ ...s })) };
+  const details = { loads: summaries.map((s) => ({ ...s, ...(options.slowConnects?.has(s.load) ? { slowConnects: options.slowConnects.get(s.load) } : {}) })) };
   if (problems.length > 0) return { name, verdict: 'inconclusive', message: problems.join('; '), details };
   return { name, verdict: 'pass', message: fine.join('; '), details };
 }

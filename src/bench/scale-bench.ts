@@ -139,16 +139,19 @@ export interface HeldRate {
   clients?: Rate;
   /** Every rated load of the run summed: the clients and the traffic beside them (new connections at ratePerClient, keep-alive connections with a think time, which may go above theirs). */
   all: Rate;
+  /** Connects of every load that waited out a SYN retransmission (loadHeld's slowConnects): what a closed loop lost to the path. */
+  slowConnects: number;
 }
 
 /** The requests/s the run's rated loads achieved and were asked for, as loadHeld recorded them. */
 export function heldRateOf(result: Pick<ScenarioResult, 'assertions'>): HeldRate | undefined {
-  const loads = (result.assertions.find((a) => a.name === 'loadHeld')?.details?.['loads'] ?? []) as LoadSummary[];
+  const loads = (result.assertions.find((a) => a.name === 'loadHeld')?.details?.['loads'] ?? []) as (LoadSummary & { slowConnects?: number })[];
   const rated = loads.flatMap((l) => (l.targetRate !== undefined && l.achievedRate !== undefined ? [{ load: l.load, achieved: l.achievedRate, target: l.targetRate }] : []));
   if (rated.length === 0) return undefined;
   const clients = rated.find((l) => l.load === CLIENTS_LOAD);
   const all = { achieved: rated.reduce((sum, l) => sum + l.achieved, 0), target: rated.reduce((sum, l) => sum + l.target, 0) };
-  return { ...(clients ? { clients: { achieved: clients.achieved, target: clients.target } } : {}), all };
+  const slowConnects = loads.reduce((sum, l) => sum + (l.slowConnects ?? 0), 0);
+  return { ...(clients ? { clients: { achieved: clients.achieved, target: clients.target } } : {}), all, slowConnects };
 }
 
 /**
@@ -182,7 +185,9 @@ async function measureGatewayRun(o: ScaleBenchOptions, provider: GatewayProvider
   const def = findScenario(SCENARIO);
   const profile = findProfile(PROFILE);
   if (!def || !profile) throw new Error(`${SCENARIO} x ${PROFILE} is not in the catalog`);
-  const scenario = def.build(profile, optionsFor(def, overrides, false));
+  // The options the run used, as it stored them: on a cluster they are not only the overrides over
+  // the defaults (a random balancer's layer, def.cluster, adds its own).
+  const scenario = def.build(profile, result.options ?? optionsFor(def, overrides, false));
   t = performance.now();
   const again = evaluate(scenario.expectations, result.timeline);
   const evaluateMs = performance.now() - t;
@@ -203,7 +208,8 @@ function gatewayExtra(m: GatewayMeasured): string {
   const connections = m.result.timeline?.connections.length ?? 0;
   const h = m.held;
   const clients = h?.clients ? `clients held ${f(h.clients.achieved)} of ${f(h.clients.target)} req/s, ` : '';
-  const held = h === undefined ? '' : `; ${clients}all loads ${f(h.all.achieved)} of ${f(h.all.target)} req/s`;
+  const slow = h !== undefined && h.slowConnects > 0 ? `, ${f(h.slowConnects)} ${h.slowConnects === 1 ? 'connect' : 'connects'} took 1 s or more (a SYN retransmitted)` : '';
+  const held = h === undefined ? '' : `; ${clients}all loads ${f(h.all.achieved)} of ${f(h.all.target)} req/s${slow}`;
   const perConnection = connections > 0 ? `; connections file ${f(m.connectionsBytes / connections, 1)} B/connection (${f(connections)})` : '';
   const why = m.result.assertions.filter((a) => a.verdict !== 'pass').map((a) => a.name);
   return `${held}${perConnection}; ${m.result.verdict}${why.length > 0 ? ` (${why.join(', ')})` : ''}${m.sameVerdictsFromRecords ? '' : ', re-evaluated verdicts DIFFER'}`;
@@ -253,6 +259,17 @@ async function gatewayRun(o: ScaleBenchOptions): Promise<{ rows: BenchRow[]; det
 const NETNS_WHERE = ' on a netns cluster (kube-proxy nftables)';
 
 /**
+ * How this machine's kernel stamps the harness's connections (net.ipv4.tcp_timestamps): with a
+ * random offset per connection (1, the default), a new connection that kube-proxy's masquerade gives
+ * the 4-tuple of one still in TIME_WAIT in the gateway pod is refused by PAWS half the time, and waits
+ * out a SYN retransmission (docs/benchmarks.md). Said beside the figures, never changed.
+ */
+async function clientTimestamps(): Promise<string> {
+  const mode = (await readFile('/proc/sys/net/ipv4/tcp_timestamps', 'utf8').catch(() => '')).trim();
+  return mode === '' ? '' : `; client TCP timestamps: net.ipv4.tcp_timestamps=${mode}`;
+}
+
+/**
  * (a') The same gateway run on a netns cluster: the nginx pods behind a real Service, kube-proxy's
  * nftables rules instead of the local provider's userspace balancer. A row saying why when this
  * machine cannot run one (not root, no Go build, no nft).
@@ -276,7 +293,7 @@ async function netnsGatewayRun(o: ScaleBenchOptions): Promise<{ rows: BenchRow[]
       unit: 'MB',
       loss: gatewayLoss(m.result.counts),
       status: 'ok',
-      note: `peak RSS of the zerodrop process (the cluster's own processes not counted); ${f(fresh.memoryPerRequest, 1)} B/request in memory, ${f(fresh.diskPerRequest, 1)} B/request on disk (records file), results.json ${f(fresh.resultsJsonBytes / 1024)} KB; evaluate ${f(fresh.evaluateMs)} ms, reports ${f(fresh.reportsMs)} ms${gatewayExtra(m)}${await keepIfFailed(o, 'netns', m.result.verdict, dir)}`,
+      note: `peak RSS of the zerodrop process (the cluster's own processes not counted); ${f(fresh.memoryPerRequest, 1)} B/request in memory, ${f(fresh.diskPerRequest, 1)} B/request on disk (records file), results.json ${f(fresh.resultsJsonBytes / 1024)} KB; evaluate ${f(fresh.evaluateMs)} ms, reports ${f(fresh.reportsMs)} ms${gatewayExtra(m)}${await clientTimestamps()}${await keepIfFailed(o, 'netns', m.result.verdict, dir)}`,
     };
     return { rows: [row], detail: gatewayDetail(m) };
   } finally {

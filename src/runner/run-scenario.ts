@@ -6,7 +6,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { redact } from '../observe/redact.ts';
 
-import { evaluate, harnessResponsive, loadHeld } from '../assert/index.ts';
+import { evaluate, harnessResponsive, loadHeld, slowConnects } from '../assert/index.ts';
 import { runChaosAction } from '../chaos/actions.ts';
 import { startLoad, type AnyLoadHandle, type AnyLoadSummary } from '../load/start-load.ts';
 import { plannedLoadMs, type LoadDriver } from '../load/drivers.ts';
@@ -166,7 +166,7 @@ export async function runScenario(built: Scenario, opts: RunScenarioOptions): Pr
   joinRequestsToConnections(recorder.timeline);
   const assertions = [
     ...evaluate(scenario.expectations, recorder.timeline),
-    loadHeld(summaries),
+    loadHeld(summaries, { slowConnects: slowConnects(recorder.timeline.requests) }),
     harnessResponsive(recorder.timeline),
   ];
   let verdict = combineVerdicts(assertions);

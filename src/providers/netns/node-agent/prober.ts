@@ -7,9 +7,10 @@
 //    once and restarts the ticker from then (prober_manager.go UpdatePodStatus, the worker's
 //    manualTriggerCh; https://github.com/kubernetes/kubernetes/issues/118815, and the docs since
 //    https://github.com/kubernetes/website/pull/47727: while a container is not Ready, its
-//    readiness probe may run at times other than periodSeconds). A pod is synced when the kubelet's 1 s relist sees its
-//    container start, and when a readiness or startup result is first set or changes; a trigger
-//    that comes while an attempt runs waits for it (the trigger channel holds one);
+//    readiness probe may run at times other than periodSeconds). A pod is synced when the
+//    kubelet's 1 s relist sees its container start, and when a readiness or startup result is
+//    first set or changes; a trigger that comes while an attempt runs waits for it (the trigger
+//    channel holds one);
 //  - the result starts as: readiness failure (not ready), liveness success, startup unknown;
 //  - it changes only after successThreshold consecutive successes or failureThreshold consecutive
 //    failures (successThreshold must be 1 for liveness and startup, the API server checks);

@@ -50,7 +50,7 @@ export { preStopOutlastsDeprogramming } from './prestop-outlasts-deprogramming.t
 export { rolloutCompletesWithin } from './rollout-completes-within.ts';
 export { streamsIntact } from './streams-intact.ts';
 export { grpcStreamsComplete } from './grpc-streams-complete.ts';
-export { harnessResponsive, loadHeld, slowConnects, type LoadSummary } from './validity.ts';
+export { harnessResponsive, loadHeld, slowConnects, type HeldLoad, type LoadSummary } from './validity.ts';
 
 export function assertOne(expectation: Expectation, ctx: AssertContext): AssertionResult {
   switch (expectation.assert) {

@@ -5,7 +5,7 @@
 import type { RequestTable } from '../model/request-table.ts';
 import type { HarnessSample, Timeline } from '../model/timeline.ts';
 import type { AssertionResult } from '../model/verdict.ts';
-import { at, plural } from './common.ts';
+import { at, count, plural } from './common.ts';
 
 /** What a load generator reports about itself when it stops. */
 export interface LoadSummary {
@@ -16,6 +16,9 @@ export interface LoadSummary {
   /** Requests that started late because the generator fell behind. */
   late: number;
 }
+
+/** A load as loadHeld's details list it: its summary, and its slow connects where it had any. */
+export type HeldLoad = LoadSummary & { slowConnects?: number };
 
 /**
  * A connect that took this long waited out the client kernel's retransmission timeout for its SYN
@@ -53,14 +56,18 @@ export function loadHeld(summaries: readonly LoadSummary[], options: { minRatio?
     const own: string[] = [];
     if (rate && rate.ratio < minRatio) {
       const slow = options.slowConnects?.get(s.load) ?? 0;
-      const why = slow > 0 ? ` (${plural(slow, 'of its connections', 'of its connections')} took ${SYN_RETRANSMIT_MS / 1000} s or more to open: a SYN or its answer was dropped and the client's kernel waited to send it again: a wait in the system or on its path)` : '';
+      const why = slow > 0 ? ` (${count(slow)} of its connections took ${SYN_RETRANSMIT_MS / 1000} s or more to open: a SYN or its answer was dropped and the client's kernel waited to send it again: a wait in the system or on its path)` : '';
       own.push(`achieved ${rateText}, below ${(minRatio * 100).toFixed(0)}%${why}`);
     }
     if (s.late > 0) own.push(`had ${plural(s.late, 'late start')}`);
     if (own.length > 0) problems.push(`load "${s.load}" ${own.join(' and ')}`);
     else fine.push(`load "${s.load}" held${rate ? ` ${rateText},` : ''} with no late starts`);
   }
-  const details = { loads: summaries.map((s) => ({ ...s, ...(options.slowConnects?.has(s.load) ? { slowConnects: options.slowConnects.get(s.load) } : {}) })) };
+  const loads: HeldLoad[] = summaries.map((s) => {
+    const slow = options.slowConnects?.get(s.load);
+    return slow === undefined ? { ...s } : { ...s, slowConnects: slow };
+  });
+  const details = { loads };
   if (problems.length > 0) return { name, verdict: 'inconclusive', message: problems.join('; '), details };
   return { name, verdict: 'pass', message: fine.join('; '), details };
 }

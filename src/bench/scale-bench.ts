@@ -11,7 +11,7 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluate, type LoadSummary } from '../assert/index.ts';
+import { evaluate, type HeldLoad } from '../assert/index.ts';
 import { findProfile } from '../profiles/index.ts';
 import { writeReports } from '../report/reporters/index.ts';
 import { readResults, RECORDS_DIR, type ScenarioResult } from '../report/results.ts';
@@ -145,7 +145,7 @@ export interface HeldRate {
 
 /** The requests/s the run's rated loads achieved and were asked for, as loadHeld recorded them. */
 export function heldRateOf(result: Pick<ScenarioResult, 'assertions'>): HeldRate | undefined {
-  const loads = (result.assertions.find((a) => a.name === 'loadHeld')?.details?.['loads'] ?? []) as (LoadSummary & { slowConnects?: number })[];
+  const loads = (result.assertions.find((a) => a.name === 'loadHeld')?.details?.['loads'] ?? []) as HeldLoad[];
   const rated = loads.flatMap((l) => (l.targetRate !== undefined && l.achievedRate !== undefined ? [{ load: l.load, achieved: l.achievedRate, target: l.targetRate }] : []));
   if (rated.length === 0) return undefined;
   const clients = rated.find((l) => l.load === CLIENTS_LOAD);

@@ -11,7 +11,8 @@ import { ProfileCannotPlay, type Profile } from '../../src/profiles/profile.ts';
 import { missingRequirement } from '../../src/profiles/requirements.ts';
 import { describeResult, runCase } from '../helpers/run-case.ts';
 
-const ISSUE_19 = ['nginx-without-keepalive_time', 'haproxy-without-idle-close-on-response', 'caddy-without-draining-connection-close'];
+/** The three keep-alive race settings docs/drain-settings.md measured, run by default. */
+const KEEPALIVE_RACE_ABLATIONS = ['nginx-without-keepalive_time', 'haproxy-without-idle-close-on-response', 'caddy-without-draining-connection-close'];
 const all = process.env['ZERODROP_ABLATIONS'] === 'all';
 
 /** False for a profile whose plan refuses to be made here: caddy-built's, where Caddy is not built. */
@@ -27,7 +28,7 @@ function playable(p: Profile): boolean {
 
 // A profile whose system is not installed (or built) is left out, as the gateway suites skip theirs.
 const cases = ablatedProfiles
-  .filter((p) => (all || ISSUE_19.includes(p.name)) && missingRequirement(p) === undefined && playable(p))
+  .filter((p) => (all || KEEPALIVE_RACE_ABLATIONS.includes(p.name)) && missingRequirement(p) === undefined && playable(p))
   .flatMap((p) => (all ? p.ablation!.caughtBy : p.ablation!.caughtBy.slice(0, 1)).map((scenario) => ({ profile: p, scenario })));
 
 describe.skipIf(cases.length === 0)('ablations: a drain-correct profile without one drain setting fails the scenarios that catch it', () => {
@@ -36,9 +37,9 @@ describe.skipIf(cases.length === 0)('ablations: a drain-correct profile without 
     // graceful stop, they are never judged (cut at the drain timeout by design), and they only held
     // the ablated pod to its drain timeout (measured without them: 31-33 unannounced closes a run).
     // Only gateway-delete-http has the option (ZERODROP_ABLATIONS=all runs the others as they are).
-    const r = await runCase(scenario, name, ISSUE_19.includes(name) && scenario === 'gateway-delete-http' ? { overlongRequests: 0 } : {});
+    const r = await runCase(scenario, name, KEEPALIVE_RACE_ABLATIONS.includes(name) && scenario === 'gateway-delete-http' ? { overlongRequests: 0 } : {});
     expect(r.verdict, describeResult(r)).toBe('fail');
-    if (ISSUE_19.includes(name)) {
+    if (KEEPALIVE_RACE_ABLATIONS.includes(name)) {
       // The keep-alive race, counted: every keep-alive connection the pod closed unannounced, and
       // every request that crossed such a close.
       const closes = (r.timeline?.events ?? []).filter((e) => e.kind === 'unannounced-close').length;

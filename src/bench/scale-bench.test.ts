@@ -73,7 +73,7 @@ describe('scale bench', () => {
         ['scale', 'zerodrop', 'ok', 'MB'],
         ['scale', 'old format', 'ok', 'MB'],
       ]);
-      expect(rows[2]).toMatchObject({ target: 'gateway-delete-http via nginx on a netns cluster (kube-proxy nftables), 200 req/s, 3 s', note: 'not root: --provider netns creates network namespaces' });
+      expect(rows[2]).toMatchObject({ target: 'gateway-delete-http via nginx-pooled on a netns cluster (kube-proxy nftables), 200 req/s, 3 s', note: 'not root: --provider netns creates network namespaces' });
       for (const r of rows.filter((r) => r.status === 'ok')) expect(r.value).toBeGreaterThan(10);
       expect(rows[0]!.loss).toMatch(/^\d+ failed( \(\d+ not judged: overlong, cut by design\))?$/);
       expect(rows[0]!.note).toMatch(/; clients held [\d,]+ of 200 req\/s, all loads [\d,]+ of [\d,]+ req\/s;/);

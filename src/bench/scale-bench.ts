@@ -1,5 +1,5 @@
 // The `scale` bench (docs/benchmarks.md): what a long, heavy run costs. (a) A run through the local gateway
-// topology (nginx, gateway-delete-http) at `gatewayRate` requests/s for `seconds`, as the CLI runs
+// topology (nginx-pooled, gateway-delete-http) at `gatewayRate` requests/s for `seconds`, as the CLI runs
 // it, and (a') the same run on a netns cluster, the nginx pods behind a real Service and kube-proxy
 // (nftables) instead of the local provider's userspace balancer, a row saying why when this machine
 // cannot start one; (b) zerodrop's generator alone at `generatorRate` against nginx for as long. For each: the
@@ -44,7 +44,12 @@ export interface ScaleBenchOptions {
 }
 
 const SCENARIO = 'gateway-delete-http';
-const PROFILE = 'nginx';
+/**
+ * nginx pooling its upstream connections: a gateway at this rate does. One that opens an upstream
+ * connection per request spends the gateway pods' cores searching for a free ephemeral port among
+ * their TIME_WAIT sockets (docs/benchmarks.md), which no drain has anything to do with.
+ */
+const PROFILE = 'nginx-pooled';
 /** The load of the scenario's hey-like clients (gatewayLoad), the one `gatewayRate` sets. */
 const CLIENTS_LOAD = 'http';
 const MB = 1024 * 1024;
@@ -155,7 +160,7 @@ export function heldRateOf(result: Pick<ScenarioResult, 'assertions'>): HeldRate
 }
 
 /**
- * `zerodrop run --provider <provider> --profile nginx --scenario gateway-delete-http` at the scale
+ * `zerodrop run --provider <provider> --profile nginx-pooled --scenario gateway-delete-http` at the scale
  * overrides, as the CLI runs it, into `dir`; then its reports read back, its assertions evaluated
  * again from the records files and the reports written again.
  */

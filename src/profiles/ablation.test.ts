@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../paths.ts';
 import { catalog } from '../scenarios/index.ts';
 import { expectedVerdict } from '../scenarios/expected.ts';
 import { ablatedName, ablatedProfile, DROP_LINES_ENV, dropTemplateLines, preStopWithoutMargin, type DrainSetting } from './ablation.ts';
@@ -31,11 +34,22 @@ describe('ablations', () => {
     expect(expectedVerdict({ id: 'gateway-scale-down', defaults: {} }, ablated)).toBeUndefined();
   });
 
+  it("nginx-pooled's pool retirement is one setting of both upstream lines; the client side's keepalive_time stays", () => {
+    const plan = findProfile('nginx-pooled-without-upstream-keepalive-retirement')!.gateway!(request);
+    const markers = plan.env[DROP_LINES_ENV]!.split('\n');
+    const template = readFileSync(join(packageRoot, 'fixtures/gateways/nginx/nginx-pooled.conf'), 'utf8');
+    const rendered = template.split('\n').filter((line) => !markers.some((m) => line.includes(m)));
+    expect(template.split('\n').length - rendered.length).toBe(2);
+    expect(rendered.join('\n')).not.toContain('${UPSTREAM_KEEPALIVE');
+    expect(rendered).toContain('    keepalive 64;');
+    expect(rendered).toContain('  keepalive_time ${KEEPALIVE_TIME_SECONDS}s;');
+  });
+
   it('every drain-correct profile with a drain of its own settings lists them, each caught by scenarios of the catalog or marked as caught by none', () => {
     const ids = new Set(catalog.map((s) => s.id));
     for (const p of ablatedProfiles) for (const id of p.ablation!.caughtBy) expect(ids, `${p.name}: ${id}`).toContain(id);
     const withSettings = profiles.filter((p) => p.drainSettings !== undefined).map((p) => p.name);
-    expect(withSettings).toEqual(['reference', 'nginx', 'haproxy', 'caddy', 'caddy-built', 'coturn']);
+    expect(withSettings).toEqual(['reference', 'nginx', 'nginx-pooled', 'haproxy', 'caddy', 'caddy-built', 'coturn']);
     expect(findProfile('nginx-without-keepalive_time')?.kind).toBe('ablation');
   });
 

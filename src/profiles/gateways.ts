@@ -5,11 +5,14 @@
 // exit once its connections reach zero, a grace period above its drain timeout) and `-naive` (the
 // package's defaults, no preStop, plain SIGTERM). Their configuration templates are in
 // fixtures/gateways/<system>/, readable as what a user would deploy; every drain directive in them
-// is a drain setting below, proven necessary by its ablation (docs/drain-settings.md).
+// is a drain setting below, proven necessary by its ablation (docs/drain-settings.md). nginx-pooled
+// is nginx with its upstream connections pooled, as a gateway at high rates runs it; it has no twin
+// of its own: as packaged, nginx does not pool (nginx-naive).
 
 import { packageRoot } from '../paths.ts';
 import { builtCaddy, caddyPin } from './caddy-binary.ts';
 import { defineProfile, shellWord, type PodContext, type ProfileDefinition, type ReadinessDefinition } from './define.ts';
+import type { DrainSettingDefinition } from './drain-setting.ts';
 import { drainShape, gatewayDrainSettings, KEEPALIVE_SCENARIOS, OVERLONG_SCENARIOS, STOP_TIMEOUT_SECONDS } from './gateway-drain.ts';
 import { openFileLimit } from './limits.ts';
 import { ProfileCannotCarry, type Profile } from './profile.ts';
@@ -58,23 +61,11 @@ const shape = (pod: PodContext) => drainShape(pod);
  */
 const asPackaged = { preStop: undefined, stopSignal: undefined, terminationGracePeriodSeconds: undefined, drain: undefined, reload: undefined } as const;
 
-export const nginx = defineProfile({
-  name: 'nginx',
+/** What the drain-correct nginx pods share, pooled or not: the process, its sizing, its stop and its reload. */
+const nginxPod = {
   role: 'gateway',
-  protocols: ['http', 'grpc'],
-  description:
-    'nginx, drain-correct: preStop outlasts deprogramming and keepalive_time, then SIGQUIT (graceful shutdown) bounded by worker_shutdown_timeout.',
   directory: packageRoot,
   requires: [{ binary: 'nginx', install: 'apt-get install nginx' }],
-  // -e: the error log before the configuration is read; -p/-c: everything in the pod's directory.
-  command: (pod) => ['nginx', '-e', 'stderr', '-p', '${POD_DIR}', '-c', configFor(pod, 'nginx.conf', 'nginx-grpc.conf'), '-g', 'daemon off;'],
-  config: { 'nginx.conf': 'fixtures/gateways/nginx/nginx.conf', 'nginx-grpc.conf': 'fixtures/gateways/nginx/nginx-grpc.conf' },
-  env: (pod) => ({
-    WORKER_CONNECTIONS: String(Math.max(1024, nginxWorkerConnections(pod))),
-    DRAIN_TIMEOUT_SECONDS: String(STOP_TIMEOUT_SECONDS),
-    KEEPALIVE_TIME_SECONDS: String(NGINX_KEEPALIVE_TIME_SECONDS),
-  }),
-  placeholders: ['WORKER_CONNECTIONS', 'KEEPALIVE_TIME_SECONDS'],
   check: nginxFitsOpenFiles,
   readiness: healthz,
   preStop: (pod) => ({ sleep: { seconds: nginxShape(pod).preStopSeconds } }),
@@ -86,23 +77,46 @@ export const nginx = defineProfile({
   terminationGracePeriodSeconds: (pod) => nginxShape(pod).terminationGracePeriodSeconds,
   drain: (pod) => nginxShape(pod).drain,
   attribution: { header: 'x-zerodrop-gateway' },
-  drainSettings: [
-    ...gatewayDrainSettings({ stopSignal: 'SIGQUIT' }),
-    {
-      name: 'keepalive_time',
-      why: 'graceful shutdown closes idle keep-alive connections at once, racing a client sending its next request; keepalive_time makes each connection leave politely during the preStop',
-      change: 'the keepalive_time line removed',
-      caughtBy: KEEPALIVE_SCENARIOS,
-      dropLines: ['keepalive_time ${KEEPALIVE_TIME_SECONDS}s;'],
-    },
-    {
-      name: 'worker_shutdown_timeout',
-      why: 'the drain timeout: graceful shutdown waits for every connection, however long, unless bounded',
-      change: 'the worker_shutdown_timeout line removed',
-      caughtBy: OVERLONG_SCENARIOS,
-      dropLines: ['worker_shutdown_timeout ${DRAIN_TIMEOUT_SECONDS}s;'],
-    },
-  ],
+} satisfies Omit<ProfileDefinition, 'name' | 'description' | 'command' | 'protocols'>;
+
+/** The pod's variables every nginx template uses. */
+const nginxEnv = (pod: PodContext): Record<string, string> => ({
+  WORKER_CONNECTIONS: String(Math.max(1024, nginxWorkerConnections(pod))),
+  DRAIN_TIMEOUT_SECONDS: String(STOP_TIMEOUT_SECONDS),
+  KEEPALIVE_TIME_SECONDS: String(NGINX_KEEPALIVE_TIME_SECONDS),
+});
+
+/** The drain settings of nginx.conf, which nginx-pooled.conf shares. */
+const nginxDrainSettings: DrainSettingDefinition[] = [
+  ...gatewayDrainSettings({ stopSignal: 'SIGQUIT' }),
+  {
+    name: 'keepalive_time',
+    why: 'graceful shutdown closes idle keep-alive connections at once, racing a client sending its next request; keepalive_time makes each connection leave politely during the preStop',
+    change: 'the keepalive_time line removed',
+    caughtBy: KEEPALIVE_SCENARIOS,
+    dropLines: ['keepalive_time ${KEEPALIVE_TIME_SECONDS}s;'],
+  },
+  {
+    name: 'worker_shutdown_timeout',
+    why: 'the drain timeout: graceful shutdown waits for every connection, however long, unless bounded',
+    change: 'the worker_shutdown_timeout line removed',
+    caughtBy: OVERLONG_SCENARIOS,
+    dropLines: ['worker_shutdown_timeout ${DRAIN_TIMEOUT_SECONDS}s;'],
+  },
+];
+
+export const nginx = defineProfile({
+  ...nginxPod,
+  name: 'nginx',
+  protocols: ['http', 'grpc'],
+  description:
+    'nginx, drain-correct: preStop outlasts deprogramming and keepalive_time, then SIGQUIT (graceful shutdown) bounded by worker_shutdown_timeout.',
+  // -e: the error log before the configuration is read; -p/-c: everything in the pod's directory.
+  command: (pod) => ['nginx', '-e', 'stderr', '-p', '${POD_DIR}', '-c', configFor(pod, 'nginx.conf', 'nginx-grpc.conf'), '-g', 'daemon off;'],
+  config: { 'nginx.conf': 'fixtures/gateways/nginx/nginx.conf', 'nginx-grpc.conf': 'fixtures/gateways/nginx/nginx-grpc.conf' },
+  env: nginxEnv,
+  placeholders: ['WORKER_CONNECTIONS', 'KEEPALIVE_TIME_SECONDS'],
+  drainSettings: nginxDrainSettings,
   naive: {
     description:
       'nginx as packaged: no preStop, plain SIGTERM (fast shutdown): in-flight requests are cut and the listener closes before the load balancer deprograms the pod.',
@@ -110,6 +124,37 @@ export const nginx = defineProfile({
     env: (pod) => ({ WORKER_CONNECTIONS: String(Math.max(1024, nginxWorkerConnections(pod))) }),
     ...asPackaged,
   },
+});
+
+/**
+ * nginx-pooled's upstream keepalive_time and keepalive_timeout: a pooled connection to a backend
+ * lives at most about their sum past the backend's deprogramming (in use, then idle), which must
+ * end before the backend's stop signal closes it (the scenario backends' preStop is 2 s, and
+ * kube-proxy deprograms a pod 0.5 to 1 s after its delete).
+ */
+const UPSTREAM_KEEPALIVE_TIME_MS = 400;
+const UPSTREAM_KEEPALIVE_TIMEOUT_MS = 200;
+
+export const nginxPooled = defineProfile({
+  ...nginxPod,
+  name: 'nginx-pooled',
+  protocols: ['http'],
+  description:
+    'nginx like `nginx`, its upstream connections pooled (HTTP/1.1, keepalive), each retired by keepalive_time and keepalive_timeout well inside the backends\' preStop.',
+  command: () => ['nginx', '-e', 'stderr', '-p', '${POD_DIR}', '-c', '${POD_DIR}/nginx.conf', '-g', 'daemon off;'],
+  config: { 'nginx.conf': 'fixtures/gateways/nginx/nginx-pooled.conf' },
+  env: (pod) => ({ ...nginxEnv(pod), UPSTREAM_KEEPALIVE_TIME_MS: String(UPSTREAM_KEEPALIVE_TIME_MS), UPSTREAM_KEEPALIVE_TIMEOUT_MS: String(UPSTREAM_KEEPALIVE_TIMEOUT_MS) }),
+  placeholders: ['WORKER_CONNECTIONS', 'KEEPALIVE_TIME_SECONDS', 'UPSTREAM_KEEPALIVE_TIME_MS', 'UPSTREAM_KEEPALIVE_TIMEOUT_MS'],
+  drainSettings: [
+    ...nginxDrainSettings,
+    {
+      name: 'upstream-keepalive-retirement',
+      why: "a pooled connection keeps reaching its backend after the backend is deprogrammed, until the backend's stop signal closes it under the next request nginx sends; keepalive_time (in use) and keepalive_timeout (idle) retire every pooled connection first",
+      change: "the upstream's keepalive_time and keepalive_timeout lines removed (nginx's defaults: 1 h and 60 s)",
+      caughtBy: ['gateway-backend-rollout-http'],
+      dropLines: ['keepalive_time ${UPSTREAM_KEEPALIVE_TIME_MS}ms;', 'keepalive_timeout ${UPSTREAM_KEEPALIVE_TIMEOUT_MS}ms;'],
+    },
+  ],
 });
 
 /** The drain-correct HAProxy pod, whichever way it is started and reloaded. */
@@ -322,4 +367,4 @@ export const caddyBuilt = defineProfile({
   naive: { ...caddyNaive, description: `Caddy ${caddyPin()} built from its Go module, as packaged: no preStop, plain SIGTERM: its listener closes at once, so a load balancer that has not deprogrammed the pod is refused.` },
 });
 
-export const gatewayProfiles: Profile[] = [nginx, nginx.naive!, haproxy, haproxy.naive!, haproxyRestart, haproxyDetachFirst, caddy, caddy.naive!, caddyBuilt, caddyBuilt.naive!];
+export const gatewayProfiles: Profile[] = [nginx, nginx.naive!, nginxPooled, haproxy, haproxy.naive!, haproxyRestart, haproxyDetachFirst, caddy, caddy.naive!, caddyBuilt, caddyBuilt.naive!];

@@ -5,9 +5,9 @@
 //
 // The "passes with its margin" half is the same run (runCase('gateway-slow-lb', <profile>), the
 // scenario's own options) that the gateway suites make and hold to more: `passes gateway-slow-lb`
-// in reference-gateway.test.ts and `<system> (drain-correct) passes gateway-slow-lb` in
-// system-suite.ts (nginx, haproxy, caddy), skipped on the same condition (the system not
-// installed). So it is not run a second time here: only the ablated twin runs.
+// in reference-gateway.test.ts, `<system> (drain-correct) passes gateway-slow-lb` in
+// system-suite.ts (nginx, haproxy, caddy) and nginx-pooled.test.ts, skipped on the same condition
+// (the system not installed). So it is not run a second time here: only the ablated twin runs.
 
 import { describe, expect, it } from 'vitest';
 import { ablatedProfiles } from '../../src/profiles/index.ts';
@@ -20,8 +20,9 @@ const zeroMargin = ablatedProfiles.filter((p) => p.ablation?.setting === 'presto
 describe.skipIf(zeroMargin.length === 0)('the preStop covers the spread of the nodes\' deprogramming', () => {
   it('each drain-correct profile with a zero-margin twin has its gateway-slow-lb pass run by a gateway suite', () => {
     expect(HTTP_GATEWAY_SCENARIOS).toContain('gateway-slow-lb');
-    // reference-gateway.test.ts runs the reference gateway, system-suite.ts nginx, haproxy and caddy.
-    for (const p of zeroMargin) expect(['reference', 'nginx', 'haproxy', 'caddy']).toContain(p.ablation!.profile);
+    // reference-gateway.test.ts runs the reference gateway, system-suite.ts nginx, haproxy and caddy,
+    // nginx-pooled.test.ts nginx-pooled.
+    for (const p of zeroMargin) expect(['reference', 'nginx', 'nginx-pooled', 'haproxy', 'caddy']).toContain(p.ablation!.profile);
   });
 
   it.each(zeroMargin.map((p) => [p.name, p.ablation!.profile] as const))('%s fails gateway-slow-lb (%s passes it with its margin: the gateway suites)', async (ablated) => {

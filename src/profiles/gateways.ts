@@ -79,9 +79,15 @@ const nginxPod = {
   attribution: { header: 'x-zerodrop-gateway' },
 } satisfies Omit<ProfileDefinition, 'name' | 'description' | 'command' | 'protocols'>;
 
-/** The pod's variables every nginx template uses. */
+// -e: the error log before the configuration is read; -p/-c: everything in the pod's directory.
+const nginxCommand = (config: string): string[] => ['nginx', '-e', 'stderr', '-p', '${POD_DIR}', '-c', config, '-g', 'daemon off;'];
+
+/** The one variable every nginx template uses, the naive ones too. */
+const nginxSizing = (pod: PodContext): Record<string, string> => ({ WORKER_CONNECTIONS: String(Math.max(1024, nginxWorkerConnections(pod))) });
+
+/** The pod's variables every drain-correct nginx template uses. */
 const nginxEnv = (pod: PodContext): Record<string, string> => ({
-  WORKER_CONNECTIONS: String(Math.max(1024, nginxWorkerConnections(pod))),
+  ...nginxSizing(pod),
   DRAIN_TIMEOUT_SECONDS: String(STOP_TIMEOUT_SECONDS),
   KEEPALIVE_TIME_SECONDS: String(NGINX_KEEPALIVE_TIME_SECONDS),
 });
@@ -111,8 +117,7 @@ export const nginx = defineProfile({
   protocols: ['http', 'grpc'],
   description:
     'nginx, drain-correct: preStop outlasts deprogramming and keepalive_time, then SIGQUIT (graceful shutdown) bounded by worker_shutdown_timeout.',
-  // -e: the error log before the configuration is read; -p/-c: everything in the pod's directory.
-  command: (pod) => ['nginx', '-e', 'stderr', '-p', '${POD_DIR}', '-c', configFor(pod, 'nginx.conf', 'nginx-grpc.conf'), '-g', 'daemon off;'],
+  command: (pod) => nginxCommand(configFor(pod, 'nginx.conf', 'nginx-grpc.conf')),
   config: { 'nginx.conf': 'fixtures/gateways/nginx/nginx.conf', 'nginx-grpc.conf': 'fixtures/gateways/nginx/nginx-grpc.conf' },
   env: nginxEnv,
   placeholders: ['WORKER_CONNECTIONS', 'KEEPALIVE_TIME_SECONDS'],
@@ -121,7 +126,7 @@ export const nginx = defineProfile({
     description:
       'nginx as packaged: no preStop, plain SIGTERM (fast shutdown): in-flight requests are cut and the listener closes before the load balancer deprograms the pod.',
     config: { 'nginx.conf': 'fixtures/gateways/nginx/nginx-naive.conf', 'nginx-grpc.conf': 'fixtures/gateways/nginx/nginx-grpc-naive.conf' },
-    env: (pod) => ({ WORKER_CONNECTIONS: String(Math.max(1024, nginxWorkerConnections(pod))) }),
+    env: nginxSizing,
     ...asPackaged,
   },
 });
@@ -141,7 +146,7 @@ export const nginxPooled = defineProfile({
   protocols: ['http'],
   description:
     'nginx like `nginx`, its upstream connections pooled (HTTP/1.1, keepalive), each retired by keepalive_time and keepalive_timeout well inside the backends\' preStop.',
-  command: () => ['nginx', '-e', 'stderr', '-p', '${POD_DIR}', '-c', '${POD_DIR}/nginx.conf', '-g', 'daemon off;'],
+  command: () => nginxCommand('${POD_DIR}/nginx.conf'),
   config: { 'nginx.conf': 'fixtures/gateways/nginx/nginx-pooled.conf' },
   env: (pod) => ({ ...nginxEnv(pod), UPSTREAM_KEEPALIVE_TIME_MS: String(UPSTREAM_KEEPALIVE_TIME_MS), UPSTREAM_KEEPALIVE_TIMEOUT_MS: String(UPSTREAM_KEEPALIVE_TIMEOUT_MS) }),
   placeholders: ['WORKER_CONNECTIONS', 'KEEPALIVE_TIME_SECONDS', 'UPSTREAM_KEEPALIVE_TIME_MS', 'UPSTREAM_KEEPALIVE_TIMEOUT_MS'],

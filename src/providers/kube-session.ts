@@ -1,6 +1,7 @@
 // The cluster providers' sessions (kind, k3s, an existing cluster), apart from index.ts so that a
 // local run never loads the Kubernetes client, the manifest models or testcontainers.
 
+import { randomInt } from 'node:crypto';
 import { ensureKindCluster, PUBLISHED_NODE_PORTS } from './kind/kind.ts';
 import { startK3s } from './k3s/k3s.ts';
 import { loadClusterConfig } from './cluster/cluster.ts';
@@ -46,12 +47,14 @@ export function kubeSession(
     kubeProxyProgrammed?: KubeProviderOptions['kubeProxyProgrammed'];
     /** The API server's /version gitVersion (serverVersion). */
     kubernetesVersion?: string | undefined;
+    /** netns: the cluster's own count of the scenarios it has exposed (NodePortRotation). */
+    rotation?: NodePortRotation;
   },
 ): ProviderSession {
   const gatewayClass = opts.system?.gatewayClass;
   const classProfile = gatewayClass ? gatewayClassProfileName(gatewayClass.name) : undefined;
   const capabilities: ProviderCapabilities = { multiNode: opts.multiNode, udp: opts.udp ?? true, nodeDrain: opts.multiNode && opts.allowNodeOperations, containerStopSignals: opts.containerStopSignals, meshes: true, ...(gatewayClass ? { routeChanges: 'gateway-api' as const } : {}) };
-  let created = 0;
+  const rotation = opts.rotation ?? newNodePortRotation();
   return {
     name,
     capabilities,
@@ -76,7 +79,7 @@ export function kubeSession(
         recorder,
         runId,
         cwd,
-        exposure: rotatedExposure(exposure, created++),
+        exposure: rotatedExposure(exposure, rotation.scenarios++),
         capabilities,
         allowNodeOperations: opts.allowNodeOperations,
         // An existing cluster (`cluster`) is touched only inside the run's namespace.
@@ -115,6 +118,22 @@ export function rotatedExposure(exposure: Exposure, nth: number): Exposure {
   const rotating = exposure.ports.slice(0, -1);
   const offset = (nth * PORT_ROTATION) % rotating.length;
   return { ...exposure, ports: [...rotating.slice(offset), ...rotating.slice(0, offset), exposure.ports[exposure.ports.length - 1]!] };
+}
+
+/**
+ * How many scenarios have taken their NodePorts on a cluster: rotatedExposure's `nth`. The entries it
+ * steers clear of are the cluster's (its nodes' conntrack tables) and outlive a session: a test file
+ * opens one session per scenario on the same cluster, and a kind cluster is reused run after run.
+ * So a netns cluster keeps one count for its whole life (netnsSession), and a session on any other
+ * cluster, whose earlier sessions it cannot know, starts at a random scenario of the rotation rather
+ * than always at the first, where the last session began too.
+ */
+export interface NodePortRotation {
+  scenarios: number;
+}
+
+function newNodePortRotation(): NodePortRotation {
+  return { scenarios: randomInt(1_000_000) };
 }
 
 /** Opens a cluster provider's cluster (creating or reusing it). */
@@ -219,6 +238,7 @@ export async function netnsSession(
   try {
     await (className === undefined ? undefined : gatewayClassStandIn(className))?.install(cluster.kubectl, log);
     return kubeSession('netns', client, netnsExposure(cluster), {
+      rotation: netnsNodePortRotation(cluster),
       // Never built by a run (minutes of CPU beside a measurement): `npm run helm:build` does that.
       charts: await netnsCharts(cluster.kubectl, log, await cachedHelm()),
       podNetworkReachable: true,
@@ -238,3 +258,11 @@ export async function netnsSession(
   }
 }
 
+const rotations = new WeakMap<NetnsCluster, NodePortRotation>();
+
+/** A netns cluster's one count, shared by every session on it (a suite opens one per scenario). */
+export function netnsNodePortRotation(cluster: NetnsCluster): NodePortRotation {
+  let rotation = rotations.get(cluster);
+  if (!rotation) rotations.set(cluster, (rotation = { scenarios: 0 }));
+  return rotation;
+}

@@ -51,9 +51,17 @@ async function runCaseOnce(scenarioId: string, profile: string | Profile, overri
 }
 
 /** Explains a result in the test output when an expectation about it does not hold. */
+/**
+ * The result as a failed expectation prints it: the assertions that passed first, the others last,
+ * then the verdict again, so that a log cut to its head and tail (a CI excerpt) still shows what
+ * decided it.
+ */
 export function describeResult(r: Pick<ScenarioResult, 'id' | 'profile' | 'verdict' | 'reason' | 'assertions'>): string {
-  const lines = [`${r.id} [${r.profile}] ${r.verdict}${r.reason ? ` (${r.reason})` : ''}`];
-  for (const a of r.assertions) lines.push(`  ${a.verdict} ${a.name}: ${a.message}`);
+  const heading = `${r.id} [${r.profile}] ${r.verdict}${r.reason ? ` (${r.reason})` : ''}`;
+  const passed = r.assertions.filter((a) => a.verdict === 'pass');
+  const deciding = r.assertions.filter((a) => a.verdict !== 'pass');
+  const lines = [heading, ...[...passed, ...deciding].map((a) => `  ${a.verdict} ${a.name}: ${a.message}`)];
+  if (deciding.length > 0) lines.push(`${heading}: ${deciding.map((a) => `${a.name} ${a.verdict}`).join(', ')}`);
   return lines.join('\n');
 }
 

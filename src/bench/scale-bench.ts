@@ -264,17 +264,6 @@ async function gatewayRun(o: ScaleBenchOptions): Promise<{ rows: BenchRow[]; det
 const NETNS_WHERE = ' on a netns cluster (kube-proxy nftables)';
 
 /**
- * How this machine's kernel stamps the harness's connections (net.ipv4.tcp_timestamps): with a
- * random offset per connection (1, the default), a new connection that kube-proxy's masquerade gives
- * the 4-tuple of one still in TIME_WAIT in the gateway pod is refused by PAWS half the time, and waits
- * out a SYN retransmission (docs/benchmarks.md). Said beside the figures, never changed.
- */
-async function clientTimestamps(): Promise<string> {
-  const mode = (await readFile('/proc/sys/net/ipv4/tcp_timestamps', 'utf8').catch(() => '')).trim();
-  return mode === '' ? '' : `; client TCP timestamps: net.ipv4.tcp_timestamps=${mode}`;
-}
-
-/**
  * (a') The same gateway run on a netns cluster: the nginx pods behind a real Service, kube-proxy's
  * nftables rules instead of the local provider's userspace balancer. A row saying why when this
  * machine cannot run one (not root, no Go build, no nft).
@@ -298,7 +287,7 @@ async function netnsGatewayRun(o: ScaleBenchOptions): Promise<{ rows: BenchRow[]
       unit: 'MB',
       loss: gatewayLoss(m.result.counts),
       status: 'ok',
-      note: `peak RSS of the zerodrop process (the cluster's own processes not counted); ${f(fresh.memoryPerRequest, 1)} B/request in memory, ${f(fresh.diskPerRequest, 1)} B/request on disk (records file), results.json ${f(fresh.resultsJsonBytes / 1024)} KB; evaluate ${f(fresh.evaluateMs)} ms, reports ${f(fresh.reportsMs)} ms${gatewayExtra(m)}${await clientTimestamps()}${await keepIfFailed(o, 'netns', m.result.verdict, dir)}`,
+      note: `peak RSS of the zerodrop process (the cluster's own processes not counted); ${f(fresh.memoryPerRequest, 1)} B/request in memory, ${f(fresh.diskPerRequest, 1)} B/request on disk (records file), results.json ${f(fresh.resultsJsonBytes / 1024)} KB; evaluate ${f(fresh.evaluateMs)} ms, reports ${f(fresh.reportsMs)} ms${gatewayExtra(m)}${await keepIfFailed(o, 'netns', m.result.verdict, dir)}`,
     };
     return { rows: [row], detail: gatewayDetail(m) };
   } finally {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HttpLoadSpec, SingleRequestSpec } from '../model/load.ts';
 import type { RequestRecord } from '../model/timeline.ts';
 import { watchLoop } from '../../suites/helpers/loop-watch.ts';
@@ -404,6 +404,25 @@ describe('connections', () => {
     expect(new Set(records.map((r) => r.localPort)).size).toBe(5);
     expect(records.map((r) => r.localPort)).toEqual(server.seen.map((s) => s.remotePort));
     expect(server.sockets).toBe(5);
+  });
+
+  it('resets a connection it is done with rather than closing it, so the server keeps no TIME_WAIT socket per request', async () => {
+    // The server answers in full and leaves the close to the client: a FIN from the client would
+    // show here as 'end', a reset as ECONNRESET.
+    const ends: string[] = [];
+    const server = net.createServer((socket) => {
+      socket.on('data', () => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok'));
+      socket.on('end', () => ends.push('fin'));
+      socket.on('error', (err: NodeJS.ErrnoException) => ends.push(err.code ?? 'error'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+    const recorder = new Recorder();
+    const port = (server.address() as AddressInfo).port;
+    const load = track(startHttpLoad('fresh', http11({ keepAlive: false }), { host: '127.0.0.1', port }, recorder, { maxRequests: 3 }));
+    expect(await load.done).toMatchObject({ sent: 3, completed: 3, failed: 0 });
+    await vi.waitFor(() => expect(ends).toHaveLength(3));
+    expect(ends).toEqual(['ECONNRESET', 'ECONNRESET', 'ECONNRESET']);
   });
 
   it('never retries: a failing request reaches the server exactly once', async () => {

@@ -406,7 +406,10 @@ describe('connections', () => {
     expect(server.sockets).toBe(5);
   });
 
-  it('resets a connection it is done with rather than closing it, so the server keeps no TIME_WAIT socket per request', async () => {
+  it.each([
+    ['asked to close (keep-alive off)', false],
+    ['told to close by the server (keep-alive on)', true],
+  ])('resets a connection it is done with rather than closing it, so the server keeps no TIME_WAIT socket per request: %s', async (_case, keepAlive) => {
     // The server answers in full and leaves the close to the client: a FIN from the client would
     // show here as 'end', a reset as ECONNRESET.
     const ends: string[] = [];
@@ -419,7 +422,7 @@ describe('connections', () => {
     cleanups.push(() => new Promise((resolve) => server.close(resolve)));
     const recorder = new Recorder();
     const port = (server.address() as AddressInfo).port;
-    const load = track(startHttpLoad('fresh', http11({ keepAlive: false }), { host: '127.0.0.1', port }, recorder, { maxRequests: 3 }));
+    const load = track(startHttpLoad('fresh', http11({ keepAlive }), { host: '127.0.0.1', port }, recorder, { maxRequests: 3 }));
     expect(await load.done).toMatchObject({ sent: 3, completed: 3, failed: 0 });
     await vi.waitFor(() => expect(ends).toHaveLength(3));
     expect(ends).toEqual(['ECONNRESET', 'ECONNRESET', 'ECONNRESET']);
